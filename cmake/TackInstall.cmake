@@ -1,0 +1,16 @@
+# Installs Tack as a CMake package: find_package(Tack) gives Tack::tack.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS tack EXPORT TackTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tack DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT TackTargets NAMESPACE Tack:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Tack)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/TackConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/TackConfig.cmake
+                              INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Tack)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/TackConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/TackConfig.cmake ${PROJECT_BINARY_DIR}/TackConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Tack)
