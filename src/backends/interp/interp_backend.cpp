@@ -1,0 +1,83 @@
+// The "interp" backend: runs typed IR in the reference interpreter over host
+// memory. Slow, exact to DESIGN §4 by construction, and the device every other
+// backend is tested against; it runs workgroups and every atomic. Option
+// "lanes" sets how many iterations advance in lock step (1 runs them one by one).
+#include "backends/interp/interp_backend.hpp"
+
+#include "interp/interpreter.hpp"
+#include "ir/printer.hpp"
+#include "runtime/host_buffer.hpp"
+
+#include <tack/error.hpp>
+
+#include <vector>
+
+namespace tack::runtime {
+namespace {
+
+class InterpBackend final : public Backend {
+ public:
+  explicit InterpBackend(int lanes) : Backend(capabilities()), lanes_(lanes) {}
+
+  static Capabilities capabilities() {
+    Capabilities c;
+    c.name = "interp";
+    c.display_name = "Interpreter";
+    c.supported_dtypes.assign(std::begin(kNumericDTypes), std::end(kNumericDTypes));
+    c.supports_device_reductions = false;
+    c.supports_workgroups = true;
+    c.device_options = {"lanes"};
+    return derive_capabilities(c, c.supported_dtypes);
+  }
+
+  std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) override {
+    return std::make_shared<HostBuffer>(bytes, zeroed);
+  }
+
+  std::unique_ptr<CompiledVariant> compile(const ir::Kernel&) override { return std::make_unique<CompiledVariant>(); }
+
+  std::string source(const ir::Kernel& typed) override { return ir::to_string(typed); }
+
+  void launch(const Launch& l) override {
+    std::vector<interp::Arg> args(l.arg_count);
+    for (std::size_t i = 0; i < l.arg_count; ++i) {
+      const BoundArg& b = l.args[i];
+      interp::Arg& a = args[i];
+      a.kind = b.kind;
+      a.scalar = b.scalar;
+      if (b.array) {
+        a.array.data = b.array->buffer->host_data();
+        a.array.dtype = b.array->dtype;
+        a.array.size = b.array->size;
+        a.array.rank = static_cast<int>(b.array->shape.size());
+        for (std::size_t d = 0; d < b.array->shape.size(); ++d) a.array.shape[d] = b.array->shape[d];
+      }
+      if (b.texture) {
+        a.texture.data = static_cast<const float*>(b.texture->copy->buffer->host_data());
+        a.texture.width = b.texture->shape[0];
+        a.texture.height = b.texture->shape[1];
+        a.texture.depth = b.texture->shape[2];
+      }
+    }
+    interp::run(l.variant->typed, args, 0, l.count, lanes_);
+  }
+
+ private:
+  int lanes_;
+};
+
+}  // namespace
+
+std::shared_ptr<Backend> make_interp_backend(const DeviceOptions& options) {
+  int lanes = interp::kMaxLanes;
+  if (auto it = options.find("lanes"); it != options.end()) {
+    const auto* v = std::get_if<std::int64_t>(&it->second);
+    if (!v || *v < 1 || *v > interp::kMaxLanes)
+      throw InvalidArgument("device 'interp': option 'lanes' must be an integer from 1 to " +
+                            std::to_string(interp::kMaxLanes));
+    lanes = static_cast<int>(*v);
+  }
+  return std::make_shared<InterpBackend>(lanes);
+}
+
+}  // namespace tack::runtime
