@@ -1,0 +1,101 @@
+// Arrays: C-contiguous device memory with a dtype and a shape of up to 4 dimensions.
+#pragma once
+
+#include <tack/device.hpp>
+#include <tack/dtype.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace tack {
+
+namespace runtime {
+struct ArrayStorage;
+}
+
+class Array {
+ public:
+  Array() = default;
+  explicit Array(std::shared_ptr<runtime::ArrayStorage> storage);
+
+  DType dtype() const;
+  const std::vector<std::int64_t>& shape() const;
+  int rank() const;
+  std::int64_t size() const;
+  Device device() const;
+  bool valid() const { return storage_ != nullptr; }
+
+  // Copies the whole array to the host; T must be the array's dtype.
+  template <Arithmetic T>
+  std::vector<T> to_host() const;
+  // Copies elements [start, start + count) of the flat array to the host.
+  template <Arithmetic T>
+  std::vector<T> read_range(std::int64_t start, std::int64_t count) const;
+  // Sets every element to value, converted to the dtype as cast() does.
+  template <Arithmetic T>
+  void fill(T value) {
+    fill_bits(dtype_of<T>, &value);
+  }
+
+  // Reductions. sum: integers wrap in 64 bits, floats accumulate in f64; an
+  // empty array sums to 0. min/max: NaN is skipped unless every element is NaN;
+  // an empty array is an InvalidArgument. The result is converted to T.
+  template <Arithmetic T>
+  T sum() const;
+  template <Arithmetic T>
+  T min() const;
+  template <Arithmetic T>
+  T max() const;
+
+  const std::shared_ptr<runtime::ArrayStorage>& storage() const { return storage_; }
+
+ private:
+  void read_bytes(DType as, std::int64_t start, std::int64_t count, void* out) const;
+  void fill_bits(DType from, const void* value);
+  void reduce(int op, DType as, void* out) const;
+  std::shared_ptr<runtime::ArrayStorage> storage_;
+};
+
+template <Arithmetic T>
+std::vector<T> Array::to_host() const {
+  std::vector<T> out(static_cast<std::size_t>(size()));
+  read_bytes(dtype_of<T>, 0, size(), out.data());
+  return out;
+}
+template <Arithmetic T>
+std::vector<T> Array::read_range(std::int64_t start, std::int64_t count) const {
+  std::vector<T> out(count > 0 ? static_cast<std::size_t>(count) : 0);
+  read_bytes(dtype_of<T>, start, count, out.data());
+  return out;
+}
+template <Arithmetic T>
+T Array::sum() const {
+  T out{};
+  reduce(0, dtype_of<T>, &out);
+  return out;
+}
+template <Arithmetic T>
+T Array::min() const {
+  T out{};
+  reduce(1, dtype_of<T>, &out);
+  return out;
+}
+template <Arithmetic T>
+T Array::max() const {
+  T out{};
+  reduce(2, dtype_of<T>, &out);
+  return out;
+}
+
+template <Arithmetic T>
+Array Device::from_host(std::span<const T> data, std::vector<std::int64_t> shape) const {
+  return from_host_bytes(dtype_of<T>, data.data(), data.size(), std::move(shape));
+}
+template <Arithmetic T>
+Array Device::from_host(const std::vector<T>& data, std::vector<std::int64_t> shape) const {
+  static_assert(!std::is_same_v<T, bool>, "std::vector<bool> has no contiguous storage; use u8");
+  return from_host_bytes(dtype_of<T>, data.data(), data.size(), std::move(shape));
+}
+
+}  // namespace tack

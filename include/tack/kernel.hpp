@@ -1,0 +1,186 @@
+// Kernels: a C++ function traced once into Tack IR, specialized and compiled per
+// argument signature, launched by calling it with arrays and scalars.
+#pragma once
+
+#include <tack/array.hpp>
+#include <tack/dtype.hpp>
+#include <tack/lang.hpp>
+#include <tack/texture.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <source_location>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace tack {
+
+namespace runtime {
+struct KernelImpl;
+}
+
+// Describes an array argument without data, for tack::inspect on any backend.
+struct ArraySpec {
+  DType dtype = DType::F32;
+  int rank = 1;
+};
+
+// One argument of a kernel call, as the runtime sees it. Arrays and textures
+// are referenced, not copied: a KernelArg lives only for the call.
+struct KernelArg {
+  enum class Kind : std::uint8_t { Array, Scalar, Texture, ArraySpec };
+  Kind kind = Kind::Scalar;
+  DType dtype = DType::F32;
+  int rank = 0;
+  std::uint64_t bits = 0;  // a scalar's value, as tack's IR holds it
+  const tack::Array* array = nullptr;
+  const tack::Texture* texture = nullptr;
+
+  KernelArg(const tack::Array& a) : kind(Kind::Array), array(&a) {}
+  KernelArg(const tack::Texture& t) : kind(Kind::Texture), dtype(DType::F32), texture(&t) {}
+  KernelArg(const tack::ArraySpec& s) : kind(Kind::ArraySpec), dtype(s.dtype), rank(s.rank) {}
+  template <Arithmetic T>
+  KernelArg(T v) : kind(Kind::Scalar), dtype(dtype_of<T>), bits(to_bits(v)) {}
+
+ private:
+  template <class T>
+  static std::uint64_t to_bits(T v) {
+    using U = std::remove_cvref_t<T>;
+    if constexpr (std::is_same_v<U, float>)
+      return std::bit_cast<std::uint32_t>(v);
+    else if constexpr (std::is_same_v<U, double>)
+      return std::bit_cast<std::uint64_t>(v);
+    else if constexpr (std::is_same_v<U, bool>)
+      return v ? 1 : 0;
+    else if constexpr (std::is_signed_v<U>)
+      return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+    else
+      return static_cast<std::uint64_t>(v);
+  }
+};
+
+namespace detail {
+
+struct ParamSpec {
+  int kind;  // 0 array, 1 scalar, 2 texture
+  bool fixed = false;
+  DType dtype = DType::F32;
+};
+
+template <class P>
+struct param_traits {
+  static_assert(sizeof(P) == 0,
+                "a kernel parameter must be tack::lang::Array, ArrayOf<T>, Scalar, ScalarOf<T> or Texture3D");
+};
+template <>
+struct param_traits<lang::Array> {
+  static ParamSpec spec() { return {0}; }
+};
+template <class T>
+struct param_traits<lang::ArrayOf<T>> {
+  static ParamSpec spec() { return {0, true, dtype_of<T>}; }
+};
+template <>
+struct param_traits<lang::Scalar> {
+  static ParamSpec spec() { return {1}; }
+};
+template <class T>
+struct param_traits<lang::ScalarOf<T>> {
+  static ParamSpec spec() { return {1, true, dtype_of<T>}; }
+};
+template <>
+struct param_traits<lang::Texture3D> {
+  static ParamSpec spec() { return {2, true, DType::F32}; }
+};
+
+template <class F>
+struct signature : signature<decltype(&F::operator())> {};
+template <class C, class R, class... A>
+struct signature<R (C::*)(A...) const> {
+  using args = std::tuple<std::remove_cvref_t<A>...>;
+};
+template <class C, class R, class... A>
+struct signature<R (C::*)(A...)> {
+  using args = std::tuple<std::remove_cvref_t<A>...>;
+};
+template <class R, class... A>
+struct signature<R (*)(A...)> {
+  using args = std::tuple<std::remove_cvref_t<A>...>;
+};
+template <class R, class... A>
+struct signature<R(A...)> : signature<R (*)(A...)> {};
+
+template <class Tuple, std::size_t... I>
+std::vector<ParamSpec> param_specs(std::index_sequence<I...>) {
+  return {param_traits<std::tuple_element_t<I, Tuple>>::spec()...};
+}
+template <class Tuple, class F, std::size_t... I>
+void invoke_traced(F& f, std::index_sequence<I...>) {
+  f(std::tuple_element_t<I, Tuple>(static_cast<int>(I))...);
+}
+
+std::shared_ptr<runtime::KernelImpl> make_kernel(std::string name, std::vector<ParamSpec> params,
+                                                 std::function<void()> body, std::source_location loc);
+
+}  // namespace detail
+
+class Kernel {
+ public:
+  Kernel() = default;
+  explicit Kernel(std::shared_ptr<runtime::KernelImpl> impl) : impl_(std::move(impl)) {}
+
+  // Launches on the device of the array arguments (the default device if none).
+  // GPU launches are queued and return at once; the host waits where it reads.
+  template <class... A>
+  void operator()(const A&... args) const {
+    const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
+    launch(std::span<const KernelArg>(list, sizeof...(A)));
+  }
+  void launch(std::span<const KernelArg> args) const;
+
+  const std::string& name() const;
+  // The traced, untyped IR as text (traces the kernel if it was not yet).
+  std::string ir() const;
+  const std::shared_ptr<runtime::KernelImpl>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<runtime::KernelImpl> impl_;
+};
+
+// Makes a kernel from a function whose parameters are lang::Array, ArrayOf<T>,
+// Scalar, ScalarOf<T> or Texture3D. The function is traced once, at first use;
+// values it captures are frozen then.
+template <class F>
+Kernel kernel(std::string name, F fn, std::source_location loc = std::source_location::current()) {
+  using Args = typename detail::signature<std::remove_cvref_t<F>>::args;
+  constexpr std::size_t n = std::tuple_size_v<Args>;
+  auto specs = detail::param_specs<Args>(std::make_index_sequence<n>{});
+  auto body = [f = std::move(fn)]() mutable { detail::invoke_traced<Args>(f, std::make_index_sequence<n>{}); };
+  return Kernel(detail::make_kernel(std::move(name), std::move(specs), std::move(body), loc));
+}
+
+// What a kernel becomes for given arguments on a backend, without running it.
+struct Inspection {
+  std::string ir;        // the traced IR
+  std::string typed_ir;  // after type inference and optimization, for these arguments
+  std::string source;    // the code the backend compiles (for interp, the typed IR)
+};
+
+Inspection inspect_args(const Kernel& k, std::string_view backend, std::span<const KernelArg> args);
+template <class... A>
+Inspection inspect(const Kernel& k, std::string_view backend, const A&... args) {
+  const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
+  return inspect_args(k, backend, std::span<const KernelArg>(list, sizeof...(A)));
+}
+
+// Debug mode: every array access checked (see docs/semantics.md).
+void set_debug(bool on);
+bool debug();
+
+}  // namespace tack

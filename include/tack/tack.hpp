@@ -1,0 +1,10 @@
+// Tack: write a kernel once in C++, run it on every device the process finds.
+#pragma once
+
+#include <tack/array.hpp>
+#include <tack/device.hpp>
+#include <tack/dtype.hpp>
+#include <tack/error.hpp>
+#include <tack/kernel.hpp>
+#include <tack/lang.hpp>
+#include <tack/texture.hpp>

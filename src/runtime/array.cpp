@@ -1,0 +1,194 @@
+// tack::Device's array constructors and tack::Array's host-side methods.
+#include "ir/scalar_ops.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/dtype_dispatch.hpp"
+
+#include <tack/array.hpp>
+#include <tack/error.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace tack {
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "{";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "}";
+}
+
+// Validates a shape and returns its element count.
+std::int64_t checked_count(const std::vector<std::int64_t>& shape, DType dtype, const char* what) {
+  if (shape.empty() || shape.size() > 4)
+    throw InvalidArgument(std::string(what) + ": arrays have 1 to 4 dimensions, got shape " + shape_text(shape));
+  std::int64_t count = 1;
+  for (std::int64_t d : shape) {
+    if (d < 0) throw InvalidArgument(std::string(what) + ": negative extent in shape " + shape_text(shape));
+    if (d != 0 && count > std::numeric_limits<std::int64_t>::max() / d)
+      throw InvalidArgument(std::string(what) + ": shape " + shape_text(shape) + " overflows 64 bits");
+    count *= d;
+  }
+  if (count > std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(dtype_size(dtype)))
+    throw InvalidArgument(std::string(what) + ": shape " + shape_text(shape) + " is too large to address in bytes");
+  return count;
+}
+
+void check_dtype(const Device& dev, DType dtype, const char* what) {
+  if (dtype == DType::Bool) throw TypeError(std::string(what) + ": arrays hold numbers, not bool; use u8");
+  if (!dev.capabilities().supports(dtype))
+    throw TypeError(std::string(what) + ": " + std::string(dtype_name(dtype)) + " arrays are not supported on " +
+                    dev.name());
+}
+
+Array make_array(const Device& dev, DType dtype, std::vector<std::int64_t> shape, bool zeroed, const char* what) {
+  if (!dev.backend()) throw InvalidArgument(std::string(what) + " on an empty tack::Device");
+  check_dtype(dev, dtype, what);
+  std::int64_t count = checked_count(shape, dtype, what);
+  auto s = std::make_shared<runtime::ArrayStorage>();
+  s->backend = dev.backend();
+  s->dtype = dtype;
+  s->shape = std::move(shape);
+  s->size = count;
+  s->buffer = dev.backend()->allocate(static_cast<std::size_t>(count) * dtype_size(dtype), zeroed);
+  return Array(s);
+}
+
+ir::Bits host_bits(DType t, const void* p) {
+  return runtime::with_dtype(t, [&](auto v) -> ir::Bits {
+    using T = decltype(v);
+    std::memcpy(&v, p, sizeof v);
+    if constexpr (std::is_same_v<T, float>)
+      return std::bit_cast<std::uint32_t>(v);
+    else if constexpr (std::is_same_v<T, double>)
+      return std::bit_cast<std::uint64_t>(v);
+    else if constexpr (std::is_signed_v<T>)
+      return static_cast<ir::Bits>(static_cast<std::int64_t>(v));
+    else
+      return static_cast<ir::Bits>(v);
+  });
+}
+
+void store_bits(DType t, ir::Bits b, void* out) {
+  runtime::with_dtype(t, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_same_v<T, float>)
+      v = std::bit_cast<float>(static_cast<std::uint32_t>(b));
+    else if constexpr (std::is_same_v<T, double>)
+      v = std::bit_cast<double>(b);
+    else
+      v = static_cast<T>(b);
+    std::memcpy(out, &v, sizeof v);
+  });
+}
+
+}  // namespace
+
+Device::Device(std::shared_ptr<runtime::Backend> backend) : backend_(std::move(backend)) {}
+
+const std::string& Device::name() const {
+  if (!backend_) throw InvalidArgument("name() of an empty tack::Device");
+  return backend_->caps().name;
+}
+const Capabilities& Device::capabilities() const {
+  if (!backend_) throw InvalidArgument("capabilities() of an empty tack::Device");
+  return backend_->caps();
+}
+void Device::synchronize() const {
+  if (backend_) backend_->synchronize();
+}
+
+Array Device::from_host_bytes(DType dtype, const void* data, std::size_t count, std::vector<std::int64_t> shape) const {
+  if (shape.empty()) shape = {static_cast<std::int64_t>(count)};
+  std::int64_t n = checked_count(shape, dtype, "from_host");
+  if (n != static_cast<std::int64_t>(count))
+    throw InvalidArgument("from_host: the host buffer holds " + std::to_string(count) + " elements but shape " +
+                          shape_text(shape) + " needs " + std::to_string(n));
+  Array a = make_array(*this, dtype, std::move(shape), false, "from_host");
+  if (count) a.storage()->buffer->write(0, data, count * dtype_size(dtype));
+  return a;
+}
+
+Array Device::zeros(DType dtype, std::vector<std::int64_t> shape) const {
+  return make_array(*this, dtype, std::move(shape), true, "zeros");
+}
+Array Device::empty(DType dtype, std::vector<std::int64_t> shape) const {
+  return make_array(*this, dtype, std::move(shape), false, "empty");
+}
+
+Array::Array(std::shared_ptr<runtime::ArrayStorage> storage) : storage_(std::move(storage)) {}
+
+namespace {
+const runtime::ArrayStorage& need(const std::shared_ptr<runtime::ArrayStorage>& s, const char* what) {
+  if (!s) throw InvalidArgument(std::string(what) + " of an empty tack::Array (default-constructed or moved from)");
+  return *s;
+}
+}  // namespace
+
+DType Array::dtype() const { return need(storage_, "dtype()").dtype; }
+const std::vector<std::int64_t>& Array::shape() const { return need(storage_, "shape()").shape; }
+int Array::rank() const { return static_cast<int>(need(storage_, "rank()").shape.size()); }
+std::int64_t Array::size() const { return need(storage_, "size()").size; }
+Device Array::device() const { return Device(need(storage_, "device()").backend); }
+
+void Array::read_bytes(DType as, std::int64_t start, std::int64_t count, void* out) const {
+  const auto& s = need(storage_, "reading");
+  if (as != s.dtype)
+    throw TypeError("reading a " + std::string(dtype_name(s.dtype)) + " array as " + std::string(dtype_name(as)) +
+                    "; ask for the array's own dtype");
+  if (start < 0 || count < 0 || start > s.size || count > s.size - start)
+    throw IndexError("read_range(" + std::to_string(start) + ", " + std::to_string(count) +
+                     ") is outside an array of " + std::to_string(s.size) + " elements");
+  if (count)
+    s.buffer->read(static_cast<std::size_t>(start) * dtype_size(as), out,
+                   static_cast<std::size_t>(count) * dtype_size(as));
+}
+
+void Array::fill_bits(DType from, const void* value) {
+  const auto& s = need(storage_, "fill()");
+  ir::Bits b = from == DType::Bool ? (*static_cast<const bool*>(value) ? 1 : 0) : host_bits(from, value);
+  ir::Bits converted = ir::eval_cast(from, s.dtype, b);
+  unsigned char element[8];
+  store_bits(s.dtype, converted, element);
+  s.buffer->fill(element, dtype_size(s.dtype), static_cast<std::size_t>(s.size));
+}
+
+void Array::reduce(int op, DType as, void* out) const {
+  const auto& s = need(storage_, op == 0 ? "sum()" : op == 1 ? "min()" : "max()");
+  if (op != 0 && s.size == 0) throw InvalidArgument(std::string(op == 1 ? "min()" : "max()") + " of an empty array");
+  ir::Bits result = runtime::with_dtype(s.dtype, [&](auto zero) -> ir::Bits {
+    using T = decltype(zero);
+    std::vector<T> host(static_cast<std::size_t>(s.size));
+    if (s.size) s.buffer->read(0, host.data(), host.size() * sizeof(T));
+    if constexpr (std::is_floating_point_v<T>) {
+      double acc = op == 0 ? 0.0 : std::nan("");
+      for (T x : host) {
+        double v = static_cast<double>(x);
+        if (op == 0)
+          acc += v;
+        else if (std::isnan(acc) || (op == 1 ? v < acc : v > acc))
+          acc = std::isnan(v) ? acc : v;
+      }
+      return ir::eval_cast(DType::F64, as, std::bit_cast<std::uint64_t>(acc));
+    } else {
+      using Acc = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
+      std::uint64_t sum = 0;
+      Acc best = host.empty() ? Acc{} : static_cast<Acc>(host[0]);
+      for (T x : host) {
+        sum += static_cast<std::uint64_t>(static_cast<Acc>(x));  // wraps in 64 bits
+        if (op == 1 && static_cast<Acc>(x) < best) best = x;
+        if (op == 2 && static_cast<Acc>(x) > best) best = x;
+      }
+      DType acc_t = std::is_signed_v<T> ? DType::I64 : DType::U64;
+      return ir::eval_cast(acc_t, as, op == 0 ? sum : static_cast<std::uint64_t>(best));
+    }
+  });
+  if (as == DType::Bool)
+    *static_cast<bool*>(out) = result != 0;
+  else
+    store_bits(as, result, out);
+}
+
+}  // namespace tack

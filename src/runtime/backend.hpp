@@ -1,0 +1,104 @@
+// The backend contract: what every device implementation provides, and the
+// storage objects behind tack::Array and tack::Texture.
+#pragma once
+
+#include "ir/ir.hpp"
+#include "runtime/signature.hpp"
+
+#include <tack/device.hpp>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tack::runtime {
+
+class Backend;
+
+// Device memory. Reads wait for the work queued before them; writes and fills
+// are ordered with launches.
+class Buffer {
+ public:
+  explicit Buffer(std::size_t bytes) : bytes_(bytes) {}
+  virtual ~Buffer() = default;
+  virtual void write(std::size_t offset, const void* src, std::size_t bytes) = 0;
+  virtual void read(std::size_t offset, void* dst, std::size_t bytes) = 0;
+  virtual void fill(const void* element, std::size_t element_size, std::size_t count) = 0;
+  // Host-addressable memory (interp, cpu), else nullptr.
+  virtual void* host_data() { return nullptr; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  std::size_t bytes_;
+};
+
+struct ArrayStorage {
+  std::shared_ptr<Backend> backend;
+  std::shared_ptr<Buffer> buffer;
+  DType dtype = DType::F32;
+  std::vector<std::int64_t> shape;
+  std::int64_t size = 0;
+};
+
+struct TextureStorage {
+  std::shared_ptr<ArrayStorage> source;
+  std::shared_ptr<ArrayStorage> copy;  // the texture's own f32 snapshot
+  std::array<std::int64_t, 3> shape{};
+};
+
+// One argument of a launch, bound to storage.
+struct BoundArg {
+  ir::ParamKind kind = ir::ParamKind::Scalar;
+  const ArrayStorage* array = nullptr;
+  const TextureStorage* texture = nullptr;
+  std::uint64_t scalar = 0;
+};
+
+// A compiled specialization; each backend derives its own.
+struct CompiledVariant {
+  virtual ~CompiledVariant() = default;
+  ir::Kernel typed;  // after inference and optimization
+};
+
+struct Launch {
+  const CompiledVariant* variant = nullptr;
+  const BoundArg* args = nullptr;
+  std::size_t arg_count = 0;
+  std::int64_t count = 0;  // flat iterations (Parallel) or groups (Workgroup); > 0
+};
+
+class Backend : public std::enable_shared_from_this<Backend> {
+ public:
+  explicit Backend(Capabilities caps);
+  virtual ~Backend() = default;
+  const Capabilities& caps() const { return caps_; }
+
+  virtual std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) = 0;
+  // Compiles typed, optimized IR. Throws CompileError with the log on failure.
+  virtual std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed) = 0;
+  // The code compile() builds, for tack::inspect.
+  virtual std::string source(const ir::Kernel& typed) = 0;
+  virtual void launch(const Launch& launch) = 0;
+  virtual void synchronize() {}
+  // Refuses a launch larger than the backend can run, with InvalidArgument.
+  virtual void check_launch_size(const ir::Kernel& /*typed*/, std::int64_t /*count*/) const {}
+
+  // Variants compiled on this backend, by kernel and argument signature.
+  std::shared_ptr<const CompiledVariant> find_variant(const VariantKey& key) const;
+  std::shared_ptr<const CompiledVariant> add_variant(const VariantKey& key, std::shared_ptr<const CompiledVariant> v);
+
+ private:
+  Capabilities caps_;
+  mutable std::shared_mutex variants_mutex_;
+  std::unordered_map<VariantKey, std::shared_ptr<const CompiledVariant>, VariantKeyHash> variants_;
+};
+
+// Fills the derived capability entries from the declared ones.
+Capabilities derive_capabilities(Capabilities c, const std::vector<DType>& atomic_table);
+
+}  // namespace tack::runtime

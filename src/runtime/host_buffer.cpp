@@ -1,0 +1,36 @@
+// Host memory for arrays: aligned for vector loads, and not touched at
+// allocation unless zeroing was asked for, so the kernel that writes it first
+// places its pages.
+#include "runtime/host_buffer.hpp"
+
+#include <tack/error.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace tack::runtime {
+
+HostBuffer::HostBuffer(std::size_t bytes, bool zeroed) : Buffer(bytes) {
+  std::size_t rounded = (bytes + 63) / 64 * 64;
+  data_ = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!data_) throw InvalidArgument("cannot allocate " + std::to_string(bytes) + " bytes of host memory for an array");
+  if (zeroed) std::memset(data_, 0, bytes);
+}
+
+HostBuffer::~HostBuffer() { std::free(data_); }
+
+void HostBuffer::write(std::size_t offset, const void* src, std::size_t bytes) {
+  std::memcpy(static_cast<char*>(data_) + offset, src, bytes);
+}
+
+void HostBuffer::read(std::size_t offset, void* dst, std::size_t bytes) {
+  std::memcpy(dst, static_cast<const char*>(data_) + offset, bytes);
+}
+
+void HostBuffer::fill(const void* element, std::size_t element_size, std::size_t count) {
+  char* p = static_cast<char*>(data_);
+  for (std::size_t i = 0; i < count; ++i) std::memcpy(p + i * element_size, element, element_size);
+}
+
+}  // namespace tack::runtime

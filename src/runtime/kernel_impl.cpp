@@ -1,0 +1,59 @@
+// Tracing a kernel function into IR, once.
+#include "runtime/kernel_impl.hpp"
+
+#include "ir/printer.hpp"
+#include "lang/trace_context.hpp"
+#include "runtime/signature.hpp"
+
+#include <tack/error.hpp>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace tack::runtime {
+
+const ir::Kernel& KernelImpl::traced() {
+  std::lock_guard lock(trace_mutex_);
+  if (traced_) return kernel_;
+  if (specs.size() > static_cast<std::size_t>(kMaxKernelParams))
+    throw InvalidArgument("kernel '" + name + "' has " + std::to_string(specs.size()) + " parameters; at most " +
+                          std::to_string(kMaxKernelParams) + " are supported");
+  ir::Kernel k;
+  k.name = name;
+  k.loc = loc;
+  for (const auto& s : specs) {
+    ir::Param p;
+    p.kind = s.kind == 0 ? ir::ParamKind::Array : s.kind == 1 ? ir::ParamKind::Scalar : ir::ParamKind::Texture3D;
+    if (s.fixed) p.fixed_dtype = s.dtype;
+    k.params.push_back(p);
+  }
+  {
+    lang::detail::TraceContext ctx(k);
+    body();
+    if (!ctx.launch_seen())
+      throw InvalidArgument("kernel '" + name + "' (" + loc.str() +
+                            ") has no parallel_for or workgroup_for: a kernel is one parallel loop");
+  }
+  std::string text = ir::to_string(k);
+  XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
+  hash_lo_ = h.low64;
+  hash_hi_ = h.high64;
+  kernel_ = std::move(k);
+  traced_ = true;
+  return kernel_;
+}
+
+}  // namespace tack::runtime
+
+namespace tack::detail {
+std::shared_ptr<runtime::KernelImpl> make_kernel(std::string name, std::vector<ParamSpec> params,
+                                                 std::function<void()> body, std::source_location loc) {
+  auto k = std::make_shared<runtime::KernelImpl>();
+  if (name.empty()) throw InvalidArgument("a kernel needs a name (tack::kernel(\"name\", fn))");
+  k->name = std::move(name);
+  k->specs = std::move(params);
+  k->body = std::move(body);
+  k->loc = lang::detail::to_loc(loc);
+  return k;
+}
+}  // namespace tack::detail

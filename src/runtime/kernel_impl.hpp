@@ -1,0 +1,34 @@
+// A kernel as the runtime holds it: the function to trace, its traced IR (made
+// once, on first use) and that IR's hash, the stable half of every variant key.
+#pragma once
+
+#include "ir/ir.hpp"
+
+#include <tack/kernel.hpp>
+
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tack::runtime {
+
+struct KernelImpl {
+  std::string name;
+  std::vector<detail::ParamSpec> specs;
+  std::function<void()> body;
+  ir::SourceLoc loc;
+
+  // Traces on first call (thread-safe); a failed trace is retried next time.
+  const ir::Kernel& traced();
+  std::uint64_t hash_lo() const { return hash_lo_; }
+  std::uint64_t hash_hi() const { return hash_hi_; }
+
+ private:
+  std::mutex trace_mutex_;
+  bool traced_ = false;
+  ir::Kernel kernel_;
+  std::uint64_t hash_lo_ = 0, hash_hi_ = 0;
+};
+
+}  // namespace tack::runtime

@@ -1,0 +1,125 @@
+// tack::device(): name and option validation before anything is constructed,
+// one shared device per name, and tack::sync() over every live device.
+#include "runtime/registry.hpp"
+
+#include "backends/interp/interp_backend.hpp"
+
+#include <tack/error.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+
+namespace tack::runtime {
+namespace {
+
+std::mutex g_mutex;
+std::vector<std::pair<std::string, std::shared_ptr<Backend>>> g_shared;  // devices made without options
+std::vector<std::weak_ptr<Backend>> g_live;
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string suggestion(std::string_view wrong, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = 3;
+  for (const auto& c : candidates) {
+    std::size_t d = edit_distance(wrong, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "none" : s;
+}
+
+const char* kDefaultDevice = "interp";
+
+}  // namespace
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v) return false;
+  std::string s(v);
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return !(s.empty() || s == "0" || s == "false" || s == "no" || s == "off");
+}
+
+const std::vector<BackendFactory>& backend_factories() {
+  static const std::vector<BackendFactory> factories = {
+      {"interp", {"lanes"}, [](const DeviceOptions& o) { return make_interp_backend(o); }},  // = its device_options
+  };
+  return factories;
+}
+
+std::shared_ptr<Backend> default_backend() { return device().backend(); }
+
+}  // namespace tack::runtime
+
+namespace tack {
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const auto& f : runtime::backend_factories()) names.push_back(f.name);
+  return names;
+}
+
+Device device(std::string_view name, const DeviceOptions& options) {
+  std::string chosen(name);
+  const char* source = "tack::device()";
+  if (chosen.empty()) {
+    const char* env = std::getenv("TACK_DEVICE");
+    chosen = env && *env ? env : runtime::kDefaultDevice;
+    source = env && *env ? "TACK_DEVICE" : "the default device";
+  }
+  const runtime::BackendFactory* factory = nullptr;
+  for (const auto& f : runtime::backend_factories())
+    if (f.name == chosen) factory = &f;
+  if (!factory)
+    throw InvalidArgument("unknown device '" + chosen + "' from " + source +
+                          runtime::suggestion(chosen, backend_names()) +
+                          "; the devices are: " + runtime::joined(backend_names()));
+  for (const auto& [key, value] : options) {
+    if (std::find(factory->options.begin(), factory->options.end(), key) == factory->options.end())
+      throw InvalidArgument("device '" + chosen + "' has no option '" + key + "'" +
+                            runtime::suggestion(key, factory->options) +
+                            "; its options are: " + runtime::joined(factory->options));
+  }
+  std::lock_guard lock(runtime::g_mutex);
+  if (options.empty()) {
+    for (const auto& [n, b] : runtime::g_shared)
+      if (n == chosen) return Device(b);
+  }
+  std::shared_ptr<runtime::Backend> backend = factory->create(options);
+  if (options.empty()) runtime::g_shared.emplace_back(chosen, backend);
+  std::erase_if(runtime::g_live, [](const auto& w) { return w.expired(); });
+  runtime::g_live.push_back(backend);
+  return Device(backend);
+}
+
+void sync() {
+  std::vector<std::shared_ptr<runtime::Backend>> live;
+  {
+    std::lock_guard lock(runtime::g_mutex);
+    for (const auto& w : runtime::g_live)
+      if (auto b = w.lock()) live.push_back(b);
+  }
+  for (const auto& b : live) b->synchronize();
+}
+
+}  // namespace tack

@@ -1,0 +1,26 @@
+// The backends built into this library, and the devices made from them.
+#pragma once
+
+#include "runtime/backend.hpp"
+
+#include <tack/device.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tack::runtime {
+
+struct BackendFactory {
+  std::string name;
+  std::vector<std::string> options;  // option names this backend accepts
+  std::function<std::shared_ptr<Backend>(const DeviceOptions&)> create;
+};
+
+const std::vector<BackendFactory>& backend_factories();
+std::shared_ptr<Backend> default_backend();
+// Reads a boolean environment flag: unset, "", 0, false, no and off are false.
+bool env_flag(const char* name);
+
+}  // namespace tack::runtime

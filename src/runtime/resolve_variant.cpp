@@ -1,0 +1,181 @@
+// Argument checking and variant resolution. The warm path builds a fixed-size
+// signature and looks it up; the IR is hashed once per kernel, at trace time.
+#include "runtime/resolve_variant.hpp"
+
+#include "ir/printer.hpp"
+#include "ir/visitor.hpp"
+#include "passes/infer_types.hpp"
+#include "passes/optimize.hpp"
+#include "runtime/debug_mode.hpp"
+#include "runtime/registry.hpp"
+
+#include <tack/error.hpp>
+
+namespace tack::runtime {
+namespace {
+
+const char* kind_name(KernelArg::Kind k) {
+  switch (k) {
+    case KernelArg::Kind::Array: return "an Array";
+    case KernelArg::Kind::Scalar: return "a scalar";
+    case KernelArg::Kind::Texture: return "a Texture";
+    case KernelArg::Kind::ArraySpec: return "an ArraySpec";
+  }
+  return "?";
+}
+
+std::string param_list(const ir::Kernel& k) {
+  std::string s;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    s += (i ? ", " : "") + std::string(ir::param_kind_name(k.params[i].kind));
+    if (k.params[i].fixed_dtype && k.params[i].kind != ir::ParamKind::Texture3D)
+      s += "Of<" + std::string(dtype_name(*k.params[i].fixed_dtype)) + ">";
+  }
+  return s;
+}
+
+[[noreturn]] void check_failed_type(const std::string& kernel, size_t i, const std::string& msg) {
+  throw TypeError("kernel '" + kernel + "', argument " + std::to_string(i) + ": " + msg);
+}
+
+// Capability checks on typed IR: what the backend cannot run is refused before compiling.
+void check_capabilities(const ir::Kernel& typed, const Backend& backend) {
+  const Capabilities& caps = backend.caps();
+  if (typed.launch == ir::LaunchKind::Workgroup && !caps.supports_workgroups)
+    throw InvalidArgument("kernel '" + typed.name + "' uses workgroup_for, which the " + caps.name +
+                          " backend does not support");
+  for (const auto& s : typed.shared)
+    if (!caps.supports(s.dtype))
+      throw TypeError("kernel '" + typed.name + "': shared arrays of " + std::string(dtype_name(s.dtype)) +
+                      " are not supported on " + caps.name);
+  std::string problem;
+  ir::for_each_stmt(typed.body, [&](const ir::Stmt& s) {
+    if (!problem.empty()) return;
+    if (auto a = s.as<ir::Atomic>()) {
+      DType t = a->array.space == ir::ArrayRef::Space::Param ? typed.params[a->array.index].dtype
+                                                             : typed.shared[a->array.index].dtype;
+      if (!caps.supports_atomic(t)) {
+        std::string where = s->loc.str();
+        problem = "kernel '" + typed.name + "'" + (where.empty() ? "" : " at " + where) + ": atomic_" +
+                  ir::atomic_name(a->op) + " on " + std::string(dtype_name(t)) + " is not supported on " + caps.name;
+      }
+    }
+  });
+  if (!problem.empty()) throw TypeError(problem);
+}
+
+}  // namespace
+
+ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::shared_ptr<Backend> backend,
+                        bool for_inspect) {
+  const ir::Kernel& k = impl.traced();
+  if (args.size() != k.params.size())
+    throw InvalidArgument("kernel '" + k.name + "' takes " + std::to_string(k.params.size()) + " arguments (" +
+                          param_list(k) + "), got " + std::to_string(args.size()));
+  ResolvedCall call;
+  // The device: the first array's or texture's, unless one was given.
+  int device_arg = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg& a = args[i];
+    const ArrayStorage* s = a.kind == KernelArg::Kind::Array && a.array->valid() ? a.array->storage().get()
+                            : a.kind == KernelArg::Kind::Texture && a.texture->storage()
+                                ? a.texture->storage()->copy.get()
+                                : nullptr;
+    if (!s) continue;
+    if (!backend) {
+      backend = s->backend;
+      device_arg = static_cast<int>(i);
+    } else if (s->backend != backend && !for_inspect) {
+      throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) + " lives on device '" +
+                            s->backend->caps().name + "' but the call runs on '" + backend->caps().name + "'" +
+                            (device_arg >= 0 ? " (the device of argument " + std::to_string(device_arg) + ")" : "") +
+                            "; copy it with to_host/from_host first");
+    }
+  }
+  if (!backend) backend = default_backend();
+  const Capabilities& caps = backend->caps();
+
+  call.args.resize(args.size());
+  call.signature.count = static_cast<std::uint8_t>(args.size());
+  call.signature.flags = debug() ? 1 : 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg& a = args[i];
+    const ir::Param& p = k.params[i];
+    BoundArg& b = call.args[i];
+    b.kind = p.kind;
+    DType dtype = a.dtype;
+    int rank = 0;
+    auto expect = [&](ir::ParamKind want, bool ok) {
+      if (!ok)
+        check_failed_type(k.name, i,
+                          std::string("the parameter is ") +
+                              (want == ir::ParamKind::Array    ? "an Array"
+                               : want == ir::ParamKind::Scalar ? "a Scalar"
+                                                               : "a Texture3D") +
+                              ", got " + kind_name(a.kind));
+    };
+    switch (p.kind) {
+      case ir::ParamKind::Array:
+        expect(p.kind, a.kind == KernelArg::Kind::Array || (for_inspect && a.kind == KernelArg::Kind::ArraySpec));
+        if (a.kind == KernelArg::Kind::Array) {
+          if (!a.array->valid())
+            throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) +
+                                  ": an empty tack::Array (default-constructed or moved from)");
+          b.array = a.array->storage().get();
+          dtype = b.array->dtype;
+          rank = static_cast<int>(b.array->shape.size());
+        } else {
+          rank = a.rank;
+          if (rank < 1 || rank > 4)
+            throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) +
+                                  ": an ArraySpec rank must be 1 to 4, got " + std::to_string(rank));
+        }
+        break;
+      case ir::ParamKind::Scalar:
+        expect(p.kind, a.kind == KernelArg::Kind::Scalar);
+        b.scalar = a.bits;
+        break;
+      case ir::ParamKind::Texture3D:
+        expect(p.kind, a.kind == KernelArg::Kind::Texture);
+        if (!a.texture->storage())
+          throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) + ": an empty tack::Texture");
+        b.texture = a.texture->storage().get();
+        dtype = DType::F32;
+        break;
+    }
+    if (p.fixed_dtype && *p.fixed_dtype != dtype)
+      check_failed_type(k.name, i,
+                        "the parameter is declared " +
+                            std::string(p.kind == ir::ParamKind::Array ? "ArrayOf<" : "ScalarOf<") +
+                            std::string(dtype_name(*p.fixed_dtype)) + ">, got " + std::string(dtype_name(dtype)));
+    if (!caps.supports(dtype))
+      check_failed_type(k.name, i,
+                        std::string(dtype_name(dtype)) + " is not supported on the " + caps.name + " backend");
+    call.signature.items[i] = Signature::encode(static_cast<int>(p.kind), static_cast<int>(dtype), rank);
+  }
+  call.backend = std::move(backend);
+  return call;
+}
+
+ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature& sig) {
+  const ir::Kernel& k = impl.traced();
+  std::vector<passes::ParamType> types(k.params.size());
+  for (size_t i = 0; i < types.size(); ++i) {
+    types[i].dtype = static_cast<DType>((sig.items[i] >> 2) & 0xF);
+    types[i].rank = sig.items[i] >> 6;
+  }
+  ir::Kernel typed = passes::infer_types(k, types);
+  check_capabilities(typed, backend);
+  return passes::optimize(typed);
+}
+
+std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend& backend, const Signature& sig) {
+  VariantKey key{impl.hash_lo(), impl.hash_hi(), sig};
+  if (auto v = backend.find_variant(key)) return v;
+  ir::Kernel typed = specialize(impl, backend, sig);
+  std::shared_ptr<CompiledVariant> v = backend.compile(typed);
+  v->typed = std::move(typed);
+  return backend.add_variant(key, std::move(v));
+}
+
+}  // namespace tack::runtime

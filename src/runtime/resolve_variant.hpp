@@ -1,0 +1,34 @@
+// From a call's arguments to a compiled variant: argument checks, the signature,
+// the in-memory cache, and on a miss specialization, optimization and compilation.
+#pragma once
+
+#include "runtime/backend.hpp"
+#include "runtime/kernel_impl.hpp"
+
+#include <tack/kernel.hpp>
+
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace tack::runtime {
+
+struct ResolvedCall {
+  std::shared_ptr<Backend> backend;
+  std::vector<BoundArg> args;  // one per parameter
+  Signature signature;
+};
+
+// Checks count, kinds, fixed dtypes, devices and backend dtype support, and binds
+// the arguments. `backend` may be null: then the arrays' device, else the default.
+// `for_inspect` accepts ArraySpec arguments (nothing is bound for them).
+ResolvedCall check_call(KernelImpl& k, std::span<const KernelArg> args, std::shared_ptr<Backend> backend,
+                        bool for_inspect);
+
+// Specializes and optimizes the traced kernel for a signature (no compilation).
+ir::Kernel specialize(KernelImpl& k, const Backend& backend, const Signature& sig);
+
+// The compiled variant for this call, from the backend's cache or built now.
+std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& k, Backend& backend, const Signature& sig);
+
+}  // namespace tack::runtime

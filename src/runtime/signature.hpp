@@ -1,0 +1,46 @@
+// The key of a compiled variant: which kernel, and the kind, dtype and rank of
+// each argument plus the flags that change the code. Fixed size, so building
+// and hashing one at every call allocates nothing.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace tack::runtime {
+
+inline constexpr int kMaxKernelParams = 32;
+
+struct Signature {
+  std::array<std::uint16_t, kMaxKernelParams> items{};
+  std::uint8_t count = 0;
+  std::uint8_t flags = 0;  // bit 0: debug mode, bit 1: arrays proven disjoint
+
+  static std::uint16_t encode(int kind, int dtype, int rank) {
+    return static_cast<std::uint16_t>(kind | (dtype << 2) | (rank << 6));
+  }
+  bool operator==(const Signature& o) const {
+    if (count != o.count || flags != o.flags) return false;
+    for (int i = 0; i < count; ++i)
+      if (items[i] != o.items[i]) return false;
+    return true;
+  }
+};
+
+struct VariantKey {
+  std::uint64_t kernel_hash_lo = 0, kernel_hash_hi = 0;  // of the traced IR, computed once per kernel
+  Signature signature;
+  bool operator==(const VariantKey& o) const {
+    return kernel_hash_lo == o.kernel_hash_lo && kernel_hash_hi == o.kernel_hash_hi && signature == o.signature;
+  }
+};
+
+struct VariantKeyHash {
+  std::size_t operator()(const VariantKey& k) const {
+    std::uint64_t h = k.kernel_hash_lo ^ (k.signature.flags * 0x9E3779B97F4A7C15ull);
+    for (int i = 0; i < k.signature.count; ++i) h = (h ^ k.signature.items[i]) * 0x100000001B3ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+}  // namespace tack::runtime
