@@ -1,0 +1,42 @@
+// Bad device requests: unknown names and misspelled options are refused before
+// any backend is constructed, with a suggestion.
+#include "errors/error_helpers.hpp"
+
+#include <tack/tack.hpp>
+
+#include <cstdlib>
+
+namespace {
+
+TEST(Devices, UnknownName) {
+  EXPECT_TACK_ERROR(tack::device("intrep"), tack::InvalidArgument, "unknown device 'intrep'", "did you mean 'interp'",
+                    "the devices are: interp");
+}
+
+TEST(Devices, UnknownNameFromEnvironment) {
+  ::setenv("TACK_DEVICE", "gpu9", 1);
+  EXPECT_TACK_ERROR(tack::device(), tack::InvalidArgument, "unknown device 'gpu9' from TACK_DEVICE");
+  ::unsetenv("TACK_DEVICE");
+  EXPECT_EQ(tack::device().name(), "interp");
+}
+
+TEST(Devices, MisspelledOption) {
+  EXPECT_TACK_ERROR(tack::device("interp", {{"lane", std::int64_t{4}}}), tack::InvalidArgument,
+                    "device 'interp' has no option 'lane'", "did you mean 'lanes'");
+}
+
+TEST(Devices, SameNameGivesTheSameDevice) {
+  EXPECT_TRUE(tack::device("interp") == tack::device("interp"));
+  EXPECT_TRUE(tack::device() == tack::device("interp"));
+}
+
+TEST(Devices, CapabilitiesAreDerivedConsistently) {
+  const tack::Capabilities& c = tack::device("interp").capabilities();
+  EXPECT_EQ(c.name, "interp");
+  EXPECT_EQ(c.supported_dtypes.size(), 10u);
+  EXPECT_TRUE(c.supports_f64);
+  EXPECT_TRUE(c.supports_workgroups);
+  EXPECT_EQ(c.supported_atomic_dtypes, c.supported_dtypes);
+}
+
+}  // namespace
