@@ -6,9 +6,10 @@ namespace tack::ir {
 Expr IRMutator::mutate(const Expr& e) {
   if (!e) return e;
   switch (e->kind) {
-#define TACK_EXPR(Name)                               \
-  case ExprKind::Name: return visit(e.as<Name>(), e); \
-      #include "ir/nodes.def"
+  // clang-format off
+#define TACK_EXPR(Name) case ExprKind::Name: return visit(e.as<Name>(), e);
+#include "ir/nodes.def"
+    // clang-format on
   }
   return e;
 }
@@ -16,9 +17,10 @@ Expr IRMutator::mutate(const Expr& e) {
 Stmt IRMutator::mutate(const Stmt& s) {
   if (!s) return s;
   switch (s->kind) {
-#define TACK_STMT(Name)                               \
-  case StmtKind::Name: return visit(s.as<Name>(), s); \
-      #include "ir/nodes.def"
+  // clang-format off
+#define TACK_STMT(Name) case StmtKind::Name: return visit(s.as<Name>(), s);
+#include "ir/nodes.def"
+    // clang-format on
   }
   return s;
 }

@@ -20,6 +20,11 @@ std::shared_ptr<const CompiledVariant> Backend::add_variant(const VariantKey& ke
   return variants_.try_emplace(key, std::move(v)).first->second;
 }
 
+std::size_t Backend::variant_count() const {
+  std::shared_lock lock(variants_mutex_);
+  return variants_.size();
+}
+
 Capabilities derive_capabilities(Capabilities c, const std::vector<DType>& atomic_table) {
   c.supports_f64 =
       std::find(c.supported_dtypes.begin(), c.supported_dtypes.end(), DType::F64) != c.supported_dtypes.end();

@@ -91,6 +91,7 @@ class Backend : public std::enable_shared_from_this<Backend> {
   // Variants compiled on this backend, by kernel and argument signature.
   std::shared_ptr<const CompiledVariant> find_variant(const VariantKey& key) const;
   std::shared_ptr<const CompiledVariant> add_variant(const VariantKey& key, std::shared_ptr<const CompiledVariant> v);
+  std::size_t variant_count() const;
 
  private:
   Capabilities caps_;
