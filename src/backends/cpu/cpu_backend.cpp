@@ -1,0 +1,164 @@
+// The CPU backend: compile through the Jit (or load object code from the disk
+// cache), then run [0, count) serially on the calling thread or fanned out over
+// the pool, as the variant's measured cost decides (docs/cpu-threading.md).
+#include "backends/cpu/cpu_backend.hpp"
+
+#include "backends/cpu/core_count.hpp"
+#include "backends/cpu/jit.hpp"
+#include "backends/cpu/launch_policy.hpp"
+#include "backends/cpu/thread_pool.hpp"
+#include "codegen/llvm_gen.hpp"
+#include "ir/printer.hpp"
+#include "runtime/disk_cache.hpp"
+#include "runtime/host_buffer.hpp"
+#include "runtime/warnings.hpp"
+
+#include <tack/error.hpp>
+
+#include <array>
+#include <mutex>
+
+namespace tack::runtime {
+namespace {
+
+// Bump when generated code changes meaning for the same typed IR, so old cache files miss.
+constexpr const char* kCpuCacheFormat = "tack-cpu-object-1";
+constexpr int kMaxPackSlots = kMaxKernelParams * 6;
+
+using ChunkFn = void (*)(const std::uint64_t* pack, std::int64_t start, std::int64_t end);
+
+struct CpuVariant final : CompiledVariant {
+  ChunkFn chunk = nullptr;
+  codegen::PackLayout layout;
+  mutable cpu::LaunchPolicy policy;
+};
+
+struct ChunkContext {
+  ChunkFn chunk;
+  const std::uint64_t* pack;
+  std::int64_t offset;
+};
+
+void run_chunk(void* context, std::int64_t begin, std::int64_t end) {
+  auto* c = static_cast<const ChunkContext*>(context);
+  c->chunk(c->pack, c->offset + begin, c->offset + end);
+}
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(int threads) : Backend(capabilities(threads)), threads_(threads) {}
+
+  static Capabilities capabilities(int threads) {
+    Capabilities c;
+    c.name = "cpu";
+    c.display_name = "CPU (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
+    c.supported_dtypes.assign(std::begin(kNumericDTypes), std::end(kNumericDTypes));
+    c.supports_device_reductions = false;
+    c.supports_workgroups = false;
+    c.device_options = {"num_threads"};
+    return derive_capabilities(c, c.supported_dtypes);
+  }
+
+  std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) override {
+    return std::make_shared<HostBuffer>(bytes, zeroed);
+  }
+
+  std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey& key) override {
+    bool noalias = (key.signature.flags & kSignatureNoalias) != 0;
+    auto v = std::make_unique<CpuVariant>();
+    v->layout = codegen::pack_layout(typed);
+    if (v->layout.slots > kMaxPackSlots) throw InvalidArgument("kernel '" + typed.name + "' has too many arguments");
+    std::string symbol;
+    // The typed, optimized IR decides the code; its text is the key, with the target.
+    std::string cache_key = std::string(kCpuCacheFormat) + "\n" + jit().target_id() + "\nnoalias=" +
+                            (noalias ? "1" : "0") + "\n" + ir::to_string(typed);
+    DiskCache& cache = DiskCache::global();
+    if (cache.enabled()) {
+      if (std::optional<std::string> entry = cache.load(cache_key)) {
+        // The entry is "SYM:<chunk symbol>\n<object code>"; the cache has checked its checksum.
+        std::size_t nl = entry->find('\n');
+        if (entry->compare(0, 4, "SYM:") == 0 && nl != std::string::npos) {
+          try {
+            v->chunk = reinterpret_cast<ChunkFn>(jit().load(entry->substr(nl + 1), entry->substr(4, nl - 4)));
+            return v;
+          } catch (const BackendError& e) {
+            warn("cached object code for kernel '" + typed.name + "' did not load (" + e.what() + "); recompiling");
+          }
+        }
+      }
+    }
+    std::string object = jit().compile(typed, noalias, &symbol);
+    if (cache.enabled()) cache.store(cache_key, "SYM:" + symbol + "\n" + object);
+    v->chunk = reinterpret_cast<ChunkFn>(jit().load(object, symbol));
+    return v;
+  }
+
+  std::string source(const ir::Kernel& typed) override { return jit().ir_text(typed, true); }
+
+  void launch(const Launch& l) override {
+    const auto& v = static_cast<const CpuVariant&>(*l.variant);
+    std::array<std::uint64_t, kMaxPackSlots> pack;
+    fill_pack(v, l, pack.data());
+    ChunkContext ctx{v.chunk, pack.data(), 0};
+    const std::int64_t count = l.count;
+    cpu::ThreadPool& pool = cpu::global_pool(threads_);
+    // A young variant times a short serial prefix; its cost per iteration then
+    // decides whether the rest is worth the pool's measured fan-out cost.
+    std::int64_t done = 0;
+    if (pool.threads() > 1 && v.policy.wants_sample()) done = v.policy.sample(count, run_chunk, &ctx);
+    if (done == count) return;
+    if (v.policy.fan_out(count - done, pool)) {
+      pool.run_range(done, count, 1, run_chunk, &ctx);
+    } else {
+      run_chunk(&ctx, done, count);
+    }
+  }
+
+ private:
+  static void fill_pack(const CpuVariant& v, const Launch& l, std::uint64_t* pack) {
+    for (std::size_t i = 0; i < l.arg_count; ++i) {
+      const BoundArg& b = l.args[i];
+      std::uint64_t* slot = pack + v.layout.first_slot[i];
+      switch (b.kind) {
+        case ir::ParamKind::Array: {
+          slot[0] = reinterpret_cast<std::uintptr_t>(b.array->buffer->host_data());
+          slot[1] = static_cast<std::uint64_t>(b.array->size);
+          for (std::size_t d = 0; d < b.array->shape.size(); ++d)
+            slot[2 + d] = static_cast<std::uint64_t>(b.array->shape[d]);
+          break;
+        }
+        case ir::ParamKind::Scalar: slot[0] = b.scalar; break;
+        case ir::ParamKind::Texture3D:
+          slot[0] = reinterpret_cast<std::uintptr_t>(b.texture->copy->buffer->host_data());
+          for (int d = 0; d < 3; ++d) slot[1 + d] = static_cast<std::uint64_t>(b.texture->shape[d]);
+          break;
+      }
+    }
+  }
+
+  cpu::Jit& jit() {
+    std::call_once(jit_once_, [this] { jit_ = std::make_unique<cpu::Jit>(); });
+    return *jit_;
+  }
+
+  int threads_;
+  std::once_flag jit_once_;
+  std::unique_ptr<cpu::Jit> jit_;
+};
+
+}  // namespace
+
+std::shared_ptr<Backend> make_cpu_backend(const DeviceOptions& options) {
+  int threads = 0;
+  if (auto it = options.find("num_threads"); it != options.end()) {
+    const auto* n = std::get_if<std::int64_t>(&it->second);
+    if (!n || *n < 1 || *n > 1024)
+      throw InvalidArgument("device 'cpu': option 'num_threads' must be an integer from 1 to 1024");
+    threads = static_cast<int>(*n);
+  } else {
+    threads = cpu::default_cpu_threads();
+  }
+  return std::make_shared<CpuBackend>(threads);
+}
+
+}  // namespace tack::runtime

@@ -1,0 +1,144 @@
+// LLVM 19 behind the Jit interface. Object code is the unit of exchange: a cold
+// compile emits it, the disk cache stores it, and both paths load it the same
+// way, so a cache hit runs neither the optimizer nor the code generator.
+#include "backends/cpu/jit.hpp"
+
+#include "codegen/llvm_gen.hpp"
+
+#include <tack/error.hpp>
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <atomic>
+#include <mutex>
+
+namespace tack::runtime::cpu {
+namespace {
+
+std::string error_text(llvm::Error e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << e;
+  return s;
+}
+
+template <class T> T check(llvm::Expected<T> v, const char* what) {
+  if (!v) throw BackendError(std::string("LLVM: ") + what + " failed: " + error_text(v.takeError()));
+  return std::move(*v);
+}
+
+void check(llvm::Error e, const char* what) {
+  if (e) throw BackendError(std::string("LLVM: ") + what + " failed: " + error_text(std::move(e)));
+}
+
+void initialize_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+}  // namespace
+
+struct Jit::State {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  llvm::orc::JITTargetMachineBuilder builder{llvm::Triple()};
+  std::mutex tm_mutex;  // a TargetMachine is not safe to share between threads
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::atomic<std::uint64_t> libraries{0};
+};
+
+Jit::Jit() : state_(std::make_unique<State>()) {
+  initialize_llvm();
+  state_->builder = check(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host CPU");
+  state_->builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  state_->tm = check(state_->builder.createTargetMachine(), "creating the target machine");
+  state_->jit = check(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(state_->builder).create(), "creating LLJIT");
+  target_id_ = std::string("llvm ") + LLVM_VERSION_STRING + "|" + state_->builder.getTargetTriple().str() + "|" +
+               state_->builder.getCPU() + "|" + state_->builder.getFeatures().getString();
+}
+
+Jit::~Jit() = default;
+
+std::string Jit::compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol) {
+  llvm::LLVMContext context;
+  codegen::LlvmModule gen = codegen::generate_llvm(typed, context, noalias);
+  llvm::Module& m = *gen.module;
+  std::string verify_errors;
+  llvm::raw_string_ostream verify_os(verify_errors);
+  if (llvm::verifyModule(m, &verify_os))
+    throw CompileError("kernel '" + typed.name + "': generated LLVM IR is invalid (a Tack bug): " + verify_errors);
+
+  std::lock_guard lock(state_->tm_mutex);
+  llvm::TargetMachine& tm = *state_->tm;
+  m.setDataLayout(tm.createDataLayout());
+  m.setTargetTriple(tm.getTargetTriple().str());
+
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  tuning.LoopUnrolling = true;
+  llvm::PassBuilder pb(&tm, tuning);
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(m, mam);
+
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream os(object);
+  llvm::legacy::PassManager emit;
+  if (tm.addPassesToEmitFile(emit, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    throw BackendError("LLVM: the host target cannot emit object files");
+  emit.run(m);
+  if (chunk_symbol) *chunk_symbol = gen.chunk_symbol;
+  return std::string(object.begin(), object.end());
+}
+
+std::string Jit::ir_text(const ir::Kernel& typed, bool noalias) {
+  llvm::LLVMContext context;
+  codegen::LlvmModule gen = codegen::generate_llvm(typed, context, noalias);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  gen.module->print(os, nullptr);
+  return text;
+}
+
+void* Jit::load(const std::string& object, const std::string& symbol) {
+  llvm::orc::LLJIT& jit = *state_->jit;
+  // One JIT library per variant: two variants of a kernel define the same symbol.
+  std::string name = "tack_variant_" + std::to_string(state_->libraries.fetch_add(1));
+  auto created = jit.createJITDylib(name);
+  if (!created) throw BackendError("LLVM: creating a JIT library failed: " + error_text(created.takeError()));
+  llvm::orc::JITDylib& lib = *created;
+  lib.addGenerator(check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                             jit.getDataLayout().getGlobalPrefix()),
+                         "resolving process symbols (libm)"));
+  check(jit.addObjectFile(lib, llvm::MemoryBuffer::getMemBufferCopy(object, name)), "adding object code");
+  llvm::orc::ExecutorAddr addr = check(jit.lookup(lib, symbol), "looking up the kernel entry");
+  return addr.toPtr<void*>();
+}
+
+}  // namespace tack::runtime::cpu

@@ -1,0 +1,37 @@
+// The CPU backend's compiler: LLVM's O3 pipeline for the host CPU, object
+// emission, and ORC LLJIT loading of object code. The interface is LLVM-free so
+// the backend's other files do not include LLVM headers.
+#pragma once
+
+#include "codegen/llvm_gen.hpp"
+
+#include <memory>
+#include <string>
+
+namespace tack::runtime::cpu {
+
+class Jit {
+ public:
+  Jit();
+  ~Jit();
+  Jit(const Jit&) = delete;
+  Jit& operator=(const Jit&) = delete;
+
+  // What makes object code from this JIT differ: LLVM version, host CPU and features.
+  const std::string& target_id() const { return target_id_; }
+
+  // Generates, optimizes at O3 and emits object code for a typed kernel.
+  std::string compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol);
+  // LLVM IR text of a typed kernel before optimization (for tack::inspect).
+  std::string ir_text(const ir::Kernel& typed, bool noalias);
+  // Links object code into its own JIT library and returns the address of `symbol`.
+  // Neither the optimizer nor the code generator runs here.
+  void* load(const std::string& object, const std::string& symbol);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  std::string target_id_;
+};
+
+}  // namespace tack::runtime::cpu

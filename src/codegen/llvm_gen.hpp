@@ -1,0 +1,39 @@
+// Typed Tack IR to LLVM IR for the CPU backend. No LLVM header is included
+// here, so only the files that build modules pay for LLVM's headers.
+#pragma once
+
+#include "ir/ir.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace tack::codegen {
+
+// The argument pack the CPU runtime fills for one launch: 8-byte slots, in
+// parameter order.
+//   Array:     [data pointer, element count, extent 0, ..., extent rank-1]
+//   Scalar:    [value bits] (ints sign/zero-extended, f32 bits in the low half, f64 bits)
+//   Texture3D: [data pointer (f32), width, height, depth]
+struct PackLayout {
+  std::vector<int> first_slot;  // per parameter
+  int slots = 0;
+};
+PackLayout pack_layout(const ir::Kernel& typed);
+
+struct LlvmModule {
+  std::unique_ptr<llvm::Module> module;
+  std::string kernel_symbol;  // void tack_kernel_<name>(args..., i64 start, i64 end)
+  std::string chunk_symbol;   // void tack_chunk_<name>(const uint64_t* pack, i64 start, i64 end)
+};
+
+// Generates the module for a typed Parallel kernel. With `noalias`, array
+// pointers are marked noalias (the call's arrays are proven disjoint).
+LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias);
+
+}  // namespace tack::codegen
