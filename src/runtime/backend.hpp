@@ -79,8 +79,9 @@ class Backend : public std::enable_shared_from_this<Backend> {
   const Capabilities& caps() const { return caps_; }
 
   virtual std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) = 0;
-  // Compiles typed, optimized IR. Throws CompileError with the log on failure.
-  virtual std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed) = 0;
+  // Compiles typed, optimized IR; the key says which kernel and signature it
+  // is (for the disk cache and the noalias flag). Throws CompileError on failure.
+  virtual std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey& key) = 0;
   // The code compile() builds, for tack::inspect.
   virtual std::string source(const ir::Kernel& typed) = 0;
   virtual void launch(const Launch& launch) = 0;

@@ -3,6 +3,9 @@
 #include "runtime/registry.hpp"
 
 #include "backends/interp/interp_backend.hpp"
+#ifdef TACK_HAVE_LLVM
+#include "backends/cpu/cpu_backend.hpp"
+#endif
 
 #include <tack/error.hpp>
 
@@ -48,7 +51,11 @@ std::string joined(const std::vector<std::string>& v) {
   return s.empty() ? "none" : s;
 }
 
-const char* kDefaultDevice = "interp";
+#ifdef TACK_HAVE_LLVM
+const char* kDefaultDevice = "cpu";
+#else
+const char* kDefaultDevice = "interp";  // a build without LLVM has no compiled CPU backend
+#endif
 
 }  // namespace
 
@@ -62,7 +69,11 @@ bool env_flag(const char* name) {
 
 const std::vector<BackendFactory>& backend_factories() {
   static const std::vector<BackendFactory> factories = {
-      {"interp", {"lanes"}, [](const DeviceOptions& o) { return make_interp_backend(o); }},  // = its device_options
+      // The option lists equal each backend's Capabilities::device_options.
+#ifdef TACK_HAVE_LLVM
+      {"cpu", {"num_threads"}, [](const DeviceOptions& o) { return make_cpu_backend(o); }},
+#endif
+      {"interp", {"lanes"}, [](const DeviceOptions& o) { return make_interp_backend(o); }},
   };
   return factories;
 }

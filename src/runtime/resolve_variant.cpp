@@ -97,7 +97,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
 
   call.args.resize(args.size());
   call.signature.count = static_cast<std::uint8_t>(args.size());
-  call.signature.flags = debug() ? 1 : 0;
+  call.signature.flags = debug() ? kSignatureDebug : 0;
   for (size_t i = 0; i < args.size(); ++i) {
     const KernelArg& a = args[i];
     const ir::Param& p = k.params[i];
@@ -153,6 +153,13 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
                         std::string(dtype_name(dtype)) + " is not supported on the " + caps.name + " backend");
     call.signature.items[i] = Signature::encode(static_cast<int>(p.kind), static_cast<int>(dtype), rank);
   }
+  // Arrays in distinct buffers cannot overlap: such calls get a noalias variant.
+  bool disjoint = true;
+  for (size_t i = 0; i < call.args.size() && disjoint; ++i)
+    for (size_t j = 0; j < i && disjoint; ++j)
+      if (call.args[i].array && call.args[j].array && call.args[i].array->buffer == call.args[j].array->buffer)
+        disjoint = false;
+  if (disjoint) call.signature.flags |= kSignatureNoalias;
   call.backend = std::move(backend);
   return call;
 }
@@ -173,7 +180,7 @@ std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend
   VariantKey key{impl.hash_lo(), impl.hash_hi(), sig};
   if (auto v = backend.find_variant(key)) return v;
   ir::Kernel typed = specialize(impl, backend, sig);
-  std::shared_ptr<CompiledVariant> v = backend.compile(typed);
+  std::shared_ptr<CompiledVariant> v = backend.compile(typed, key);
   v->typed = std::move(typed);
   return backend.add_variant(key, std::move(v));
 }

@@ -10,11 +10,13 @@
 namespace tack::runtime {
 
 inline constexpr int kMaxKernelParams = 32;
+inline constexpr std::uint8_t kSignatureDebug = 1;    // debug mode: checked accesses
+inline constexpr std::uint8_t kSignatureNoalias = 2;  // the call's arrays are proven disjoint
 
 struct Signature {
   std::array<std::uint16_t, kMaxKernelParams> items{};
   std::uint8_t count = 0;
-  std::uint8_t flags = 0;  // bit 0: debug mode, bit 1: arrays proven disjoint
+  std::uint8_t flags = 0;  // kSignatureDebug | kSignatureNoalias
 
   static std::uint16_t encode(int kind, int dtype, int rank) {
     return static_cast<std::uint16_t>(kind | (dtype << 2) | (rank << 6));

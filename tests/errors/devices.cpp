@@ -10,14 +10,14 @@ namespace {
 
 TEST(Devices, UnknownName) {
   EXPECT_TACK_ERROR(tack::device("intrep"), tack::InvalidArgument, "unknown device 'intrep'", "did you mean 'interp'",
-                    "the devices are: interp");
+                    "the devices are: ", "interp");
 }
 
 TEST(Devices, UnknownNameFromEnvironment) {
   ::setenv("TACK_DEVICE", "gpu9", 1);
   EXPECT_TACK_ERROR(tack::device(), tack::InvalidArgument, "unknown device 'gpu9' from TACK_DEVICE");
   ::unsetenv("TACK_DEVICE");
-  EXPECT_EQ(tack::device().name(), "interp");
+  EXPECT_EQ(tack::device().name(), tack::backend_names().front()) << "the default is the first backend built in";
 }
 
 TEST(Devices, MisspelledOption) {
@@ -27,7 +27,7 @@ TEST(Devices, MisspelledOption) {
 
 TEST(Devices, SameNameGivesTheSameDevice) {
   EXPECT_TRUE(tack::device("interp") == tack::device("interp"));
-  EXPECT_TRUE(tack::device() == tack::device("interp"));
+  EXPECT_TRUE(tack::device() == tack::device(tack::device().name()));
 }
 
 TEST(Devices, CapabilitiesAreDerivedConsistently) {

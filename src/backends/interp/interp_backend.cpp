@@ -34,7 +34,9 @@ class InterpBackend final : public Backend {
     return std::make_shared<HostBuffer>(bytes, zeroed);
   }
 
-  std::unique_ptr<CompiledVariant> compile(const ir::Kernel&) override { return std::make_unique<CompiledVariant>(); }
+  std::unique_ptr<CompiledVariant> compile(const ir::Kernel&, const VariantKey&) override {
+    return std::make_unique<CompiledVariant>();
+  }
 
   std::string source(const ir::Kernel& typed) override { return ir::to_string(typed); }
 
