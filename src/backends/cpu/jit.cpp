@@ -53,7 +53,11 @@ void initialize_llvm() {
   });
 }
 
+std::atomic<std::uint64_t> g_compiles{0};
+
 }  // namespace
+
+std::uint64_t Jit::compile_count() { return g_compiles.load(); }
 
 struct Jit::State {
   std::unique_ptr<llvm::orc::LLJIT> jit;
@@ -76,6 +80,7 @@ Jit::Jit() : state_(std::make_unique<State>()) {
 Jit::~Jit() = default;
 
 std::string Jit::compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol) {
+  g_compiles.fetch_add(1);
   llvm::LLVMContext context;
   codegen::LlvmModule gen = codegen::generate_llvm(typed, context, noalias);
   llvm::Module& m = *gen.module;

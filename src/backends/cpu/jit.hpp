@@ -22,6 +22,8 @@ class Jit {
 
   // Generates, optimizes at O3 and emits object code for a typed kernel.
   std::string compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol);
+  // How many kernels this process has compiled (not loaded from the cache): for tests.
+  static std::uint64_t compile_count();
   // LLVM IR text of a typed kernel before optimization (for tack::inspect).
   std::string ir_text(const ir::Kernel& typed, bool noalias);
   // Links object code into its own JIT library and returns the address of `symbol`.

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds Tack and its tests with ThreadSanitizer in build-tsan/ and runs the
+# concurrency tests: several host threads dispatching one variant, the CPU
+# thread pool and launch policy. .ci/run calls it after the main suite.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+build="${TACK_TSAN_BUILD_DIR:-build-tsan}"
+jobs="${TACK_JOBS:-2}"
+export CCACHE_NOHASHDIR=1
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTACK_BUILD_TESTS=ON -DTACK_BUILD_EXAMPLES=OFF \
+  -DCMAKE_CXX_FLAGS="-fsanitize=thread" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread"
+cmake --build "$build" --parallel "$jobs" --target tack_conformance_tests tack_unit_tests
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+export TACK_CACHE_DIR="$PWD/$build/tsan-cache"
+"$build/tests/tack_conformance_tests" --gtest_filter='*ConcurrentDispatch*'
+"$build/tests/tack_unit_tests" --gtest_filter='ThreadPool*:LaunchPolicy*:DiskCache*'
+echo "tsan: passed"
