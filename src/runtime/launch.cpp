@@ -2,6 +2,7 @@
 // launch from the arguments, and hand it to the backend.
 #include "interp/interpreter.hpp"
 #include "ir/printer.hpp"
+#include "ir/scalar_ops.hpp"
 #include "runtime/resolve_variant.hpp"
 
 #include <tack/error.hpp>
@@ -10,21 +11,34 @@
 namespace tack {
 namespace {
 
-// Launch ranges are expressions of the scalars and array shapes; the
-// interpreter's evaluator computes them on the host with the kernel's semantics.
-std::vector<interp::Arg> range_args(const std::vector<runtime::BoundArg>& args) {
-  std::vector<interp::Arg> out(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    out[i].kind = args[i].kind;
-    out[i].scalar = args[i].scalar;
-    if (const runtime::ArrayStorage* a = args[i].array) {
-      out[i].array.dtype = a->dtype;
-      out[i].array.size = a->size;
-      out[i].array.rank = static_cast<int>(a->shape.size());
-      for (size_t d = 0; d < a->shape.size(); ++d) out[i].array.shape[d] = a->shape[d];
+// Launch ranges are expressions of the scalars and array shapes. The common
+// forms (a size, an extent, a scalar, a cast of one, a constant) are read
+// directly; anything else goes to the interpreter's evaluator, which has the
+// kernel's exact semantics.
+std::int64_t extent_of(const ir::Expr& e, const runtime::ResolvedCall& call) {
+  if (auto d = e.as<ir::ArrayDim>()) {
+    const runtime::ArrayStorage* a = call.args[static_cast<std::size_t>(d->param)].array;
+    return d->dim == ir::ArrayDim::kSize ? a->size : a->shape[static_cast<std::size_t>(d->dim)];
+  }
+  if (auto c = e.as<ir::Const>()) return c->i;
+  if (auto c = e.as<ir::Cast>(); c && is_integer(c->value->type.dtype)) {
+    if (auto p = c->value.as<ir::ScalarParam>())
+      return static_cast<std::int64_t>(
+          ir::eval_cast(p->type.dtype, DType::I64, call.args[static_cast<std::size_t>(p->param)].scalar));
+  }
+  if (auto p = e.as<ir::ScalarParam>()) return static_cast<std::int64_t>(call.args[static_cast<std::size_t>(p->param)].scalar);
+  std::vector<interp::Arg> host(call.count);
+  for (size_t i = 0; i < call.count; ++i) {
+    host[i].kind = call.args[i].kind;
+    host[i].scalar = call.args[i].scalar;
+    if (const runtime::ArrayStorage* a = call.args[i].array) {
+      host[i].array.dtype = a->dtype;
+      host[i].array.size = a->size;
+      host[i].array.rank = static_cast<int>(a->shape.size());
+      for (size_t d = 0; d < a->shape.size(); ++d) host[i].array.shape[d] = a->shape[d];
     }
   }
-  return out;
+  return static_cast<std::int64_t>(interp::eval_host(e, host));
 }
 
 }  // namespace
@@ -35,10 +49,9 @@ void Kernel::launch(std::span<const KernelArg> args) const {
   auto variant = runtime::resolve_variant(*impl_, *call.backend, call.signature);
   const ir::Kernel& typed = variant->typed;
 
-  std::vector<interp::Arg> host_args = range_args(call.args);
   std::int64_t count = 1;
   for (size_t d = 0; d < typed.dims.size(); ++d) {
-    auto extent = static_cast<std::int64_t>(interp::eval_host(typed.dims[d], host_args));
+    std::int64_t extent = extent_of(typed.dims[d], call);
     if (extent < 0)
       throw InvalidArgument("kernel '" + typed.name + "': the " +
                             (typed.launch == ir::LaunchKind::Workgroup ? std::string("number of groups")
@@ -53,7 +66,7 @@ void Kernel::launch(std::span<const KernelArg> args) const {
   runtime::Launch l;
   l.variant = variant.get();
   l.args = call.args.data();
-  l.arg_count = call.args.size();
+  l.arg_count = call.count;
   l.count = count;
   call.backend->launch(l);
 }

@@ -95,7 +95,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
   if (!backend) backend = default_backend();
   const Capabilities& caps = backend->caps();
 
-  call.args.resize(args.size());
+  call.count = args.size();
   call.signature.count = static_cast<std::uint8_t>(args.size());
   call.signature.flags = debug() ? kSignatureDebug : 0;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -155,7 +155,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
   }
   // Arrays in distinct buffers cannot overlap: such calls get a noalias variant.
   bool disjoint = true;
-  for (size_t i = 0; i < call.args.size() && disjoint; ++i)
+  for (size_t i = 0; i < call.count && disjoint; ++i)
     for (size_t j = 0; j < i && disjoint; ++j)
       if (call.args[i].array && call.args[j].array && call.args[i].array->buffer == call.args[j].array->buffer)
         disjoint = false;

@@ -7,15 +7,18 @@
 
 #include <tack/kernel.hpp>
 
+#include <array>
 #include <memory>
 #include <span>
 #include <vector>
 
 namespace tack::runtime {
 
+// Fixed-size so that a warm dispatch allocates nothing.
 struct ResolvedCall {
   std::shared_ptr<Backend> backend;
-  std::vector<BoundArg> args;  // one per parameter
+  std::array<BoundArg, kMaxKernelParams> args{};  // the first `count` are the parameters
+  std::size_t count = 0;
   Signature signature;
 };
 

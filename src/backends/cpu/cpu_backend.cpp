@@ -16,6 +16,7 @@
 #include <tack/error.hpp>
 
 #include <array>
+#include <cstring>
 #include <mutex>
 
 namespace tack::runtime {
@@ -59,8 +60,26 @@ class CpuBackend final : public Backend {
     return derive_capabilities(c, c.supported_dtypes);
   }
 
+  // Memory is not touched at allocation; zeros() clears it over the pool with the
+  // same static partition kernels use, so each page is first touched by the
+  // thread that will work on it (which places it on that thread's NUMA node).
   std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) override {
-    return std::make_shared<HostBuffer>(bytes, zeroed);
+    auto buffer = std::make_shared<HostBuffer>(bytes, false);
+    if (zeroed && bytes) {
+      struct Clear {
+        char* data;
+        static void run(void* c, std::int64_t b, std::int64_t e) {
+          std::memset(static_cast<Clear*>(c)->data + b, 0, static_cast<std::size_t>(e - b));
+        }
+      } clear{static_cast<char*>(buffer->host_data())};
+      constexpr std::int64_t kParallelClearBytes = std::int64_t{1} << 20;
+      cpu::ThreadPool& pool = cpu::global_pool(threads_);
+      if (static_cast<std::int64_t>(bytes) >= kParallelClearBytes && pool.threads() > 1)
+        pool.run(static_cast<std::int64_t>(bytes), kParallelClearBytes / 4, Clear::run, &clear);
+      else
+        Clear::run(&clear, 0, static_cast<std::int64_t>(bytes));
+    }
+    return buffer;
   }
 
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey& key) override {
