@@ -2,6 +2,7 @@
 #include "ir/scalar_ops.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/dtype_dispatch.hpp"
+#include "runtime/host_reduce.hpp"
 
 #include <tack/array.hpp>
 #include <tack/error.hpp>
@@ -158,33 +159,17 @@ void Array::fill_bits(DType from, const void* value) {
 void Array::reduce(int op, DType as, void* out) const {
   const auto& s = need(storage_, op == 0 ? "sum()" : op == 1 ? "min()" : "max()");
   if (op != 0 && s.size == 0) throw InvalidArgument(std::string(op == 1 ? "min()" : "max()") + " of an empty array");
-  ir::Bits result = runtime::with_dtype(s.dtype, [&](auto zero) -> ir::Bits {
-    using T = decltype(zero);
-    std::vector<T> host(static_cast<std::size_t>(s.size));
-    if (s.size) s.buffer->read(0, host.data(), host.size() * sizeof(T));
-    if constexpr (std::is_floating_point_v<T>) {
-      double acc = op == 0 ? 0.0 : std::nan("");
-      for (T x : host) {
-        double v = static_cast<double>(x);
-        if (op == 0)
-          acc += v;
-        else if (std::isnan(acc) || (op == 1 ? v < acc : v > acc))
-          acc = std::isnan(v) ? acc : v;
-      }
-      return ir::eval_cast(DType::F64, as, std::bit_cast<std::uint64_t>(acc));
-    } else {
-      using Acc = std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>;
-      std::uint64_t sum = 0;
-      Acc best = host.empty() ? Acc{} : static_cast<Acc>(host[0]);
-      for (T x : host) {
-        sum += static_cast<std::uint64_t>(static_cast<Acc>(x));  // wraps in 64 bits
-        if (op == 1 && static_cast<Acc>(x) < best) best = x;
-        if (op == 2 && static_cast<Acc>(x) > best) best = x;
-      }
-      DType acc_t = std::is_signed_v<T> ? DType::I64 : DType::U64;
-      return ir::eval_cast(acc_t, as, op == 0 ? sum : static_cast<std::uint64_t>(best));
-    }
-  });
+  const runtime::ReduceOp rop = op == 0 ? runtime::ReduceOp::Sum : op == 1 ? runtime::ReduceOp::Min : runtime::ReduceOp::Max;
+  DType acc_t = DType::F64;
+  ir::Bits acc;
+  if (const void* data = s.buffer->host_data()) {
+    acc = runtime::host_reduce(*s.backend, s.dtype, data, s.size, rop, &acc_t);
+  } else {
+    std::vector<unsigned char> host(static_cast<std::size_t>(s.size) * dtype_size(s.dtype));
+    if (s.size) s.buffer->read(0, host.data(), host.size());
+    acc = runtime::host_reduce(*s.backend, s.dtype, host.data(), s.size, rop, &acc_t);
+  }
+  ir::Bits result = ir::eval_cast(acc_t, as, acc);
   if (as == DType::Bool)
     *static_cast<bool*>(out) = result != 0;
   else

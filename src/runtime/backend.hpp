@@ -86,6 +86,10 @@ class Backend : public std::enable_shared_from_this<Backend> {
   virtual std::string source(const ir::Kernel& typed) = 0;
   virtual void launch(const Launch& launch) = 0;
   virtual void synchronize() {}
+  // Runs fn over [0, count) on the host, in parallel where the backend has host
+  // workers (the CPU's pool); used for host-side work such as reductions.
+  using HostChunkFn = void (*)(void* context, std::int64_t begin, std::int64_t end);
+  virtual void run_host_parallel(std::int64_t count, HostChunkFn fn, void* context) const { fn(context, 0, count); }
   // Refuses a launch larger than the backend can run, with InvalidArgument.
   virtual void check_launch_size(const ir::Kernel& /*typed*/, std::int64_t /*count*/) const {}
 

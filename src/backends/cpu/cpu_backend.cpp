@@ -112,6 +112,10 @@ class CpuBackend final : public Backend {
     return v;
   }
 
+  void run_host_parallel(std::int64_t count, HostChunkFn fn, void* context) const override {
+    cpu::global_pool(threads_).run(count, 1, fn, context);
+  }
+
   std::string source(const ir::Kernel& typed) override { return jit().ir_text(typed, true); }
 
   void launch(const Launch& l) override {

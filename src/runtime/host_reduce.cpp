@@ -1,0 +1,101 @@
+// Host reductions. Blocks of a fixed size are reduced in parallel by the
+// backend's host workers and combined in block order: deterministic, and
+// memory-bound rather than bound by one thread's add latency (several
+// accumulators per block).
+#include "runtime/host_reduce.hpp"
+
+#include "runtime/backend.hpp"
+#include "runtime/dtype_dispatch.hpp"
+
+#include <bit>
+#include <cmath>
+#include <vector>
+
+namespace tack::runtime {
+namespace {
+
+constexpr std::int64_t kBlock = std::int64_t{1} << 16;
+constexpr int kLanes = 8;  // independent accumulators, so adds overlap
+
+template <class T> struct Partial {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double,
+                                 std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
+  Acc value;
+  bool any;  // min/max: saw a non-NaN element
+};
+
+template <class T> Partial<T> reduce_block(const T* x, std::int64_t n, ReduceOp op) {
+  using Acc = typename Partial<T>::Acc;
+  if (op == ReduceOp::Sum) {
+    if constexpr (std::is_floating_point_v<T>) {
+      double acc[kLanes] = {};
+      std::int64_t i = 0;
+      for (; i + kLanes <= n; i += kLanes)
+        for (int l = 0; l < kLanes; ++l) acc[l] += static_cast<double>(x[i + l]);
+      for (; i < n; ++i) acc[0] += static_cast<double>(x[i]);
+      double total = 0;
+      for (double a : acc) total += a;
+      return {total, true};
+    } else {
+      std::uint64_t total = 0;  // wraps
+      for (std::int64_t i = 0; i < n; ++i) total += static_cast<std::uint64_t>(static_cast<Acc>(x[i]));
+      return {static_cast<Acc>(total), true};
+    }
+  }
+  Partial<T> best{Acc{}, false};
+  for (std::int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_floating_point_v<T>)
+      if (std::isnan(x[i])) continue;
+    Acc v = static_cast<Acc>(x[i]);
+    if (!best.any || (op == ReduceOp::Min ? v < best.value : v > best.value)) best = {v, true};
+  }
+  return best;
+}
+
+template <class T> struct Job {
+  const T* data;
+  std::int64_t count;
+  ReduceOp op;
+  std::vector<Partial<T>>* partials;
+  static void run(void* context, std::int64_t begin, std::int64_t end) {
+    auto* j = static_cast<Job*>(context);
+    for (std::int64_t b = begin; b < end; ++b) {
+      std::int64_t lo = b * kBlock, hi = std::min(j->count, lo + kBlock);
+      (*j->partials)[static_cast<std::size_t>(b)] = reduce_block(j->data + lo, hi - lo, j->op);
+    }
+  }
+};
+
+}  // namespace
+
+ir::Bits host_reduce(const Backend& backend, DType t, const void* data, std::int64_t count, ReduceOp op,
+                     DType* result_dtype) {
+  return with_dtype(t, [&](auto zero) -> ir::Bits {
+    using T = decltype(zero);
+    using Acc = typename Partial<T>::Acc;
+    std::int64_t blocks = (count + kBlock - 1) / kBlock;
+    std::vector<Partial<T>> partials(static_cast<std::size_t>(blocks));
+    Job<T> job{static_cast<const T*>(data), count, op, &partials};
+    if (blocks > 1) backend.run_host_parallel(blocks, Job<T>::run, &job);
+    else if (blocks == 1) Job<T>::run(&job, 0, 1);
+    Partial<T> total{Acc{}, false};
+    for (const auto& p : partials) {
+      if (op == ReduceOp::Sum) {
+        if constexpr (std::is_floating_point_v<T>) total.value += p.value;
+        else total.value = static_cast<Acc>(static_cast<std::uint64_t>(total.value) + static_cast<std::uint64_t>(p.value));
+      } else if (p.any && (!total.any || (op == ReduceOp::Min ? p.value < total.value : p.value > total.value))) {
+        total = p;
+      }
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+      *result_dtype = DType::F64;
+      double v = (op != ReduceOp::Sum && !total.any) ? std::nan("") : total.value;
+      return std::bit_cast<std::uint64_t>(v);
+    } else {
+      *result_dtype = std::is_signed_v<T> ? DType::I64 : DType::U64;
+      return static_cast<std::uint64_t>(total.value);
+    }
+  });
+}
+
+}  // namespace tack::runtime

@@ -1,0 +1,22 @@
+// Array::sum/min/max on the host: in place over host-addressable memory, split
+// into a fixed number of blocks so the result does not depend on the thread count.
+#pragma once
+
+#include "ir/scalar_ops.hpp"
+
+#include <cstdint>
+
+namespace tack::runtime {
+
+class Backend;
+
+enum class ReduceOp { Sum, Min, Max };
+
+// Reduces `count` elements of dtype `t` at `data`. Integers: the sum wraps in 64
+// bits (i64 for signed, u64 for unsigned types, the result's dtype); floats: the
+// sum accumulates in f64, min/max skip NaN unless every element is NaN. Returns
+// the result as Bits of I64/U64 (integers) or F64 (floats), with its dtype in *result_dtype.
+ir::Bits host_reduce(const Backend& backend, DType t, const void* data, std::int64_t count, ReduceOp op,
+                     DType* result_dtype);
+
+}  // namespace tack::runtime
