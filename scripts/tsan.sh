@@ -12,7 +12,8 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTACK_BUILD_TESTS=ON -
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread"
 cmake --build "$build" --parallel "$jobs" --target tack_conformance_tests tack_unit_tests
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
-export TACK_CACHE_DIR="$PWD/$build/tsan-cache"
+case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
+export TACK_CACHE_DIR="$build/tsan-cache"
 "$build/tests/tack_conformance_tests" --gtest_filter='*ConcurrentDispatch*'
 "$build/tests/tack_unit_tests" --gtest_filter='ThreadPool*:LaunchPolicy*:DiskCache*'
 echo "tsan: passed"
