@@ -1,6 +1,8 @@
 // DESIGN §4 on single values: every operator and conversion, free of undefined behaviour.
 #include "ir/scalar_ops.hpp"
 
+#include "ir/dtype_dispatch.hpp"
+
 #include "ir/check.hpp"
 
 #include <bit>
@@ -42,24 +44,6 @@ Bits put(T v) {
   }
 }
 
-// Calls f(T{}) with the C++ type of t.
-template <class F>
-Bits with_type(DType t, F&& f) {
-  switch (t) {
-    case DType::Bool: return f(bool{});
-    case DType::I8: return f(std::int8_t{});
-    case DType::U8: return f(std::uint8_t{});
-    case DType::I16: return f(std::int16_t{});
-    case DType::U16: return f(std::uint16_t{});
-    case DType::I32: return f(std::int32_t{});
-    case DType::U32: return f(std::uint32_t{});
-    case DType::I64: return f(std::int64_t{});
-    case DType::U64: return f(std::uint64_t{});
-    case DType::F32: return f(float{});
-    case DType::F64: return f(double{});
-  }
-  TACK_UNREACHABLE("unknown dtype");
-}
 
 [[noreturn]] void bad_op(OpCode op, DType t) {
   std::string what = std::string("eval_op: '") + op_name(op) + "' is not defined on " + std::string(dtype_name(t));
@@ -314,7 +298,7 @@ Bits eval_cast(DType from, DType to, Bits v) {
     double d = to_double(from, v);  // f32 -> f64 is exact
     if (to == DType::F32) return put<float>(narrow_to_f32(d));
     if (to == DType::F64) return put<double>(d);
-    return with_type(to, [&](auto tag) -> Bits {
+    return with_dtype(to, [&](auto tag) -> Bits {
       using T = decltype(tag);
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
         return put<T>(float_to_int<T>(d));
@@ -338,7 +322,7 @@ Bits eval_cast(DType from, DType to, Bits v) {
 }
 
 Bits normalize(DType t, Bits v) {
-  return with_type(t, [&](auto tag) -> Bits {
+  return with_dtype(t, [&](auto tag) -> Bits {
     using T = decltype(tag);
     return put<T>(get<T>(v));
   });

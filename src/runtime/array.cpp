@@ -1,7 +1,7 @@
 // tack::Device's array constructors and tack::Array's host-side methods.
 #include "ir/scalar_ops.hpp"
 #include "runtime/backend.hpp"
-#include "runtime/dtype_dispatch.hpp"
+#include "ir/dtype_dispatch.hpp"
 #include "runtime/host_reduce.hpp"
 
 #include <tack/array.hpp>
@@ -58,7 +58,7 @@ Array make_array(const Device& dev, DType dtype, std::vector<std::int64_t> shape
 }
 
 ir::Bits host_bits(DType t, const void* p) {
-  return runtime::with_dtype(t, [&](auto v) -> ir::Bits {
+  return ir::with_dtype(t, [&](auto v) -> ir::Bits {
     using T = decltype(v);
     std::memcpy(&v, p, sizeof v);
     if constexpr (std::is_same_v<T, float>)
@@ -73,7 +73,7 @@ ir::Bits host_bits(DType t, const void* p) {
 }
 
 void store_bits(DType t, ir::Bits b, void* out) {
-  runtime::with_dtype(t, [&](auto v) {
+  ir::with_dtype(t, [&](auto v) {
     using T = decltype(v);
     if constexpr (std::is_same_v<T, float>)
       v = std::bit_cast<float>(static_cast<std::uint32_t>(b));

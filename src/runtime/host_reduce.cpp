@@ -5,7 +5,7 @@
 #include "runtime/host_reduce.hpp"
 
 #include "runtime/backend.hpp"
-#include "runtime/dtype_dispatch.hpp"
+#include "ir/dtype_dispatch.hpp"
 
 #include <bit>
 #include <cmath>
@@ -70,7 +70,7 @@ template <class T> struct Job {
 
 ir::Bits host_reduce(const Backend& backend, DType t, const void* data, std::int64_t count, ReduceOp op,
                      DType* result_dtype) {
-  return with_dtype(t, [&](auto zero) -> ir::Bits {
+  return ir::with_dtype(t, [&](auto zero) -> ir::Bits {
     using T = decltype(zero);
     using Acc = typename Partial<T>::Acc;
     std::int64_t blocks = (count + kBlock - 1) / kBlock;

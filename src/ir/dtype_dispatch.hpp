@@ -1,4 +1,5 @@
-// Calls a generic function with the C++ type of a numeric dtype.
+// Calls a generic function with the C++ type of a dtype: the one switch from
+// DType to C++ types, for the scalar semantics and the host-side runtime alike.
 #pragma once
 
 #include "ir/check.hpp"
@@ -7,11 +8,12 @@
 
 #include <cstdint>
 
-namespace tack::runtime {
+namespace tack::ir {
 
 template <class F>
 decltype(auto) with_dtype(DType t, F&& f) {
   switch (t) {
+    case DType::Bool: return f(bool{});
     case DType::I8: return f(std::int8_t{});
     case DType::U8: return f(std::uint8_t{});
     case DType::I16: return f(std::int16_t{});
@@ -22,9 +24,8 @@ decltype(auto) with_dtype(DType t, F&& f) {
     case DType::U64: return f(std::uint64_t{});
     case DType::F32: return f(float{});
     case DType::F64: return f(double{});
-    case DType::Bool: break;
   }
-  TACK_UNREACHABLE("with_dtype: not a numeric dtype");
+  TACK_UNREACHABLE("with_dtype: unknown dtype");
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::ir
