@@ -344,8 +344,6 @@ class Inference {
     return coerce(e, DType::F32);
   }
 
-  Expr convert(const Expr& e, DType to) { return coerce(e, to); }
-
   // A Var's type is the promotion of everything assigned to it; phase 1 skips
   // assignments that cannot be promoted together, so refuse them here.
   void check_var_mix(int id, const Expr& value) {
@@ -388,18 +386,18 @@ class Inference {
       case StmtKind::DeclareVar: {
         auto d = s.as<DeclareVar>();
         check_var_mix(d->id, d->init);
-        return DeclareVar::make(d->id, convert(d->init, var_types_[d->id].dtype), s->loc);
+        return DeclareVar::make(d->id, coerce(d->init, var_types_[d->id].dtype), s->loc);
       }
       case StmtKind::Assign: {
         auto a = s.as<Assign>();
         check_var_mix(a->id, a->value);
-        return Assign::make(a->id, convert(a->value, var_types_[a->id].dtype), s->loc);
+        return Assign::make(a->id, coerce(a->value, var_types_[a->id].dtype), s->loc);
       }
       case StmtKind::Store: {
         auto st = s.as<Store>();
         check_rank(st->array, st->subscripts);
         DType t = array_dtype(st->array);
-        return Store::make(st->array, index(st->index, "an array index"), st->subscripts, convert(st->value, t),
+        return Store::make(st->array, index(st->index, "an array index"), st->subscripts, coerce(st->value, t),
                            s->loc);
       }
       case StmtKind::Atomic: {
@@ -411,8 +409,8 @@ class Inference {
           fail(std::string("atomic_") + atomic_name(a->op) + " needs an integer array, got " +
                std::string(dtype_name(t)));
         let_types_[a->result] = Type::strong(t);
-        return Atomic::make(a->op, a->array, index(a->index, "an array index"), a->subscripts, convert(a->value, t),
-                            a->compare ? convert(a->compare, t) : Expr(), a->result, s->loc);
+        return Atomic::make(a->op, a->array, index(a->index, "an array index"), a->subscripts, coerce(a->value, t),
+                            a->compare ? coerce(a->compare, t) : Expr(), a->result, s->loc);
       }
       case StmtKind::If: {
         auto i = s.as<If>();
