@@ -7,6 +7,7 @@
 // except where DESIGN §4 allows otherwise (contraction, transcendentals, NaN
 // payloads).
 #include "codegen/identifiers.hpp"
+#include "backends/cpu/o3_pipeline.hpp"
 #include "codegen/llvm_gen.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/scalar_ops.hpp"
@@ -178,25 +179,8 @@ struct Compiled {
   ChunkFn chunk = nullptr;
 };
 
-void run_o3(llvm::Module& m, llvm::TargetMachine& tm) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PipelineTuningOptions pto;
-  pto.LoopVectorization = true;
-  pto.SLPVectorization = true;
-  pto.LoopUnrolling = true;
-  pto.LoopInterleaving = true;
-  llvm::PassBuilder pb(&tm, pto);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  mpm.run(m, mam);
-}
+// The backend's own pipeline, so these tests check what the JIT runs.
+using tack::runtime::cpu::run_o3;
 
 std::unique_ptr<Compiled> compile(const tack::Kernel& k, const std::vector<ArgSpec>& specs, bool noalias = false) {
   init_llvm();

@@ -3,6 +3,8 @@
 // way, so a cache hit runs neither the optimizer nor the code generator.
 #include "backends/cpu/jit.hpp"
 
+#include "backends/cpu/o3_pipeline.hpp"
+
 #include "codegen/llvm_gen.hpp"
 
 #include <tack/error.hpp>
@@ -16,7 +18,6 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -94,23 +95,7 @@ std::string Jit::compile(const ir::Kernel& typed, bool noalias, std::string* chu
   m.setDataLayout(tm.createDataLayout());
   m.setTargetTriple(tm.getTargetTriple().str());
 
-  llvm::PipelineTuningOptions tuning;
-  tuning.LoopInterleaving = true;
-  tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
-  tuning.LoopUnrolling = true;
-  llvm::PassBuilder pb(&tm, tuning);
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  mpm.run(m, mam);
+  run_o3(m, tm);
 
   llvm::SmallVector<char, 0> object;
   llvm::raw_svector_ostream os(object);
