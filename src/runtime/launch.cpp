@@ -1,5 +1,6 @@
 // Kernel::launch: check and bind the arguments, find the variant, size the
 // launch from the arguments, and hand it to the backend.
+#include "backends/interp/interp_backend.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/printer.hpp"
 #include "ir/scalar_ops.hpp"
@@ -26,18 +27,9 @@ std::int64_t extent_of(const ir::Expr& e, const runtime::ResolvedCall& call) {
       return static_cast<std::int64_t>(
           ir::eval_cast(p->type.dtype, DType::I64, call.args[static_cast<std::size_t>(p->param)].scalar));
   }
-  if (auto p = e.as<ir::ScalarParam>()) return static_cast<std::int64_t>(call.args[static_cast<std::size_t>(p->param)].scalar);
-  std::vector<interp::Arg> host(call.count);
-  for (size_t i = 0; i < call.count; ++i) {
-    host[i].kind = call.args[i].kind;
-    host[i].scalar = call.args[i].scalar;
-    if (const runtime::ArrayStorage* a = call.args[i].array) {
-      host[i].array.dtype = a->dtype;
-      host[i].array.size = a->size;
-      host[i].array.rank = static_cast<int>(a->shape.size());
-      for (size_t d = 0; d < a->shape.size(); ++d) host[i].array.shape[d] = a->shape[d];
-    }
-  }
+  if (auto p = e.as<ir::ScalarParam>())
+    return static_cast<std::int64_t>(call.args[static_cast<std::size_t>(p->param)].scalar);
+  std::vector<interp::Arg> host = runtime::interp_args(call.args.data(), call.count);
   return static_cast<std::int64_t>(interp::eval_host(e, host));
 }
 

@@ -41,26 +41,7 @@ class InterpBackend final : public Backend {
   std::string source(const ir::Kernel& typed) override { return ir::to_string(typed); }
 
   void launch(const Launch& l) override {
-    std::vector<interp::Arg> args(l.arg_count);
-    for (std::size_t i = 0; i < l.arg_count; ++i) {
-      const BoundArg& b = l.args[i];
-      interp::Arg& a = args[i];
-      a.kind = b.kind;
-      a.scalar = b.scalar;
-      if (b.array) {
-        a.array.data = b.array->buffer->host_data();
-        a.array.dtype = b.array->dtype;
-        a.array.size = b.array->size;
-        a.array.rank = static_cast<int>(b.array->shape.size());
-        for (std::size_t d = 0; d < b.array->shape.size(); ++d) a.array.shape[d] = b.array->shape[d];
-      }
-      if (b.texture) {
-        a.texture.data = static_cast<const float*>(b.texture->copy->buffer->host_data());
-        a.texture.width = b.texture->shape[0];
-        a.texture.height = b.texture->shape[1];
-        a.texture.depth = b.texture->shape[2];
-      }
-    }
+    std::vector<interp::Arg> args = interp_args(l.args, l.arg_count);
     interp::run(l.variant->typed, args, 0, l.count, lanes_);
   }
 
@@ -69,6 +50,30 @@ class InterpBackend final : public Backend {
 };
 
 }  // namespace
+
+std::vector<interp::Arg> interp_args(const BoundArg* bound, std::size_t count) {
+  std::vector<interp::Arg> args(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const BoundArg& b = bound[i];
+    interp::Arg& a = args[i];
+    a.kind = b.kind;
+    a.scalar = b.scalar;
+    if (b.array) {
+      a.array.data = b.array->buffer->host_data();
+      a.array.dtype = b.array->dtype;
+      a.array.size = b.array->size;
+      a.array.rank = static_cast<int>(b.array->shape.size());
+      for (std::size_t d = 0; d < b.array->shape.size(); ++d) a.array.shape[d] = b.array->shape[d];
+    }
+    if (b.texture) {
+      a.texture.data = static_cast<const float*>(b.texture->copy->buffer->host_data());
+      a.texture.width = b.texture->shape[0];
+      a.texture.height = b.texture->shape[1];
+      a.texture.depth = b.texture->shape[2];
+    }
+  }
+  return args;
+}
 
 std::shared_ptr<Backend> make_interp_backend(const DeviceOptions& options) {
   int lanes = interp::kMaxLanes;
