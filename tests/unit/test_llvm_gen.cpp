@@ -1,4 +1,4 @@
-// The LLVM IR generator (src/codegen/llvm_gen.cpp): kernels traced through the
+// The LLVM IR generator (src/codegen/llvm/llvm_gen.cpp): kernels traced through the
 // real front end, typed and optimized, lowered to LLVM IR, verified, checked for
 // structure (no fast-math flags but `contract`, saturating conversions, no
 // division per element in N-D launches, vectorized inner loops), then optimized
@@ -8,7 +8,7 @@
 // payloads).
 #include "codegen/identifiers.hpp"
 #include "backends/cpu/o3_pipeline.hpp"
-#include "codegen/llvm_gen.hpp"
+#include "codegen/llvm/llvm_gen.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/scalar_ops.hpp"
 #include "passes/infer_types.hpp"

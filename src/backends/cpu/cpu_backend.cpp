@@ -7,7 +7,7 @@
 #include "backends/cpu/jit.hpp"
 #include "backends/cpu/launch_policy.hpp"
 #include "backends/cpu/thread_pool.hpp"
-#include "codegen/llvm_gen.hpp"
+#include "codegen/llvm/llvm_gen.hpp"
 #include "ir/printer.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/host_buffer.hpp"

@@ -5,7 +5,7 @@
 
 #include "backends/cpu/o3_pipeline.hpp"
 
-#include "codegen/llvm_gen.hpp"
+#include "codegen/llvm/llvm_gen.hpp"
 
 #include <tack/error.hpp>
 

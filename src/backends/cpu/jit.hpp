@@ -3,7 +3,7 @@
 // the backend's other files do not include LLVM headers.
 #pragma once
 
-#include "codegen/llvm_gen.hpp"
+#include "codegen/llvm/llvm_gen.hpp"
 
 #include <memory>
 #include <string>

@@ -4,7 +4,7 @@
 // (no branches, so loops still vectorize), shift counts are masked, float to
 // int conversions saturate, and no fast-math flag is emitted except the
 // `contract` flag the caller asks for.
-#include "codegen/llvm_ops.hpp"
+#include "codegen/llvm/llvm_ops.hpp"
 
 #include "ir/check.hpp"
 

@@ -15,10 +15,10 @@
 //   a float add or subtract of the same statement, and on that add or subtract
 //   (DESIGN §4: `a*b+c` in one expression may fuse, a product with another use
 //   may not).
-#include "codegen/llvm_gen.hpp"
+#include "codegen/llvm/llvm_gen.hpp"
 
 #include "codegen/identifiers.hpp"
-#include "codegen/llvm_ops.hpp"
+#include "codegen/llvm/llvm_ops.hpp"
 #include "ir/check.hpp"
 #include "ir/scalar_ops.hpp"
 
