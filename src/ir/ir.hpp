@@ -388,6 +388,7 @@ struct Param {
   std::optional<DType> fixed_dtype;  // declared with ArrayOf<T> / ScalarOf<T>
   DType dtype = DType::F32;          // after specialization (Texture3D: always F32)
   int rank = -1;                     // arrays, after specialization
+  bool scalar_pack = false;          // added by passes::pack_scalars: holds the host's scalar values
 };
 
 struct SharedArray {
