@@ -1,0 +1,66 @@
+// NVRTC compilation of generated CUDA C.
+#include "backends/cuda/nvrtc_compile.hpp"
+
+#include "drivers/rtc_api.hpp"
+#include "runtime/warnings.hpp"
+
+#include <tack/error.hpp>
+
+#include <clocale>
+#include <locale.h>
+#include <mutex>
+#include <vector>
+
+namespace tack::cuda {
+namespace {
+
+const drivers::RtcApi& api() {
+  std::string why;
+  const drivers::RtcApi* a = drivers::nvrtc(&why);
+  if (!a) throw BackendUnavailable("cuda: " + why);
+  return *a;
+}
+
+// Restores the thread's locale when the compile returns or throws (NVRTC 12 left the compiling thread in "C").
+class KeepThreadLocale {
+ public:
+  KeepThreadLocale() : saved_(uselocale(static_cast<locale_t>(0))) {}
+  ~KeepThreadLocale() { uselocale(saved_); }
+  KeepThreadLocale(const KeepThreadLocale&) = delete;
+  KeepThreadLocale& operator=(const KeepThreadLocale&) = delete;
+
+ private:
+  locale_t saved_;  // the thread's locale object (or LC_GLOBAL_LOCALE), owned by whoever made it
+};
+
+void warn_if_old(const drivers::RtcApi& a) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    int major = 0, minor = 0;
+    if (a.version(&major, &minor) == 0 && major < 13)
+      runtime::warn("NVRTC " + std::to_string(major) + "." + std::to_string(minor) + " (" + a.library +
+                    ") is older than 13: NVRTC 12.0 miscompiled Tack's lattice Boltzmann example; use CUDA 13");
+  });
+}
+
+}  // namespace
+
+std::array<int, 2> nvrtc_version() {
+  const drivers::RtcApi& a = api();
+  int major = 0, minor = 0;
+  if (a.version(&major, &minor) != 0) throw BackendError("cuda: nvrtcVersion failed");
+  return {major, minor};
+}
+
+std::string compile_ptx(const std::string& source, const std::string& entry, std::initializer_list<const char*> extra) {
+  const drivers::RtcApi& a = api();
+  warn_if_old(a);
+  KeepThreadLocale keep;
+  std::vector<const char*> options(kNvrtcOptions.begin(), kNvrtcOptions.end());
+  options.insert(options.end(), extra.begin(), extra.end());
+  std::vector<char> ptx = drivers::rtc_compile(a, source, entry + ".cu", options);
+  while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
+  return std::string(ptx.begin(), ptx.end());
+}
+
+}  // namespace tack::cuda

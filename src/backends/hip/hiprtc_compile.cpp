@@ -1,0 +1,20 @@
+// hipRTC compilation of generated HIP C.
+#include "backends/hip/hiprtc_compile.hpp"
+
+#include "drivers/rtc_api.hpp"
+
+#include <tack/error.hpp>
+
+namespace tack::hip {
+
+std::vector<char> compile_code_object(const std::string& source, const std::string& entry,
+                                      std::initializer_list<const char*> extra) {
+  std::string why;
+  const drivers::RtcApi* a = drivers::hiprtc(&why);
+  if (!a) throw BackendUnavailable("hip: " + why);
+  std::vector<const char*> options(kHiprtcOptions.begin(), kHiprtcOptions.end());
+  options.insert(options.end(), extra.begin(), extra.end());
+  return drivers::rtc_compile(*a, source, entry + ".hip", options);
+}
+
+}  // namespace tack::hip

@@ -1,0 +1,22 @@
+// HIP C to a code object with hipRTC (reference: HIP, Compilation). One option:
+// -ffp-contract=on, because hipRTC's default (fast) fused a product into a sum
+// of a later statement where the product had another use (p - p was not zero).
+// hipRTC targets the current device; tests name an architecture instead.
+#pragma once
+
+#include <array>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace tack::hip {
+
+inline constexpr std::array<const char*, 1> kHiprtcOptions = {"-ffp-contract=on"};
+
+// Compiles `source` (kernel `entry`); `extra` options follow kHiprtcOptions
+// (e.g. "--offload-arch=gfx90a"). Throws CompileError with the log and source,
+// BackendUnavailable when hipRTC cannot be loaded.
+std::vector<char> compile_code_object(const std::string& source, const std::string& entry,
+                                      std::initializer_list<const char*> extra = {});
+
+}  // namespace tack::hip

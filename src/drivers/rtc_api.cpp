@@ -1,0 +1,107 @@
+// Loading NVRTC and hipRTC, and one checked compile through either.
+#include "drivers/rtc_api.hpp"
+
+#include "drivers/dynamic_library.hpp"
+
+#include <tack/error.hpp>
+
+#include <mutex>
+
+namespace tack::drivers {
+namespace {
+
+struct Loaded {
+  RtcApi api;
+  DynamicLibrary lib;
+  std::string failure;
+};
+
+// Resolves "<prefix>Name" for each entry; `code` names differ between the two compilers.
+void load(Loaded& l, const char* compiler, std::initializer_list<const char*> files, const std::string& prefix,
+          const char* code_size_name, const char* code_name) {
+  l.api.compiler = compiler;
+  if (!l.lib.open(files)) {
+    l.failure = std::string(compiler) + " could not be loaded (" + l.lib.why() + ")";
+    return;
+  }
+  DynamicLibrary& lib = l.lib;
+  RtcApi& a = l.api;
+  bool ok = lib.resolve(a.version, (prefix + "Version").c_str()) &
+            lib.resolve(a.error_string, (prefix + "GetErrorString").c_str()) &
+            lib.resolve(a.create_program, (prefix + "CreateProgram").c_str()) &
+            lib.resolve(a.destroy_program, (prefix + "DestroyProgram").c_str()) &
+            lib.resolve(a.compile_program, (prefix + "CompileProgram").c_str()) &
+            lib.resolve(a.code_size, code_size_name) & lib.resolve(a.code, code_name) &
+            lib.resolve(a.log_size, (prefix + "GetProgramLogSize").c_str()) &
+            lib.resolve(a.log, (prefix + "GetProgramLog").c_str());
+  if (!ok) {
+    l.failure = lib.name() + " lacks " + lib.missing();
+    return;
+  }
+  a.library = lib.name();
+}
+
+const RtcApi* result(const Loaded& l, std::string* why) {
+  if (l.failure.empty()) return &l.api;
+  if (why) *why = l.failure;
+  return nullptr;
+}
+
+void check(const RtcApi& a, RtcApi::Result r, const char* what) {
+  if (r == 0) return;
+  throw BackendError(a.compiler + ": " + what + " failed: " + a.error_string(r) + " (" + std::to_string(r) + ")");
+}
+
+std::string program_log(const RtcApi& a, RtcApi::Program p) {
+  std::size_t size = 0;
+  if (a.log_size(p, &size) != 0 || size <= 1) return "";
+  std::string text(size, '\0');
+  if (a.log(p, text.data()) != 0) return "";
+  text.resize(size - 1);
+  return text;
+}
+
+}  // namespace
+
+const RtcApi* nvrtc(std::string* why) {
+  static Loaded l;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    load(l, "NVRTC", {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, "nvrtc", "nvrtcGetPTXSize", "nvrtcGetPTX");
+  });
+  return result(l, why);
+}
+
+const RtcApi* hiprtc(std::string* why) {
+  static Loaded l;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    load(l, "hipRTC", {"libhiprtc.so", "libhiprtc.so.6", "libhiprtc.so.5", "libamdhip64.so", "libamdhip64.so.6",
+                       "libamdhip64.so.5"},
+         "hiprtc", "hiprtcGetCodeSize", "hiprtcGetCode");
+  });
+  return result(l, why);
+}
+
+std::vector<char> rtc_compile(const RtcApi& a, const std::string& source, const std::string& name,
+                              const std::vector<const char*>& options) {
+  RtcApi::Program prog = nullptr;
+  check(a, a.create_program(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr), "CreateProgram");
+  struct Destroy {
+    const RtcApi& a;
+    RtcApi::Program& p;
+    ~Destroy() { a.destroy_program(&p); }
+  } destroy{a, prog};
+  RtcApi::Result r = a.compile_program(prog, static_cast<int>(options.size()), options.data());
+  if (r != 0) {
+    throw CompileError(a.compiler + " could not compile " + name + ": " + a.error_string(r) + "\n" +
+                       program_log(a, prog) + "\n--- source ---\n" + source);
+  }
+  std::size_t size = 0;
+  check(a, a.code_size(prog, &size), "GetCodeSize");
+  std::vector<char> out(size);
+  check(a, a.code(prog, out.data()), "GetCode");
+  return out;
+}
+
+}  // namespace tack::drivers
