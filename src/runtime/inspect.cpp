@@ -3,15 +3,34 @@
 #include "ir/printer.hpp"
 #include "runtime/registry.hpp"
 #include "runtime/resolve_variant.hpp"
+#include "runtime/source_targets.hpp"
 
 #include <tack/error.hpp>
 #include <tack/kernel.hpp>
 
 namespace tack {
+namespace {
+
+// The backend to specialize for: its device where one can be made, else the
+// code generator alone, so that any backend's source can be read on any machine.
+std::shared_ptr<runtime::Backend> inspect_backend(std::string_view name) {
+  const runtime::SourceTarget* target = runtime::find_source_target(name);
+  bool has_runtime = false;
+  for (const auto& f : runtime::backend_factories()) has_runtime = has_runtime || f.name == name;
+  if (!target || (has_runtime && name.empty())) return device(name).backend();
+  if (!has_runtime) return runtime::source_only_backend(*target, "this build has no runtime for it");
+  try {
+    return device(name).backend();
+  } catch (const BackendUnavailable& e) {
+    return runtime::source_only_backend(*target, e.what());
+  }
+}
+
+}  // namespace
 
 Inspection inspect_args(const Kernel& k, std::string_view backend_name, std::span<const KernelArg> args) {
   if (!k.impl()) throw InvalidArgument("tack::inspect of an empty tack::Kernel");
-  std::shared_ptr<runtime::Backend> backend = device(backend_name).backend();
+  std::shared_ptr<runtime::Backend> backend = inspect_backend(backend_name);
   runtime::ResolvedCall call = runtime::check_call(*k.impl(), args, backend, true);
   Inspection out;
   out.ir = ir::to_string(k.impl()->traced());

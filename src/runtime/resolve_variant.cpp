@@ -11,6 +11,8 @@
 
 #include <tack/error.hpp>
 
+#include <mutex>
+
 namespace tack::runtime {
 namespace {
 
@@ -39,8 +41,9 @@ std::string param_list(const ir::Kernel& k) {
 }
 
 // Capability checks on typed IR: what the backend cannot run is refused before compiling.
-void check_capabilities(const ir::Kernel& typed, const Backend& backend) {
-  const Capabilities& caps = backend.caps();
+}  // namespace
+
+void check_capabilities(const ir::Kernel& typed, const Capabilities& caps) {
   if (typed.launch == ir::LaunchKind::Workgroup && !caps.supports_workgroups)
     throw InvalidArgument("kernel '" + typed.name + "' uses workgroup_for, which the " + caps.name +
                           " backend does not support");
@@ -64,7 +67,15 @@ void check_capabilities(const ir::Kernel& typed, const Backend& backend) {
   if (!problem.empty()) throw TypeError(problem);
 }
 
+namespace {
+std::mutex g_observer_mutex;
+std::function<void(const ir::Kernel&)> g_observer;
 }  // namespace
+
+void set_specialize_observer(std::function<void(const ir::Kernel&)> observer) {
+  std::lock_guard lock(g_observer_mutex);
+  g_observer = std::move(observer);
+}
 
 ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::shared_ptr<Backend> backend,
                         bool for_inspect) {
@@ -172,8 +183,11 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
     types[i].rank = sig.items[i] >> 6;
   }
   ir::Kernel typed = passes::infer_types(k, types);
-  check_capabilities(typed, backend);
-  return passes::optimize(typed);
+  check_capabilities(typed, backend.caps());
+  ir::Kernel optimized = passes::optimize(typed);
+  std::lock_guard lock(g_observer_mutex);
+  if (g_observer) g_observer(optimized);
+  return optimized;
 }
 
 std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend& backend, const Signature& sig) {

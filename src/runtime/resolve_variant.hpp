@@ -8,6 +8,7 @@
 #include <tack/kernel.hpp>
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -30,6 +31,14 @@ ResolvedCall check_call(KernelImpl& k, std::span<const KernelArg> args, std::sha
 
 // Specializes and optimizes the traced kernel for a signature (no compilation).
 ir::Kernel specialize(KernelImpl& k, const Backend& backend, const Signature& sig);
+
+// Refuses, with TypeError or InvalidArgument, a typed kernel that uses what the
+// backend lacks: workgroups, shared arrays or atomics of an unsupported dtype.
+void check_capabilities(const ir::Kernel& typed, const Capabilities& caps);
+
+// A hook for tests: called with every kernel specialize() returns (the compile
+// checks collect the conformance suite's kernels through it). Empty to remove.
+void set_specialize_observer(std::function<void(const ir::Kernel&)> observer);
 
 // The compiled variant for this call, from the backend's cache or built now.
 std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& k, Backend& backend, const Signature& sig);
