@@ -1,0 +1,129 @@
+// Compile checks: every kernel of the conformance suite, through each GPU
+// backend's real compiler, without a GPU (DESIGN §7).
+//
+//   tack_compile_checks --dialect=cuda|hip|level_zero|metal [--verbose] [--dump=DIR]
+//
+// Runs the conformance suite on the interpreter, collecting every specialized
+// kernel through the specialize observer; then generates each one's source for
+// the dialect and compiles it:
+//   cuda        NVRTC with exactly the backend's options to PTX, then ptxas -arch=sm_90
+//   hip         hipRTC with the backend's options, for gfx90a
+//   level_zero  libocloc with the backend's options, to SPIR-V and a native binary for pvc
+//   metal       clang++ -fsyntax-only as C++ under tests/compile_checks/metal/metal_stdlib
+// A kernel the backend refuses at the call (a dtype, atomic or feature it lacks)
+// is counted as refused, not compiled. Exits 0 when every accepted kernel
+// compiles, 1 on any failure, 77 (ctest's skip) when the compiler is absent,
+// printing why.
+#include "compile_checks/dialects.hpp"
+
+#include "ir/printer.hpp"
+#include "runtime/resolve_variant.hpp"
+#include "runtime/source_targets.hpp"
+
+#include <tack/error.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+using tack::compile_checks::Dialect;
+using tack::compile_checks::Unit;
+
+// The kernels the backend accepts, generated; the refused ones counted with a reason.
+struct Collected {
+  std::vector<Unit> units;
+  std::vector<std::string> refused;
+};
+
+Collected generate_all(const std::vector<tack::ir::Kernel>& kernels, const tack::runtime::SourceTarget& target) {
+  Collected out;
+  for (const tack::ir::Kernel& k : kernels) {
+    try {
+      for (const tack::ir::Param& p : k.params)
+        if (!target.caps.supports(p.dtype))
+          throw tack::TypeError(std::string(tack::dtype_name(p.dtype)) + " is not supported on " + target.name);
+      tack::runtime::check_capabilities(k, target.caps);
+      out.units.push_back({k.name, tack::ir::to_string(k), target.generate(k)});
+    } catch (const tack::TypeError& e) {
+      out.refused.push_back(k.name + ": " + e.what());
+    } catch (const tack::InvalidArgument& e) {
+      out.refused.push_back(k.name + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  std::string dialect_name;
+  bool verbose = false;
+  std::string dump;  // a folder to write each generated source to, for reading
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--dialect=", 0) == 0) dialect_name = a.substr(10);
+    if (a == "--verbose") verbose = true;
+    if (a.rfind("--dump=", 0) == 0) dump = a.substr(7);
+  }
+  const Dialect* dialect = tack::compile_checks::find_dialect(dialect_name);
+  const tack::runtime::SourceTarget* target = tack::runtime::find_source_target(dialect_name);
+  if (!dialect || !target) {
+    std::cerr << "usage: tack_compile_checks --dialect=cuda|hip|level_zero|metal [--verbose] [--dump=DIR]\n";
+    return 2;
+  }
+  std::string why;
+  if (!dialect->available(&why)) {
+    std::cout << dialect_name << ": compile checks skipped: " << why << "\n";
+    return 77;
+  }
+
+  // The check must be able to fail: a source with a type error has to be refused.
+  const Unit broken{"broken", "", "static int tack_broken() { return undeclared_name; }\n"};
+  std::string broken_log;
+  if (dialect->compile_batch({&broken}, &broken_log)) {
+    std::cout << dialect_name << ": the compiler accepted a broken source; this check would prove nothing\n";
+    return 1;
+  }
+
+  // Collect the conformance suite's kernels, each distinct typed kernel once.
+  std::mutex mutex;
+  std::set<std::string> seen;
+  std::vector<tack::ir::Kernel> kernels;
+  tack::runtime::set_specialize_observer([&](const tack::ir::Kernel& k) {
+    std::lock_guard lock(mutex);
+    if (seen.insert(tack::ir::to_string(k)).second) kernels.push_back(k);
+  });
+  GTEST_FLAG_SET(filter, "*/interp");
+  GTEST_FLAG_SET(brief, true);
+  if (RUN_ALL_TESTS() != 0) {
+    std::cout << dialect_name << ": the conformance suite failed on interp; no compile check was made\n";
+    return 1;
+  }
+  tack::runtime::set_specialize_observer(nullptr);
+
+  Collected c = generate_all(kernels, *target);
+  if (verbose)
+    for (const std::string& r : c.refused) std::cout << "refused: " << r << "\n";
+  if (!dump.empty()) {
+    std::filesystem::create_directories(dump);
+    for (std::size_t i = 0; i < c.units.size(); ++i)
+      std::ofstream(dump + "/" + std::to_string(i) + "_" + c.units[i].kernel + "." + dialect_name) << c.units[i].source;
+  }
+  std::vector<std::string> failures = dialect->compile(c.units);
+  for (const std::string& f : failures) std::cout << "FAILED: " << f << "\n";
+  std::cout << dialect_name << ": " << kernels.size() << " conformance kernels; " << c.units.size() - failures.size()
+            << " compiled (" << dialect->description << "), " << c.refused.size()
+            << " refused as the backend refuses them at the call, " << failures.size() << " failed\n";
+  std::cout << c.units.size() - failures.size() << " passed, " << failures.size() << " failed\n";
+  return failures.empty() && !c.units.empty() ? 0 : 1;
+}
