@@ -11,6 +11,9 @@ packages=(
   libxxhash-dev                                # disk-cache hashes (XXH3)
   llvm-19-dev                                  # the CPU backend's JIT
   pocl-opencl-icd ocl-icd-opencl-dev           # the OpenCL backend, run by PoCL on the CPU
+  libamdhip64-dev                              # hipRTC: compile checks of HIP C for gfx90a
+  intel-opencl-icd                             # libocloc: compile checks of OpenCL C for Intel GPUs
+  clang                                        # compile checks of MSL, parsed as C++
   libstb-dev                                   # PNG output in examples
   libdlpack-dev                                # tack::from_dlpack / Array::to_dlpack
 )
