@@ -8,6 +8,8 @@
 #include <tack/error.hpp>
 #include <tack/kernel.hpp>
 
+#include <algorithm>
+
 namespace tack {
 namespace {
 
@@ -17,7 +19,14 @@ std::shared_ptr<runtime::Backend> inspect_backend(std::string_view name) {
   const runtime::SourceTarget* target = runtime::find_source_target(name);
   bool has_runtime = false;
   for (const auto& f : runtime::backend_factories()) has_runtime = has_runtime || f.name == name;
-  if (!target || (has_runtime && name.empty())) return device(name).backend();
+  if (!target && !has_runtime && !name.empty()) {
+    std::vector<std::string> names = backend_names();
+    for (const auto& t : runtime::source_targets())
+      if (std::find(names.begin(), names.end(), t.name) == names.end()) names.push_back(t.name);
+    throw InvalidArgument("tack::inspect: unknown backend '" + std::string(name) + "'" +
+                          runtime::did_you_mean(name, names) + "; the backends are: " + runtime::join_names(names));
+  }
+  if (!target || name.empty()) return device(name).backend();
   if (!has_runtime) return runtime::source_only_backend(*target, "this build has no runtime for it");
   try {
     return device(name).backend();

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tack::runtime {
@@ -20,6 +21,10 @@ struct BackendFactory {
 
 const std::vector<BackendFactory>& backend_factories();
 std::shared_ptr<Backend> default_backend();
+// " (did you mean 'x'?)" for the closest candidate, or "".
+std::string did_you_mean(std::string_view wrong, const std::vector<std::string>& candidates);
+// "a, b, c", or "none".
+std::string join_names(const std::vector<std::string>& names);
 // Reads a boolean environment flag: unset, "", 0, false, no and off are false.
 bool env_flag(const char* name);
 

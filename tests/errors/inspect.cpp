@@ -1,0 +1,41 @@
+// tack::inspect for backends without their device: bad names are refused with a
+// suggestion, and a kernel the backend would refuse at the call is refused the
+// same way when only its source is asked for.
+#include "errors/error_helpers.hpp"
+
+#include <tack/tack.hpp>
+
+namespace {
+
+using namespace tack::lang;
+
+TEST(Inspect, UnknownBackendSuggestsTheClosest) {
+  auto k = tack::kernel("k", [](Array y) { parallel_for(y.size(), [&](Index i) { y[i] = 1; }); });
+  EXPECT_TACK_ERROR(tack::inspect(k, "cudda", tack::ArraySpec{}), tack::InvalidArgument,
+                    "tack::inspect: unknown backend 'cudda'", "did you mean 'cuda'", "the backends are: ", "level_zero",
+                    "metal");
+}
+
+TEST(Inspect, MetalRefusesF64ArgumentsAsTheCallWould) {
+  auto k = tack::kernel("scale", [](Array y, Scalar a) { parallel_for(y.size(), [&](Index i) { y[i] = y[i] * a; }); });
+  EXPECT_TACK_ERROR(tack::inspect(k, "metal", tack::ArraySpec{tack::DType::F64, 1}, 2.0), tack::TypeError,
+                    "kernel 'scale', argument 0", "f64 is not supported on the metal backend");
+}
+
+TEST(Inspect, MetalRefusesF64ComputedInsideTheKernel) {
+  auto k = tack::kernel("widen", [](Array y) {
+    parallel_for(y.size(), [&](Index i) { y[i] = cast<float>(cast<double>(y[i]) * 3.0); });
+  });
+  EXPECT_TACK_ERROR(tack::inspect(k, "metal", tack::ArraySpec{tack::DType::F32, 1}), tack::TypeError,
+                    "kernel 'widen'", "Metal has no double precision", "use f32 on Metal");
+}
+
+TEST(Inspect, AtomicsTheBackendLacksAreRefused) {
+  auto k = tack::kernel("count", [](Array c) { parallel_for(c.size(), [&](Index i) { atomic_add(c, 0, 1); }); });
+  EXPECT_TACK_ERROR(tack::inspect(k, "cuda", tack::ArraySpec{tack::DType::I8, 1}), tack::TypeError, "kernel 'count'",
+                    "atomic_add on i8 is not supported on cuda");
+  EXPECT_TACK_ERROR(tack::inspect(k, "level_zero", tack::ArraySpec{tack::DType::I64, 1}), tack::TypeError,
+                    "atomic_add on i64 is not supported on level_zero");
+}
+
+}  // namespace
