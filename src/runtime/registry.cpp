@@ -80,6 +80,12 @@ const std::vector<BackendFactory>& backend_factories() {
 
 std::shared_ptr<Backend> default_backend() { return device().backend(); }
 
+std::string did_you_mean(std::string_view wrong, const std::vector<std::string>& candidates) {
+  return suggestion(wrong, candidates);
+}
+
+std::string join_names(const std::vector<std::string>& names) { return joined(names); }
+
 }  // namespace tack::runtime
 
 namespace tack {
