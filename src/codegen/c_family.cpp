@@ -190,6 +190,11 @@ CSource CFamilyCodeGen::generate(const passes::PackedKernel& packed) {
     }
   } else {
     prologue += "  const " + I64 + " __lid__ = " + local_id() + ";\n  const " + I64 + " __gid__ = " + group_id() + ";\n";
+    // Shared arrays start zeroed (as in the interpreter); GPU local memory starts undefined.
+    for (std::size_t i = 0; i < k.shared.size(); ++i)
+      prologue += "  for (" + I64 + " __z__ = __lid__; __z__ < " + std::to_string(k.shared[i].count) +
+                  "; __z__ += " + std::to_string(kGpuGroupSize) + ") sh" + std::to_string(i) + "[__z__] = 0;\n";
+    if (!k.shared.empty()) prologue += "  " + barrier() + "\n";
   }
   for (std::size_t i = static_cast<std::size_t>(packed.leading_lets); i < top->stmts.size(); ++i) stmt(top->stmts[i]);
 
@@ -228,6 +233,7 @@ void CFamilyCodeGen::begin_statement(std::initializer_list<const ir::Expr*> root
   contract_.clear();
   temps_.clear();
   pending_.clear();
+  unsigned_form_.clear();
   std::unordered_map<const ir::ExprNode*, const ir::ExprNode*> parent;
   std::vector<const ir::ExprNode*> stack;
   auto visit = [&](const ir::Expr& e, const ir::ExprNode* from) {
@@ -645,8 +651,27 @@ std::string CFamilyCodeGen::op(const ir::Op* n, const ir::Expr& self) {
   // Integers: wrapping arithmetic in the unsigned type of at least 32 bits.
   const std::string W = wide_unsigned(t);
   const int mask = bits_of_dtype(t) - 1;
-  auto wrap = [&](const std::string& v) { return "((" + T + ")(" + v + "))"; };
-  auto u = [&](const std::string& v) { return "(" + W + ")" + v; };
+  // 32- and 64-bit operands convert to W and back without loss, so a chain of wrapping operations stays in W
+  // and converts once ((T)(a + b * c) rather than a cast at every step); u32 and u64 are W already.
+  const bool full_width = bits_of_dtype(t) >= 32;
+  const bool is_w = t == unsigned_bits(t);
+  auto u_arg = [&](int i, const std::string& text) -> std::string {
+    if (is_w) return text;
+    const ir::ExprNode* arg = n->args[static_cast<std::size_t>(i)].get();
+    if (full_width && !temps_.count(arg)) {
+      auto it = unsigned_form_.find(arg);
+      if (it != unsigned_form_.end()) return "(" + it->second + ")";
+      if (const auto* c = n->args[static_cast<std::size_t>(i)].as<ir::Const>(); c && c->i >= 0)
+        return literal_int(unsigned_bits(t), c->i);
+    }
+    return "(" + W + ")" + text;
+  };
+  auto wrapped = [&](const std::string& v) {
+    if (is_w) return "(" + v + ")";
+    if (full_width) unsigned_form_[self.get()] = v;
+    return "((" + T + ")(" + v + "))";
+  };
+  const std::string ua = u_arg(0, a), ub = n->arity() >= 2 ? u_arg(1, b) : std::string();
   auto int_helper = [&](const std::string& op_name, const std::string& body) {
     std::string name = "tack_" + op_name + "_" + suffix(t);
     helper(name, [&] { return helper_qualifier() + " " + T + " " + name + "(" + T + " a, " + T + " b) {\n" + body + "}\n"; });
@@ -657,7 +682,7 @@ std::string CFamilyCodeGen::op(const ir::Op* n, const ir::Expr& self) {
   const std::string minus_one = sig ? literal_int(t, -1) : "";
   const std::string neg_a = "(" + T + ")((" + W + ")0 - (" + W + ")a)";
   switch (n->op) {
-    case OpCode::Neg: return wrap("(" + W + ")0 - " + u(a));
+    case OpCode::Neg: return wrapped("(" + W + ")0 - " + ua);
     case OpCode::Abs: {
       if (!sig) return a;
       std::string name = helper("tack_abs_" + suffix(t), [&] {
@@ -666,19 +691,19 @@ std::string CFamilyCodeGen::op(const ir::Op* n, const ir::Expr& self) {
       });
       return name + "(" + a + ")";
     }
-    case OpCode::BitNot: return wrap("~" + u(a));
-    case OpCode::Add: return wrap(u(a) + " + " + u(b));
-    case OpCode::Sub: return wrap(u(a) + " - " + u(b));
-    case OpCode::Mul: return wrap(u(a) + " * " + u(b));
-    case OpCode::BitAnd: return wrap(u(a) + " & " + u(b));
-    case OpCode::BitOr: return wrap(u(a) + " | " + u(b));
-    case OpCode::BitXor: return wrap(u(a) + " ^ " + u(b));
-    case OpCode::Shl: return wrap(u(a) + " << (" + u(b) + " & " + std::to_string(mask) + "u)");
+    case OpCode::BitNot: return wrapped("~" + ua);
+    case OpCode::Add: return wrapped(ua + " + " + ub);
+    case OpCode::Sub: return wrapped(ua + " - " + ub);
+    case OpCode::Mul: return wrapped(ua + " * " + ub);
+    case OpCode::BitAnd: return wrapped(ua + " & " + ub);
+    case OpCode::BitOr: return wrapped(ua + " | " + ub);
+    case OpCode::BitXor: return wrapped(ua + " ^ " + ub);
+    case OpCode::Shl: return wrapped(ua + " << (" + ub + " & " + std::to_string(mask) + "u)");
     case OpCode::Shr:
       // Arithmetic for signed types (C leaves a negative operand's shift implementation-defined; every GPU
       // compiler shifts arithmetically), logical for unsigned.
-      if (sig) return wrap(a + " >> (int)(" + u(b) + " & " + std::to_string(mask) + "u)");
-      return wrap(u(a) + " >> (" + u(b) + " & " + std::to_string(mask) + "u)");
+      if (sig) return "((" + T + ")(" + a + " >> (int)(" + ub + " & " + std::to_string(mask) + "u)))";
+      return wrapped(ua + " >> (" + ub + " & " + std::to_string(mask) + "u)");
     case OpCode::Div:
       return int_helper("div", "  if (b == " + zero + ") return " + zero + ";\n" +
                                    (sig ? "  if (b == " + minus_one + ") return " + neg_a + ";\n" : "") +

@@ -134,6 +134,7 @@ class CFamilyCodeGen {
   std::unordered_map<const ir::ExprNode*, int> uses_;
   std::unordered_set<const ir::ExprNode*> contract_;
   std::unordered_map<const ir::ExprNode*, std::string> temps_;
+  std::unordered_map<const ir::ExprNode*, std::string> unsigned_form_;  // wrapping integer ops, before the cast back
   std::vector<std::string> pending_;
   int temp_count_ = 0;
 };
