@@ -17,6 +17,7 @@
 #include "codegen/c_family.hpp"
 
 #include "codegen/identifiers.hpp"
+#include "codegen/statement_uses.hpp"
 #include "ir/check.hpp"
 #include "ir/scalar_ops.hpp"
 
@@ -36,6 +37,23 @@ int bits_of_dtype(DType t) { return dtype_bits(t); }
 // ---- services ---------------------------------------------------------------
 
 std::string CFamilyCodeGen::suffix(DType t) { return std::string(dtype_name(t)); }
+
+std::string CFamilyCodeGen::cl_type_name(DType t) {
+  switch (t) {
+    case DType::Bool: return "bool";
+    case DType::I8: return "char";
+    case DType::U8: return "uchar";
+    case DType::I16: return "short";
+    case DType::U16: return "ushort";
+    case DType::I32: return "int";
+    case DType::U32: return "uint";
+    case DType::I64: return "long";
+    case DType::U64: return "ulong";
+    case DType::F32: return "float";
+    case DType::F64: return "double";
+  }
+  TACK_UNREACHABLE("unknown dtype");
+}
 
 DType CFamilyCodeGen::unsigned_bits(DType t) const { return dtype_bits(t) == 64 ? DType::U64 : DType::U32; }
 
@@ -229,57 +247,12 @@ void CFamilyCodeGen::flush_temps() {
 }
 
 void CFamilyCodeGen::begin_statement(std::initializer_list<const ir::Expr*> roots) {
-  uses_.clear();
-  contract_.clear();
+  StatementUses su = statement_uses(roots);
+  uses_ = std::move(su.uses);
+  contract_ = std::move(su.fusible);
   temps_.clear();
   pending_.clear();
   unsigned_form_.clear();
-  std::unordered_map<const ir::ExprNode*, const ir::ExprNode*> parent;
-  std::vector<const ir::ExprNode*> stack;
-  auto visit = [&](const ir::Expr& e, const ir::ExprNode* from) {
-    if (!e) return;
-    if (uses_[e.get()]++ == 0) {
-      parent[e.get()] = from;
-      stack.push_back(e.get());
-    }
-  };
-  for (const ir::Expr* r : roots) visit(*r, nullptr);
-  while (!stack.empty()) {
-    const ir::ExprNode* n = stack.back();
-    stack.pop_back();
-    switch (n->kind) {
-      case ir::ExprKind::Op: {
-        const auto* o = static_cast<const ir::Op*>(n);
-        for (int i = 0; i < o->arity(); ++i) visit(o->args[static_cast<std::size_t>(i)], n);
-        break;
-      }
-      case ir::ExprKind::Select: {
-        const auto* s = static_cast<const ir::Select*>(n);
-        visit(s->cond, n);
-        visit(s->if_true, n);
-        visit(s->if_false, n);
-        break;
-      }
-      case ir::ExprKind::Cast: visit(static_cast<const ir::Cast*>(n)->value, n); break;
-      case ir::ExprKind::Load: visit(static_cast<const ir::Load*>(n)->index, n); break;
-      case ir::ExprKind::TexSample: {
-        const auto* t = static_cast<const ir::TexSample*>(n);
-        visit(t->u, n);
-        visit(t->v, n);
-        visit(t->w, n);
-        break;
-      }
-      default: break;
-    }
-  }
-  for (const auto& [n, count] : uses_) {
-    if (count != 1 || n->kind != ir::ExprKind::Op || !is_float(n->type.dtype)) continue;
-    if (static_cast<const ir::Op*>(n)->op != ir::OpCode::Mul) continue;
-    const ir::ExprNode* p = parent[n];
-    if (!p || p->kind != ir::ExprKind::Op || p->type.dtype != n->type.dtype) continue;
-    ir::OpCode pop = static_cast<const ir::Op*>(p)->op;
-    if (pop == ir::OpCode::Add || pop == ir::OpCode::Sub) contract_.insert(n);
-  }
 }
 
 std::string CFamilyCodeGen::array_name(const ir::ArrayRef& a) const {

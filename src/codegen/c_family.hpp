@@ -93,6 +93,8 @@ class CFamilyCodeGen {
   // A helper implementing op on *ptr with a compare-and-swap loop, f(cur, v) -> new value.
   std::string cas_loop_helper(const std::string& name, DType t, const std::string& combine);
   static std::string suffix(DType t);  // "f32", "i64", ...
+  // OpenCL C and MSL spell the scalar types alike: char, uchar, ..., long, ulong, float, double.
+  static std::string cl_type_name(DType t);
   DType unsigned_bits(DType t) const;  // u32 or u64 of t's width
   std::string wide_unsigned(DType t) const;
   std::string literal_int(DType t, std::int64_t v) const;

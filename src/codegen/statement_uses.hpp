@@ -1,0 +1,24 @@
+// Which nodes of one statement's expression trees are shared, and which float
+// products may fuse into a sum (DESIGN §4: a product may contract only when its
+// one use is an add or subtract of the same statement and dtype). Every code
+// generator asks this per statement: llvm_gen marks those operations
+// `contract`, the C-family emitter writes the others unfused.
+#pragma once
+
+#include "ir/ir.hpp"
+
+#include <initializer_list>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tack::codegen {
+
+struct StatementUses {
+  std::unordered_map<const ir::ExprNode*, int> uses;  // how many parents each node has in the statement
+  std::unordered_set<const ir::ExprNode*> fusible;    // float products that may fuse into their sum
+};
+
+// Null roots (an absent compare value, ...) are skipped.
+StatementUses statement_uses(std::initializer_list<const ir::Expr*> roots);
+
+}  // namespace tack::codegen
