@@ -21,6 +21,7 @@
 #include "ir/check.hpp"
 #include "ir/scalar_ops.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cinttypes>
 #include <cmath>
@@ -120,6 +121,50 @@ std::string CFamilyCodeGen::cas_loop_helper(const std::string& base_name, DType 
   });
 }
 
+// 8- and 16-bit atomics: no GPU language has them, so the containing 32-bit word is updated with a
+// compare-and-swap loop that changes only the element's bits (GPUs are little-endian). Buffers and shared
+// arrays are allocated in whole words, so the word never reaches past the allocation.
+std::string CFamilyCodeGen::subword_atomic(ir::AtomicOp op, DType t, const std::string& base, const std::string& index,
+                                           const std::string& v, const std::string& c) {
+  const std::string name =
+      std::string("tack_atomic_") + ir::atomic_name(op) + "_" + suffix(t) + (atomic_on_shared_ ? "_shared" : "");
+  const bool is_cas = op == ir::AtomicOp::Cas;
+  helper(name, [&] {
+    const std::string T = type_name(t), U = type_name(DType::U32), I64 = type_name(DType::I64);
+    const std::string UT = type_name(is_signed_int(t) ? (dtype_bits(t) == 8 ? DType::U8 : DType::U16) : t);
+    const std::string W = atomic_bits_pointer(DType::U32);
+    const std::string bytes_ptr = global_pointer(DType::U8, false);
+    std::string combine;
+    switch (op) {
+      case ir::AtomicOp::Add: combine = "(" + T + ")((" + U + ")cur + (" + U + ")v)"; break;
+      case ir::AtomicOp::Sub: combine = "(" + T + ")((" + U + ")cur - (" + U + ")v)"; break;
+      case ir::AtomicOp::And: combine = "(" + T + ")(cur & v)"; break;
+      case ir::AtomicOp::Or: combine = "(" + T + ")(cur | v)"; break;
+      case ir::AtomicOp::Xor: combine = "(" + T + ")(cur ^ v)"; break;
+      case ir::AtomicOp::Min: combine = min_max_helper(ir::OpCode::Min, t) + "(cur, v)"; break;
+      case ir::AtomicOp::Max: combine = min_max_helper(ir::OpCode::Max, t) + "(cur, v)"; break;
+      case ir::AtomicOp::Exchange:
+      case ir::AtomicOp::Cas: combine = "v"; break;
+    }
+    const int size = static_cast<int>(dtype_size(t));
+    std::string text = helper_qualifier() + " " + T + " " + name + "(" + global_pointer(t, false) + " base, " + I64 +
+                       " index, " + T + " v" + (is_cas ? ", " + T + " expected" : "") + ") {\n";
+    text += "  const " + I64 + " byte = index * " + std::to_string(size) + ";\n";
+    text += "  " + W + " w = (" + W + ")((" + bytes_ptr + ")base + (byte - (byte & 3)));\n";
+    text += "  const " + U + " shift = (" + U + ")(byte & 3) * 8u;\n";
+    text += "  const " + U + " mask = " + (size == 1 ? "0xFFu" : "0xFFFFu") + " << shift;\n";
+    text += "  " + U + " old = " + atomic_load_bits(DType::U32, "w") + ";\n";
+    text += "  for (;;) {\n";
+    text += "    const " + T + " cur = (" + T + ")(" + UT + ")((old & mask) >> shift);\n";
+    if (is_cas) text += "    if (cur != expected) return cur;\n";
+    text += "    const " + T + " next = " + combine + ";\n";
+    text += "    const " + U + " desired = (old & ~mask) | (((" + U + ")(" + UT + ")next << shift) & mask);\n";
+    text += "    " + cas_step(DType::U32, "w", "old", "desired", "cur") + "\n  }\n}\n";
+    return text;
+  });
+  return name + "(" + base + ", " + index + ", " + v + (is_cas ? ", " + c : "") + ")";
+}
+
 std::string CFamilyCodeGen::float_to_int(DType from, DType to, const std::string& x) {
   std::string name = "tack_" + suffix(from) + "_to_" + suffix(to);
   helper(name, [&] {
@@ -217,8 +262,12 @@ CSource CFamilyCodeGen::generate(const passes::PackedKernel& packed) {
   for (std::size_t i = static_cast<std::size_t>(packed.leading_lets); i < top->stmts.size(); ++i) stmt(top->stmts[i]);
 
   std::string shared;
-  for (std::size_t i = 0; i < k.shared.size(); ++i)
-    shared += "  " + shared_decl(k.shared[i].dtype, "sh" + std::to_string(i), k.shared[i].count) + "\n";
+  for (std::size_t i = 0; i < k.shared.size(); ++i) {
+    // Whole 32-bit words, so that an 8- or 16-bit atomic's containing word stays inside the array.
+    const std::int64_t per_word = 4 / std::min<std::int64_t>(4, static_cast<std::int64_t>(dtype_size(k.shared[i].dtype)));
+    const std::int64_t count = (k.shared[i].count + per_word - 1) / per_word * per_word;
+    shared += "  " + shared_decl(k.shared[i].dtype, "sh" + std::to_string(i), count) + "\n";
+  }
   for (const auto& [dt, name] : reduce_scratch_)
     shared += "  " + shared_decl(static_cast<DType>(dt), name, kGpuGroupSize) + "\n";
 
@@ -400,12 +449,14 @@ void CFamilyCodeGen::emit_atomic(const ir::Atomic* n) {
   begin_statement({&n->index, &n->value, &n->compare});
   DType t = array_dtype(n->array);
   TACK_CHECK(t != DType::Bool);
-  std::string ptr = "(" + array_name(n->array) + " + " + converted(n->index, DType::I64) + ")";
+  std::string base = array_name(n->array);
+  std::string index = converted(n->index, DType::I64);
   std::string v = converted(n->value, t);
   std::string c = n->compare ? converted(n->compare, t) : std::string();
   flush_temps();
   atomic_on_shared_ = n->array.space == ir::ArrayRef::Space::Shared;
-  std::string old = atomic(n->op, t, ptr, v, c);
+  std::string old = dtype_bits(t) < 32 ? subword_atomic(n->op, t, base, index, v, c)
+                                       : atomic(n->op, t, "(" + base + " + " + index + ")", v, c);
   atomic_on_shared_ = false;
   line(let_name(n->result) + " = " + cast(t, k_->lets[static_cast<std::size_t>(n->result)].dtype, old) + ";");
 }

@@ -69,7 +69,8 @@ class CFamilyCodeGen {
   // A bit pattern reinterpreted: float <-> unsigned integer of the same width.
   virtual std::string bits_of(DType float_t, const std::string& x) const = 0;
   virtual std::string float_of_bits(DType float_t, const std::string& x) const = 0;
-  // Atomic read-modify-write of *ptr (a global_pointer); returns the old value.
+  // Atomic read-modify-write of *ptr (a global_pointer) for 32- and 64-bit t; returns the old value.
+  // (8- and 16-bit atomics are emulated on the containing word by subword_atomic.)
   virtual std::string atomic(ir::AtomicOp op, DType t, const std::string& ptr, const std::string& value,
                              const std::string& compare) = 0;
   // For CAS-loop helpers: the pointer type of the unsigned bits of t, the first
@@ -100,6 +101,8 @@ class CFamilyCodeGen {
   std::string literal_int(DType t, std::int64_t v) const;
   std::string literal(DType t, std::uint64_t bits) const;
   std::string min_max_helper(ir::OpCode op, DType t);
+  std::string subword_atomic(ir::AtomicOp op, DType t, const std::string& base, const std::string& index,
+                             const std::string& value, const std::string& compare);
   // True while an atomic on a workgroup shared array is emitted (its pointers are in local memory).
   bool atomic_on_shared_ = false;
 

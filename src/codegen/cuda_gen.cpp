@@ -42,7 +42,7 @@ std::string CudaCodeGen::kernel_open(const std::string& entry, const std::vector
 }
 
 std::string CudaCodeGen::shared_decl(DType t, const std::string& name, std::int64_t count) const {
-  return "__shared__ " + type_name(t) + " " + name + "[" + std::to_string(count) + "];";
+  return "__shared__ __align__(16) " + type_name(t) + " " + name + "[" + std::to_string(count) + "];";
 }
 
 std::string CudaCodeGen::math(const std::string& name, DType t) const {

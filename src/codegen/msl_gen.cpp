@@ -46,7 +46,7 @@ class MslCodeGen : public CFamilyCodeGen {
   std::string local_id() const override { return "(long)__local_id"; }
   std::string group_id() const override { return "(long)__group_id"; }
   std::string shared_decl(DType t, const std::string& name, std::int64_t count) const override {
-    return "threadgroup " + type_name(t) + " " + name + "[" + std::to_string(count) + "];";
+    return "threadgroup " + type_name(t) + " " + name + "[" + std::to_string(count) + "] __attribute__((aligned(16)));";
   }
   std::string barrier() const override {
     return "threadgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);";

@@ -42,10 +42,7 @@ class OpenCLCodeGen : public CFamilyCodeGen {
     // fusion, so contraction is off for the whole program.
     s += "#pragma OPENCL FP_CONTRACT OFF\n";
     if (uses_dtype(k, DType::F64)) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
-    if (uses_64bit_atomics(k)) {
-      s += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";
-      s += "#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n";
-    }
+    if (uses_64bit_atomics(k)) s += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";
     return s;
   }
   std::string helper_qualifier() const override { return "static inline"; }
@@ -66,7 +63,7 @@ class OpenCLCodeGen : public CFamilyCodeGen {
   std::string local_id() const override { return "(long)get_local_id(0)"; }
   std::string group_id() const override { return "(long)get_group_id(0)"; }
   std::string shared_decl(DType t, const std::string& name, std::int64_t count) const override {
-    return "__local " + type_name(t) + " " + name + "[" + std::to_string(count) + "];";
+    return "__local " + type_name(t) + " " + name + "[" + std::to_string(count) + "] __attribute__((aligned(16)));";
   }
   std::string barrier() const override { return "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"; }
   std::string math(const std::string& name, DType) const override { return name; }
@@ -107,6 +104,7 @@ class OpenCLCodeGen : public CFamilyCodeGen {
   std::string atomic(ir::AtomicOp op, DType t, const std::string& ptr, const std::string& v,
                      const std::string& cmp) override {
     const bool fl = is_float(t);
+    const bool wide = dtype_bits(t) == 64 && !fl;
     const std::string prefix = dtype_bits(t) == 64 ? "atom_" : "atomic_";
     const std::string vptr = "(volatile " + space() + " " + type_name(t) + "*)" + ptr;
     auto native = [&](const char* name) { return prefix + name + "(" + vptr + ", " + v + ")"; };
@@ -117,13 +115,15 @@ class OpenCLCodeGen : public CFamilyCodeGen {
     switch (op) {
       case ir::AtomicOp::Add: return fl ? loop("add", "cur + v") : native("add");
       case ir::AtomicOp::Sub: return fl ? loop("sub", "cur - v") : native("sub");
-      case ir::AtomicOp::And: return native("and");
-      case ir::AtomicOp::Or: return native("or");
-      case ir::AtomicOp::Xor: return native("xor");
+      // 64-bit min, max and bit operations need cl_khr_int64_extended_atomics; a compare-and-swap loop needs
+      // only the base extension, which every device with 64-bit atomics has.
+      case ir::AtomicOp::And: return wide ? loop("and", "cur & v") : native("and");
+      case ir::AtomicOp::Or: return wide ? loop("or", "cur | v") : native("or");
+      case ir::AtomicOp::Xor: return wide ? loop("xor", "cur ^ v") : native("xor");
       case ir::AtomicOp::Min:
-        return fl ? loop("min", min_max_helper(ir::OpCode::Min, t) + "(cur, v)") : native("min");
+        return fl || wide ? loop("min", min_max_helper(ir::OpCode::Min, t) + "(cur, v)") : native("min");
       case ir::AtomicOp::Max:
-        return fl ? loop("max", min_max_helper(ir::OpCode::Max, t) + "(cur, v)") : native("max");
+        return fl || wide ? loop("max", min_max_helper(ir::OpCode::Max, t) + "(cur, v)") : native("max");
       case ir::AtomicOp::Exchange:
         if (t == DType::F64) return loop("exchange", "v");
         return native("xchg");

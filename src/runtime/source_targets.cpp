@@ -59,27 +59,19 @@ class SourceOnlyBackend : public Backend {
 }  // namespace
 
 const std::vector<SourceTarget>& source_targets() {
-  // Atomic tables from the reference (Backend contract) and DESIGN §3; f64 and 64-bit atomics are listed
-  // where a device may report them (level_zero and opencl), as for a device that does.
+  // Atomics: every dtype the backend has, native where the language has the operation and emulated with
+  // compare-and-swap otherwise (8- and 16-bit on the containing 32-bit word). Metal has no 64-bit
+  // compare-and-swap, so no 64-bit atomics. Level Zero and OpenCL are listed as for a device with f64 and
+  // 64-bit atomics; the opencl backend reads its device's.
+  static const std::vector<DType> kUpTo32 = {DType::I8, DType::U8, DType::I16, DType::U16, DType::I32, DType::U32,
+                                             DType::F32};
   static const std::vector<SourceTarget> targets = {
-      {"cuda",
-       gpu_caps("cuda", "CUDA", kAllTen,
-                {DType::I32, DType::U32, DType::I64, DType::U64, DType::F32, DType::F64},
-                {"cuda", "cuda_pinned", "cuda_managed"}, {}),
-       cuda_source},
-      {"hip",
-       gpu_caps("hip", "HIP", kAllTen, {DType::I32, DType::U32, DType::I64, DType::U64, DType::F32, DType::F64},
-                {"hip", "hip_pinned", "hip_managed"}, {}),
-       hip_source},
-      {"level_zero",
-       gpu_caps("level_zero", "Level Zero", kAllTen, {DType::I32, DType::U32, DType::F32}, {"level_zero"},
-                {"external_context"}),
+      {"cuda", gpu_caps("cuda", "CUDA", kAllTen, kAllTen, {"cuda", "cuda_pinned", "cuda_managed"}, {}), cuda_source},
+      {"hip", gpu_caps("hip", "HIP", kAllTen, kAllTen, {"hip", "hip_pinned", "hip_managed"}, {}), hip_source},
+      {"level_zero", gpu_caps("level_zero", "Level Zero", kAllTen, kAllTen, {"level_zero"}, {"external_context"}),
        opencl_source},
-      {"metal", gpu_caps("metal", "Metal", without_f64(), {DType::I32, DType::U32, DType::F32}, {}, {}), msl_source},
-      {"opencl",
-       gpu_caps("opencl", "OpenCL", kAllTen, {DType::I32, DType::U32, DType::I64, DType::U64, DType::F32}, {},
-                {"device"}),
-       opencl_source},
+      {"metal", gpu_caps("metal", "Metal", without_f64(), kUpTo32, {}, {}), msl_source},
+      {"opencl", gpu_caps("opencl", "OpenCL", kAllTen, kAllTen, {}, {"device"}), opencl_source},
   };
   return targets;
 }

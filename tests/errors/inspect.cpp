@@ -32,10 +32,10 @@ TEST(Inspect, MetalRefusesF64ComputedInsideTheKernel) {
 
 TEST(Inspect, AtomicsTheBackendLacksAreRefused) {
   auto k = tack::kernel("count", [](Array c) { parallel_for(c.size(), [&](Index i) { atomic_add(c, 0, 1); }); });
-  EXPECT_TACK_ERROR(tack::inspect(k, "cuda", tack::ArraySpec{tack::DType::I8, 1}), tack::TypeError, "kernel 'count'",
-                    "atomic_add on i8 is not supported on cuda");
-  EXPECT_TACK_ERROR(tack::inspect(k, "level_zero", tack::ArraySpec{tack::DType::I64, 1}), tack::TypeError,
-                    "atomic_add on i64 is not supported on level_zero");
+  // Metal has no 64-bit compare-and-swap to emulate them with.
+  EXPECT_TACK_ERROR(tack::inspect(k, "metal", tack::ArraySpec{tack::DType::U64, 1}), tack::TypeError, "kernel 'count'",
+                    "atomic_add on u64 is not supported on metal");
+  EXPECT_NO_THROW(tack::inspect(k, "cuda", tack::ArraySpec{tack::DType::I8, 1}));
 }
 
 }  // namespace

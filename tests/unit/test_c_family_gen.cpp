@@ -194,15 +194,35 @@ TEST(CFamilyGen, WorkgroupKernelsDeclareSharedMemoryAndBarriers) {
   });
   auto p = passes::pack_scalars(typed_of(k, {array(DType::F32), array(DType::F32)}));
   std::string cuda = tack::codegen::generate_cuda(p).text;
-  EXPECT_NE(cuda.find("__shared__ float sh0[256];"), std::string::npos) << cuda;
+  EXPECT_NE(cuda.find("__shared__ __align__(16) float sh0[256];"), std::string::npos) << cuda;
   EXPECT_NE(cuda.find("__syncthreads();"), std::string::npos);
   EXPECT_EQ(cuda.find("if (__i__ >= __n__) return;"), std::string::npos) << "a workgroup kernel must not return early";
   std::string cl = tack::codegen::generate_opencl(p).text;
-  EXPECT_NE(cl.find("__local float sh0[256];"), std::string::npos) << cl;
+  EXPECT_NE(cl.find("__local float sh0[256] __attribute__((aligned(16)));"), std::string::npos) << cl;
   EXPECT_NE(cl.find("reqd_work_group_size(256, 1, 1)"), std::string::npos);
   std::string msl = tack::codegen::generate_msl(p).text;
-  EXPECT_NE(msl.find("threadgroup float sh0[256];"), std::string::npos) << msl;
+  EXPECT_NE(msl.find("threadgroup float sh0[256] __attribute__((aligned(16)));"), std::string::npos) << msl;
   EXPECT_NE(msl.find("threadgroup_barrier("), std::string::npos);
+}
+
+// 8- and 16-bit atomics update the containing 32-bit word; shared arrays of them are whole words.
+TEST(CFamilyGen, SubwordAtomicsUseTheContainingWord) {
+  auto k = tack::kernel("bytes", [](Array counts) {
+    workgroup_for(1, [&](Group g) {
+      auto local = g.shared<std::int8_t>(5);
+      atomic_add(local, 0, 1);
+      atomic_max(counts, g.local_id() % counts.size(), 3);
+    });
+  });
+  auto p = passes::pack_scalars(typed_of(k, {array(DType::I16)}));
+  for (const std::string& src : {tack::codegen::generate_cuda(p).text, tack::codegen::generate_opencl(p).text,
+                                 tack::codegen::generate_msl(p).text}) {
+    EXPECT_NE(src.find("tack_atomic_add_i8_shared("), std::string::npos) << src;
+    EXPECT_NE(src.find("tack_atomic_max_i16("), std::string::npos) << src;
+    EXPECT_NE(src.find("0xFFu << shift"), std::string::npos) << src;
+    EXPECT_NE(src.find("0xFFFFu << shift"), std::string::npos) << src;
+    EXPECT_NE(src.find("sh0[8]"), std::string::npos) << "5 bytes round up to two words\n" << src;
+  }
 }
 
 TEST(CFamilyGen, NonFiniteAndNegativeZeroLiteralsAreExact) {
