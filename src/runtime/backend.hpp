@@ -3,6 +3,8 @@
 #pragma once
 
 #include "ir/ir.hpp"
+#include "passes/bounds_checks.hpp"
+#include "runtime/host_reduce.hpp"
 #include "runtime/signature.hpp"
 
 #include <tack/device.hpp>
@@ -63,6 +65,10 @@ struct BoundArg {
 struct CompiledVariant {
   virtual ~CompiledVariant() = default;
   ir::Kernel typed;  // after inference and optimization
+  // Debug mode (passes::bounds_checks): the checked access sites, and the error
+  // array's parameter, which the launch appends to the call's arguments; -1 when off.
+  std::vector<passes::CheckedAccess> debug_sites;
+  int debug_error_param = -1;
 };
 
 struct Launch {
@@ -92,6 +98,10 @@ class Backend : public std::enable_shared_from_this<Backend> {
   virtual void run_host_parallel(std::int64_t count, HostChunkFn fn, void* context) const { fn(context, 0, count); }
   // Refuses a launch larger than the backend can run, with InvalidArgument.
   virtual void check_launch_size(const ir::Kernel& /*typed*/, std::int64_t /*count*/) const {}
+  // Reduces an array of this backend on the device (Array::sum/min/max, asked
+  // only for f32 arrays and when caps().supports_device_reductions): true with
+  // the result in *out, or false to leave the reduction to the host.
+  virtual bool reduce_device(const ArrayStorage& /*array*/, ReduceOp /*op*/, double* /*out*/) { return false; }
 
   // Variants compiled on this backend, by kernel and argument signature.
   std::shared_ptr<const CompiledVariant> find_variant(const VariantKey& key) const;

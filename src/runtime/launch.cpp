@@ -33,6 +33,42 @@ std::int64_t extent_of(const ir::Expr& e, const runtime::ResolvedCall& call) {
   return static_cast<std::int64_t>(interp::eval_host(e, host));
 }
 
+// Debug mode: the launch gets a zeroed error array as its last argument and waits;
+// a recorded access becomes the IndexError the interpreter would raise.
+void launch_checked(runtime::Launch l, runtime::ResolvedCall& call, const runtime::CompiledVariant& v) {
+  const ir::Kernel& typed = v.typed;
+  if (call.count >= static_cast<std::size_t>(runtime::kMaxKernelParams))
+    throw InvalidArgument("kernel '" + typed.name + "': debug mode needs one more argument slot than the " +
+                          std::to_string(runtime::kMaxKernelParams) + " a kernel may have; pass fewer arguments");
+  runtime::ArrayStorage errors;
+  errors.backend = call.backend;
+  errors.buffer = call.backend->allocate(3 * sizeof(std::int32_t), true);
+  errors.dtype = DType::I32;
+  errors.shape = {3};
+  errors.size = 3;
+  runtime::BoundArg& extra = call.args[call.count];
+  extra.kind = ir::ParamKind::Array;
+  extra.array = &errors;
+  l.args = call.args.data();
+  l.arg_count = call.count + 1;
+  call.backend->launch(l);
+  std::int32_t record[3] = {};
+  errors.buffer->read(0, record, sizeof record);  // waits for the launch
+  if (record[0] == 0) return;
+  const passes::CheckedAccess& site = v.debug_sites.at(static_cast<std::size_t>(record[0] - 1));
+  const std::int64_t index = static_cast<std::int64_t>(static_cast<std::uint64_t>(static_cast<std::uint32_t>(record[1])) |
+                                                       (static_cast<std::uint64_t>(static_cast<std::uint32_t>(record[2])) << 32));
+  const bool shared = site.array.space == ir::ArrayRef::Space::Shared;
+  const std::int64_t extent = shared ? typed.shared[static_cast<std::size_t>(site.array.index)].count
+                                     : call.args[static_cast<std::size_t>(site.array.index)].array->size;
+  std::string msg = "kernel '" + typed.name + "': index " + std::to_string(index) + " is out of range for " +
+                    (shared ? "shared array " : "argument ") + std::to_string(site.array.index) + " (extent " +
+                    std::to_string(extent) + ")";
+  std::string where = site.loc.str();
+  if (!where.empty()) msg += " at " + where;
+  throw IndexError(msg + " (debug mode: the access was skipped)");
+}
+
 }  // namespace
 
 void Kernel::launch(std::span<const KernelArg> args) const {
@@ -60,6 +96,7 @@ void Kernel::launch(std::span<const KernelArg> args) const {
   l.args = call.args.data();
   l.arg_count = call.count;
   l.count = count;
+  if (variant->debug_error_param >= 0) return launch_checked(l, call, *variant);
   call.backend->launch(l);
 }
 

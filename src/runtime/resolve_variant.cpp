@@ -175,7 +175,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
   return call;
 }
 
-ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature& sig) {
+ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature& sig, passes::BoundsChecked* checks) {
   const ir::Kernel& k = impl.traced();
   std::vector<passes::ParamType> types(k.params.size());
   for (size_t i = 0; i < types.size(); ++i) {
@@ -183,6 +183,15 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
     types[i].rank = sig.items[i] >> 6;
   }
   ir::Kernel typed = passes::infer_types(k, types);
+  if (sig.flags & kSignatureDebug) {
+    // Before optimization, so that reads whose value is unused are checked too.
+    passes::BoundsChecked checked = passes::bounds_checks(typed);
+    typed = std::move(checked.kernel);
+    if (checks) {
+      checks->sites = std::move(checked.sites);
+      checks->error_param = checked.error_param;
+    }
+  }
   check_capabilities(typed, backend.caps());
   ir::Kernel optimized = passes::optimize(typed);
   std::lock_guard lock(g_observer_mutex);
@@ -193,9 +202,12 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
 std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend& backend, const Signature& sig) {
   VariantKey key{impl.hash_lo(), impl.hash_hi(), sig};
   if (auto v = backend.find_variant(key)) return v;
-  ir::Kernel typed = specialize(impl, backend, sig);
+  passes::BoundsChecked checks;
+  ir::Kernel typed = specialize(impl, backend, sig, &checks);
   std::shared_ptr<CompiledVariant> v = backend.compile(typed, key);
   v->typed = std::move(typed);
+  v->debug_sites = std::move(checks.sites);
+  v->debug_error_param = checks.error_param;
   return backend.add_variant(key, std::move(v));
 }
 

@@ -30,7 +30,10 @@ ResolvedCall check_call(KernelImpl& k, std::span<const KernelArg> args, std::sha
                         bool for_inspect);
 
 // Specializes and optimizes the traced kernel for a signature (no compilation).
-ir::Kernel specialize(KernelImpl& k, const Backend& backend, const Signature& sig);
+// In debug mode (kSignatureDebug) every access is checked (passes::bounds_checks);
+// the checks' sites go to *checks when given.
+ir::Kernel specialize(KernelImpl& k, const Backend& backend, const Signature& sig,
+                      passes::BoundsChecked* checks = nullptr);
 
 // Refuses, with TypeError or InvalidArgument, a typed kernel that uses what the
 // backend lacks: workgroups, shared arrays or atomics of an unsupported dtype.
