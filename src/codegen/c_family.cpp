@@ -284,6 +284,22 @@ CSource CFamilyCodeGen::generate(const passes::PackedKernel& packed) {
 
 // ---- statements ---------------------------------------------------------------
 
+namespace {
+// `e` in one pair of parentheses: "(a == b)" stays as it is (clang warns on "((a == b))"), "a" becomes "(a)".
+std::string parenthesized(const std::string& e) {
+  if (e.size() >= 2 && e.front() == '(' && e.back() == ')') {
+    int depth = 0;
+    std::size_t i = 0;
+    for (; i < e.size(); ++i) {
+      depth += e[i] == '(' ? 1 : e[i] == ')' ? -1 : 0;
+      if (depth == 0) break;
+    }
+    if (i == e.size() - 1) return e;
+  }
+  return "(" + e + ")";
+}
+}  // namespace
+
 void CFamilyCodeGen::line(const std::string& text) {
   body_.append(static_cast<std::size_t>(indent_) * 2, ' ');
   body_ += text;
@@ -359,7 +375,7 @@ void CFamilyCodeGen::stmt(const ir::Stmt& s) {
       begin_statement({&n->cond});
       std::string c = converted(n->cond, DType::Bool);
       flush_temps();
-      line("if (" + c + ") {");
+      line("if " + parenthesized(c) + " {");
       ++indent_;
       stmt(n->then_case);
       --indent_;
@@ -574,6 +590,8 @@ std::string CFamilyCodeGen::compute(const ir::Expr& e) {
     }
     case ir::ExprKind::TexSample: {
       const auto* n = e.as<ir::TexSample>();
+      // Hardware sampling comes with the runtimes that choose it (texture_in_hardware); none does yet.
+      TACK_CHECK(!k_->params[static_cast<std::size_t>(n->param)].hardware_texture);
       auto extent = [&](int d) {
         const passes::PackSlot* s = packed_->pack.find(passes::PackSlot::Source::TextureExtent, n->param, d);
         TACK_CHECK(s);

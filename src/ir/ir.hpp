@@ -389,6 +389,7 @@ struct Param {
   DType dtype = DType::F32;          // after specialization (Texture3D: always F32)
   int rank = -1;                     // arrays, after specialization
   bool scalar_pack = false;          // added by passes::pack_scalars: holds the host's scalar values
+  bool hardware_texture = false;     // Texture3D: sampled by the device's texture unit, else in software
 };
 
 struct SharedArray {

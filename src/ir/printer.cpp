@@ -159,6 +159,7 @@ std::string to_string(const Kernel& k) {
     if (k.typed) {
       out << "<" << dtype_name(p.dtype);
       if (p.kind == ParamKind::Array) out << ", rank " << p.rank;
+      if (p.kind == ParamKind::Texture3D) out << (p.hardware_texture ? ", hardware" : ", software");
       out << ">";
     } else if (p.fixed_dtype) {
       out << "<" << dtype_name(*p.fixed_dtype) << ">";

@@ -96,6 +96,11 @@ class Backend : public std::enable_shared_from_this<Backend> {
   // workers (the CPU's pool); used for host-side work such as reductions.
   using HostChunkFn = void (*)(void* context, std::int64_t begin, std::int64_t end);
   virtual void run_host_parallel(std::int64_t count, HostChunkFn fn, void* context) const { fn(context, 0, count); }
+  // Whether a texture of this {width, height, depth} is kept in the device's
+  // texture hardware (an image the device samples) rather than sampled in
+  // software over an f32 copy. Asked at every call, before the variant key is
+  // built: the choice changes the generated code (reference: Textures).
+  virtual bool texture_in_hardware(const std::array<std::int64_t, 3>& /*shape*/) const { return false; }
   // Refuses a launch larger than the backend can run, with InvalidArgument.
   virtual void check_launch_size(const ir::Kernel& /*typed*/, std::int64_t /*count*/) const {}
   // Reduces an array of this backend on the device (Array::sum/min/max, asked

@@ -152,6 +152,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
           throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) + ": an empty tack::Texture");
         b.texture = a.texture->storage().get();
         dtype = DType::F32;
+        rank = backend->texture_in_hardware(b.texture->shape) ? 1 : 0;  // a texture's "rank" is its storage
         break;
     }
     if (p.fixed_dtype && *p.fixed_dtype != dtype)
@@ -183,6 +184,8 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
     types[i].rank = sig.items[i] >> 6;
   }
   ir::Kernel typed = passes::infer_types(k, types);
+  for (size_t i = 0; i < types.size(); ++i)
+    if (typed.params[i].kind == ir::ParamKind::Texture3D) typed.params[i].hardware_texture = types[i].rank == 1;
   if (sig.flags & kSignatureDebug) {
     // Before optimization, so that reads whose value is unused are checked too.
     passes::BoundsChecked checked = passes::bounds_checks(typed);
