@@ -162,7 +162,11 @@ void Array::reduce(int op, DType as, void* out) const {
   const runtime::ReduceOp rop = op == 0 ? runtime::ReduceOp::Sum : op == 1 ? runtime::ReduceOp::Min : runtime::ReduceOp::Max;
   DType acc_t = DType::F64;
   ir::Bits acc;
-  if (const void* data = s.buffer->host_data()) {
+  double device_result = 0;
+  if (s.dtype == DType::F32 && s.backend->caps().supports_device_reductions &&
+      s.backend->reduce_device(s, rop, &device_result)) {
+    acc = std::bit_cast<std::uint64_t>(device_result);
+  } else if (const void* data = s.buffer->host_data()) {
     acc = runtime::host_reduce(*s.backend, s.dtype, data, s.size, rop, &acc_t);
   } else {
     std::vector<unsigned char> host(static_cast<std::size_t>(s.size) * dtype_size(s.dtype));

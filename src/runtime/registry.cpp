@@ -3,6 +3,7 @@
 #include "runtime/registry.hpp"
 
 #include "backends/interp/interp_backend.hpp"
+#include "backends/opencl/opencl_backend.hpp"
 #ifdef TACK_HAVE_LLVM
 #include "backends/cpu/cpu_backend.hpp"
 #endif
@@ -74,6 +75,7 @@ const std::vector<BackendFactory>& backend_factories() {
       {"cpu", {"num_threads"}, [](const DeviceOptions& o) { return make_cpu_backend(o); }},
 #endif
       {"interp", {"lanes"}, [](const DeviceOptions& o) { return make_interp_backend(o); }},
+      {"opencl", {"device"}, [](const DeviceOptions& o) { return make_opencl_backend(o); }},
   };
   return factories;
 }

@@ -1,0 +1,13 @@
+// The opencl backend: tack::device("opencl"), generated OpenCL C built with
+// clBuildProgram and run on any OpenCL platform (PoCL on a CPU in the tests).
+#pragma once
+
+#include "runtime/backend.hpp"
+
+#include <memory>
+
+namespace tack::runtime {
+// Throws BackendUnavailable when OpenCL, a platform or a device is missing, and
+// InvalidArgument for a "device" option (or TACK_OPENCL_DEVICE) that names no device.
+std::shared_ptr<Backend> make_opencl_backend(const DeviceOptions& options);
+}  // namespace tack::runtime

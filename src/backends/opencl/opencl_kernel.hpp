@@ -1,0 +1,48 @@
+// Building OpenCL C for the backend's device: clBuildProgram with the device's
+// options, or a program binary from the disk cache (DESIGN §5), so a variant
+// seen by an earlier process loads without running the code generator or the
+// OpenCL C compiler.
+#pragma once
+
+#include "backends/opencl/opencl_queue.hpp"
+#include "codegen/c_family.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace tack::runtime::opencl {
+
+// A built program and the one kernel Tack takes from it.
+class Program {
+ public:
+  Program(drivers::cl::cl_program program, drivers::cl::cl_kernel kernel, std::string entry, std::size_t group_limit);
+  ~Program();
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  drivers::cl::cl_kernel kernel() const { return kernel_; }
+  const std::string& entry() const { return entry_; }
+  // CL_KERNEL_WORK_GROUP_SIZE: the most work-items per group this kernel runs with.
+  std::size_t group_limit() const { return group_limit_; }
+
+ private:
+  drivers::cl::cl_program program_;
+  drivers::cl::cl_kernel kernel_;
+  std::string entry_;
+  std::size_t group_limit_;
+};
+
+// The program for `key` (the text that decides the code, e.g. the typed IR):
+// loaded from the disk cache when an entry exists, else built from generate()'s
+// source and stored. `what` names it in errors ("kernel 'saxpy'"). A build
+// failure throws CompileError with the build log and the source.
+std::unique_ptr<Program> build_program(const Queue& queue, const std::string& key,
+                                       const std::function<codegen::CSource()>& generate, const std::string& what);
+
+// Programs built from source / loaded from a cached binary in this process (for tests).
+std::uint64_t source_build_count();
+std::uint64_t binary_load_count();
+
+}  // namespace tack::runtime::opencl

@@ -1,0 +1,103 @@
+// The context, the in-order queue, and the staging of queued host writes.
+#include "backends/opencl/opencl_queue.hpp"
+
+#include <tack/error.hpp>
+
+#include <cstring>
+#include <string>
+#include <utility>
+
+namespace tack::runtime::opencl {
+namespace cl = drivers::cl;
+
+Queue::Queue(DeviceInfo device) : device_(std::move(device)) {
+  const cl::Api& api = cl::api();
+  cl::cl_int err = cl::CL_SUCCESS;
+  context_ = api.clCreateContext(nullptr, 1, &device_.device, nullptr, nullptr, &err);
+  cl::check(err, "clCreateContext");
+  // In order (no CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE): each command sees the effects of those before it.
+  queue_ = api.clCreateCommandQueue(context_, device_.device, 0, &err);
+  if (err != cl::CL_SUCCESS) {
+    api.clReleaseContext(context_);
+    cl::check(err, "clCreateCommandQueue");
+  }
+}
+
+Queue::~Queue() {
+  const cl::Api& api = cl::api();
+  api.clFinish(queue_);  // holds and buffers must outlive the commands that use them
+  api.clReleaseCommandQueue(queue_);
+  api.clReleaseContext(context_);
+}
+
+cl::cl_mem Queue::create_buffer(std::size_t bytes) {
+  cl::cl_int err = cl::CL_SUCCESS;
+  // Whole 32-bit words: an 8- or 16-bit atomic updates the word that contains its element.
+  const std::size_t words = (bytes + 3) / 4;
+  cl::cl_mem mem = cl::api().clCreateBuffer(context_, cl::CL_MEM_READ_WRITE, words ? words * 4 : 4, nullptr, &err);
+  if (err != cl::CL_SUCCESS)
+    throw BackendError("clCreateBuffer of " + std::to_string(bytes) + " bytes failed: " + cl::error_name(err) + " (" +
+                       std::to_string(err) + ")");
+  return mem;
+}
+
+void Queue::write(cl::cl_mem mem, std::size_t offset, const void* src, std::size_t bytes) {
+  if (!bytes) return;
+  const cl::Api& api = cl::api();
+  if (bytes > kMaxStagedBytes) {
+    cl::check(api.clEnqueueWriteBuffer(queue_, mem, cl::CL_TRUE, offset, bytes, src, 0, nullptr, nullptr),
+              "clEnqueueWriteBuffer");
+    return;
+  }
+  std::vector<unsigned char> staged(static_cast<const unsigned char*>(src),
+                                    static_cast<const unsigned char*>(src) + bytes);
+  bool drain = false;
+  {
+    // Enqueued under the lock, so a wait that takes the holds has this write before it in the queue.
+    std::lock_guard lock(holds_mutex_);
+    cl::check(api.clEnqueueWriteBuffer(queue_, mem, cl::CL_FALSE, offset, bytes, staged.data(), 0, nullptr, nullptr),
+              "clEnqueueWriteBuffer");
+    held_bytes_ += bytes;
+    holds_.push_back(std::move(staged));  // moving a vector keeps its data where it is
+    drain = held_bytes_ > kMaxHeldBytes || holds_.size() > kMaxHolds;
+  }
+  if (drain) finish();
+}
+
+void Queue::fill(cl::cl_mem mem, const void* pattern, std::size_t pattern_size, std::size_t offset, std::size_t bytes) {
+  if (!bytes) return;
+  // The pattern is copied by clEnqueueFillBuffer before it returns.
+  cl::check(cl::api().clEnqueueFillBuffer(queue_, mem, pattern, pattern_size, offset, bytes, 0, nullptr, nullptr),
+            "clEnqueueFillBuffer");
+}
+
+void Queue::read(cl::cl_mem mem, std::size_t offset, void* dst, std::size_t bytes) {
+  if (!bytes) return;
+  std::vector<std::vector<unsigned char>> done = take_holds();
+  // Blocking, on an in-order queue: it completes after every command before it.
+  cl::check(cl::api().clEnqueueReadBuffer(queue_, mem, cl::CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
+            "clEnqueueReadBuffer");
+}
+
+void Queue::launch(cl::cl_kernel kernel, std::size_t global, std::size_t local, const char* what) {
+  cl::cl_int err = cl::api().clEnqueueNDRangeKernel(queue_, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  if (err != cl::CL_SUCCESS)
+    throw BackendError(std::string("clEnqueueNDRangeKernel of ") + what + " (global " + std::to_string(global) +
+                       ", local " + std::to_string(local) + ") failed: " + cl::error_name(err) + " (" +
+                       std::to_string(err) + ")");
+  // Some drivers start nothing until a flush; PoCL runs commands as they are enqueued.
+  cl::check(cl::api().clFlush(queue_), "clFlush");
+}
+
+void Queue::finish() {
+  std::vector<std::vector<unsigned char>> done = take_holds();
+  cl::check(cl::api().clFinish(queue_), "clFinish");
+}
+
+std::vector<std::vector<unsigned char>> Queue::take_holds() {
+  std::lock_guard lock(holds_mutex_);
+  held_bytes_ = 0;
+  return std::exchange(holds_, {});
+}
+
+}  // namespace tack::runtime::opencl

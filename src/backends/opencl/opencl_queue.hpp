@@ -1,0 +1,59 @@
+// The opencl backend's context and its one in-order command queue. Launches,
+// writes and fills are enqueued and return; reads and synchronize() wait.
+//
+// Host writes are enqueued without blocking (clEnqueueWriteBuffer with
+// CL_FALSE), which lets the driver read the host memory at any time until the
+// command completes. The queue therefore copies the data into a staging vector
+// it owns and holds that until the next wait: a blocking write would wait for
+// every launch queued before it, so each dispatch's scalar-pack upload would
+// drain the queue, and launches would no longer be queued. A write larger than
+// kMaxStagedBytes blocks instead (copying it would cost about as much as the
+// wait), and the holds are released early, with a wait, past kMaxHeldBytes or
+// kMaxHolds.
+#pragma once
+
+#include "backends/opencl/opencl_device.hpp"
+
+#include <mutex>
+#include <vector>
+
+namespace tack::runtime::opencl {
+
+class Queue {
+ public:
+  static constexpr std::size_t kMaxStagedBytes = std::size_t{64} << 20;
+  static constexpr std::size_t kMaxHeldBytes = std::size_t{256} << 20;
+  static constexpr std::size_t kMaxHolds = 1024;
+
+  explicit Queue(DeviceInfo device);  // creates the context and the queue
+  ~Queue();
+  Queue(const Queue&) = delete;
+  Queue& operator=(const Queue&) = delete;
+
+  const DeviceInfo& device() const { return device_; }
+  drivers::cl::cl_context context() const { return context_; }
+
+  // A read-write buffer of at least one byte (OpenCL has no empty buffers).
+  drivers::cl::cl_mem create_buffer(std::size_t bytes);
+  void write(drivers::cl::cl_mem mem, std::size_t offset, const void* src, std::size_t bytes);
+  void fill(drivers::cl::cl_mem mem, const void* pattern, std::size_t pattern_size, std::size_t offset,
+            std::size_t bytes);
+  // Waits for everything queued before it, then copies.
+  void read(drivers::cl::cl_mem mem, std::size_t offset, void* dst, std::size_t bytes);
+  // Enqueues a 1-D range of `global` work-items in groups of `local`.
+  void launch(drivers::cl::cl_kernel kernel, std::size_t global, std::size_t local, const char* what);
+  void finish();
+
+ private:
+  // The holds taken before a wait; released once the wait returns.
+  std::vector<std::vector<unsigned char>> take_holds();
+
+  DeviceInfo device_;
+  drivers::cl::cl_context context_ = nullptr;
+  drivers::cl::cl_command_queue queue_ = nullptr;
+  std::mutex holds_mutex_;
+  std::vector<std::vector<unsigned char>> holds_;
+  std::size_t held_bytes_ = 0;
+};
+
+}  // namespace tack::runtime::opencl

@@ -1,0 +1,124 @@
+// The OpenCL API, loaded at run time with dlopen (libOpenCL.so.1, the ICD
+// loader), so Tack has no link-time dependency on OpenCL and a machine without
+// it only loses the opencl backend. Only the types, constants and functions
+// Tack uses are declared here, by hand, following the Khronos headers (CL/cl.h
+// is deliberately not included: it may be absent where Tack is built).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tack::drivers::cl {
+
+using cl_int = std::int32_t;
+using cl_uint = std::uint32_t;
+using cl_long = std::int64_t;
+using cl_ulong = std::uint64_t;
+using cl_bool = cl_uint;
+using cl_bitfield = cl_ulong;
+using cl_device_type = cl_bitfield;
+using cl_mem_flags = cl_bitfield;
+using cl_command_queue_properties = cl_bitfield;
+using cl_context_properties = std::intptr_t;
+using cl_platform_id = struct _cl_platform_id*;
+using cl_device_id = struct _cl_device_id*;
+using cl_context = struct _cl_context*;
+using cl_command_queue = struct _cl_command_queue*;
+using cl_mem = struct _cl_mem*;
+using cl_program = struct _cl_program*;
+using cl_kernel = struct _cl_kernel*;
+using cl_event = struct _cl_event*;
+
+inline constexpr cl_int CL_SUCCESS = 0;
+inline constexpr cl_int CL_DEVICE_NOT_FOUND = -1;
+inline constexpr cl_int CL_BUILD_PROGRAM_FAILURE = -11;
+inline constexpr cl_int CL_PLATFORM_NOT_FOUND_KHR = -1001;
+inline constexpr cl_bool CL_FALSE = 0;
+inline constexpr cl_bool CL_TRUE = 1;
+
+inline constexpr cl_uint CL_PLATFORM_VERSION = 0x0901;
+inline constexpr cl_uint CL_PLATFORM_NAME = 0x0902;
+
+inline constexpr cl_device_type CL_DEVICE_TYPE_GPU = 1 << 2;
+inline constexpr cl_device_type CL_DEVICE_TYPE_ALL = 0xFFFFFFFF;
+
+inline constexpr cl_uint CL_DEVICE_TYPE = 0x1000;
+inline constexpr cl_uint CL_DEVICE_MAX_COMPUTE_UNITS = 0x1002;
+inline constexpr cl_uint CL_DEVICE_MAX_WORK_GROUP_SIZE = 0x1004;
+inline constexpr cl_uint CL_DEVICE_ADDRESS_BITS = 0x100D;
+inline constexpr cl_uint CL_DEVICE_MAX_MEM_ALLOC_SIZE = 0x1010;
+inline constexpr cl_uint CL_DEVICE_SINGLE_FP_CONFIG = 0x101B;
+inline constexpr cl_uint CL_DEVICE_LOCAL_MEM_SIZE = 0x1023;
+inline constexpr cl_uint CL_DEVICE_NAME = 0x102B;
+inline constexpr cl_uint CL_DRIVER_VERSION = 0x102D;
+inline constexpr cl_uint CL_DEVICE_VERSION = 0x102F;
+inline constexpr cl_uint CL_DEVICE_EXTENSIONS = 0x1030;
+inline constexpr cl_uint CL_DEVICE_OPENCL_C_VERSION = 0x103D;
+inline constexpr cl_uint CL_DEVICE_OPENCL_C_ALL_VERSIONS = 0x1066;  // OpenCL 3.0
+
+inline constexpr cl_bitfield CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT = 1 << 7;
+
+inline constexpr cl_mem_flags CL_MEM_READ_WRITE = 1 << 0;
+
+inline constexpr cl_uint CL_PROGRAM_BINARY_SIZES = 0x1165;
+inline constexpr cl_uint CL_PROGRAM_BINARIES = 0x1166;
+inline constexpr cl_uint CL_PROGRAM_BUILD_LOG = 0x1183;
+inline constexpr cl_uint CL_KERNEL_WORK_GROUP_SIZE = 0x11B0;
+
+// cl_name_version (OpenCL 3.0): a packed version (major << 22 | minor << 12 | patch) and a name.
+struct cl_name_version {
+  cl_uint version;
+  char name[64];
+};
+
+using BuildCallback = void (*)(cl_program, void*);
+using ContextCallback = void (*)(const char*, const void*, std::size_t, void*);
+
+// The entry points Tack calls, resolved once per process.
+struct Api {
+  cl_int (*clGetPlatformIDs)(cl_uint, cl_platform_id*, cl_uint*);
+  cl_int (*clGetPlatformInfo)(cl_platform_id, cl_uint, std::size_t, void*, std::size_t*);
+  cl_int (*clGetDeviceIDs)(cl_platform_id, cl_device_type, cl_uint, cl_device_id*, cl_uint*);
+  cl_int (*clGetDeviceInfo)(cl_device_id, cl_uint, std::size_t, void*, std::size_t*);
+  cl_context (*clCreateContext)(const cl_context_properties*, cl_uint, const cl_device_id*, ContextCallback, void*,
+                                cl_int*);
+  cl_int (*clReleaseContext)(cl_context);
+  cl_command_queue (*clCreateCommandQueue)(cl_context, cl_device_id, cl_command_queue_properties, cl_int*);
+  cl_int (*clReleaseCommandQueue)(cl_command_queue);
+  cl_mem (*clCreateBuffer)(cl_context, cl_mem_flags, std::size_t, void*, cl_int*);
+  cl_int (*clReleaseMemObject)(cl_mem);
+  cl_int (*clEnqueueWriteBuffer)(cl_command_queue, cl_mem, cl_bool, std::size_t, std::size_t, const void*, cl_uint,
+                                 const cl_event*, cl_event*);
+  cl_int (*clEnqueueReadBuffer)(cl_command_queue, cl_mem, cl_bool, std::size_t, std::size_t, void*, cl_uint,
+                                const cl_event*, cl_event*);
+  cl_int (*clEnqueueFillBuffer)(cl_command_queue, cl_mem, const void*, std::size_t, std::size_t, std::size_t, cl_uint,
+                                const cl_event*, cl_event*);
+  cl_program (*clCreateProgramWithSource)(cl_context, cl_uint, const char**, const std::size_t*, cl_int*);
+  cl_program (*clCreateProgramWithBinary)(cl_context, cl_uint, const cl_device_id*, const std::size_t*,
+                                          const unsigned char**, cl_int*, cl_int*);
+  cl_int (*clBuildProgram)(cl_program, cl_uint, const cl_device_id*, const char*, BuildCallback, void*);
+  cl_int (*clGetProgramInfo)(cl_program, cl_uint, std::size_t, void*, std::size_t*);
+  cl_int (*clGetProgramBuildInfo)(cl_program, cl_device_id, cl_uint, std::size_t, void*, std::size_t*);
+  cl_int (*clReleaseProgram)(cl_program);
+  cl_kernel (*clCreateKernel)(cl_program, const char*, cl_int*);
+  cl_int (*clReleaseKernel)(cl_kernel);
+  cl_int (*clSetKernelArg)(cl_kernel, cl_uint, std::size_t, const void*);
+  cl_int (*clGetKernelWorkGroupInfo)(cl_kernel, cl_device_id, cl_uint, std::size_t, void*, std::size_t*);
+  cl_int (*clEnqueueNDRangeKernel)(cl_command_queue, cl_kernel, cl_uint, const std::size_t*, const std::size_t*,
+                                   const std::size_t*, cl_uint, const cl_event*, cl_event*);
+  cl_int (*clFlush)(cl_command_queue);
+  cl_int (*clFinish)(cl_command_queue);
+};
+
+// The loaded table. Throws tack::BackendUnavailable naming the library or the
+// missing symbol; the outcome (either) is decided once per process.
+const Api& api();
+
+// "CL_INVALID_VALUE", ..., or "error <code>" for a code this table does not name.
+std::string error_name(cl_int code);
+
+// Throws tack::BackendError "<call> failed: <error name> (<code>)" unless code is CL_SUCCESS.
+void check(cl_int code, const char* call);
+
+}  // namespace tack::drivers::cl

@@ -1,0 +1,74 @@
+// Reading libtack's GNU build-id note from its loaded program headers.
+#include "runtime/build_id.hpp"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+namespace tack::runtime {
+namespace {
+
+struct Search {
+  std::uintptr_t address;  // an address inside libtack
+  std::string id;
+};
+
+int visit(dl_phdr_info* info, std::size_t, void* data) {
+  auto* s = static_cast<Search*>(data);
+  bool contains = false;
+  for (int i = 0; i < info->dlpi_phnum && !contains; ++i) {
+    const auto& ph = info->dlpi_phdr[i];
+    std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+    contains = ph.p_type == PT_LOAD && s->address >= begin && s->address < begin + ph.p_memsz;
+  }
+  if (!contains) return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const auto& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_NOTE) continue;
+    const auto* p = reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
+    const unsigned char* end = p + ph.p_memsz;
+    while (p + sizeof(ElfW(Nhdr)) <= end) {
+      ElfW(Nhdr) note;
+      std::memcpy(&note, p, sizeof note);
+      const unsigned char* name = p + sizeof note;
+      const unsigned char* desc = name + ((note.n_namesz + 3) & ~3u);
+      if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0 &&
+          desc + note.n_descsz <= end) {
+        char hex[3];
+        for (std::uint32_t b = 0; b < note.n_descsz; ++b) {
+          std::snprintf(hex, sizeof hex, "%02x", desc[b]);
+          s->id += hex;
+        }
+        return 1;
+      }
+      p = desc + ((note.n_descsz + 3) & ~3u);
+    }
+  }
+  return 1;  // found the library, but it has no build-id
+}
+
+std::string compute() {
+  Search s{reinterpret_cast<std::uintptr_t>(&library_build_id), {}};
+  dl_iterate_phdr(visit, &s);
+  if (!s.id.empty()) return "build-id " + s.id;
+  // No note: the library file's path, size and modification time stand in for it.
+  Dl_info info{};
+  struct stat st {};
+  if (dladdr(reinterpret_cast<void*>(&library_build_id), &info) && info.dli_fname && stat(info.dli_fname, &st) == 0)
+    return std::string("file ") + info.dli_fname + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtime);
+  return "unknown build";
+}
+
+}  // namespace
+
+const std::string& library_build_id() {
+  static const std::string id = compute();
+  return id;
+}
+
+}  // namespace tack::runtime
