@@ -2,6 +2,7 @@
 #include "passes/dce.hpp"
 
 #include "ir/visitor.hpp"
+#include "ir/walk.hpp"
 
 #include <algorithm>
 #include <unordered_set>
@@ -11,50 +12,6 @@ namespace tack::passes {
 namespace {
 
 using namespace tack::ir;
-
-// Calls f on e and each distinct node below it; `seen` keeps shared DAGs linear.
-template <class F>
-void walk(const Expr& e, std::unordered_set<const ExprNode*>& seen, F&& f) {
-  if (!e || !seen.insert(e.get()).second) return;
-  f(e);
-  switch (e->kind) {
-    case ExprKind::Load: walk(e.as<Load>()->index, seen, f); break;
-    case ExprKind::Op:
-      for (const Expr& a : e.as<Op>()->args) walk(a, seen, f);
-      break;
-    case ExprKind::Select: {
-      auto n = e.as<Select>();
-      walk(n->cond, seen, f);
-      walk(n->if_true, seen, f);
-      walk(n->if_false, seen, f);
-      break;
-    }
-    case ExprKind::Cast: walk(e.as<Cast>()->value, seen, f); break;
-    case ExprKind::TexSample: {
-      auto n = e.as<TexSample>();
-      walk(n->u, seen, f);
-      walk(n->v, seen, f);
-      walk(n->w, seen, f);
-      break;
-    }
-    default: break;
-  }
-}
-
-// A statement's own expressions, not those of the statements nested in it.
-std::vector<Expr> own_exprs(const Stmt& s) {
-  switch (s->kind) {
-    case StmtKind::Let: return {s.as<Let>()->value};
-    case StmtKind::DeclareVar: return {s.as<DeclareVar>()->init};
-    case StmtKind::Assign: return {s.as<Assign>()->value};
-    case StmtKind::Store: return {s.as<Store>()->index, s.as<Store>()->value};
-    case StmtKind::Atomic: return {s.as<Atomic>()->index, s.as<Atomic>()->value, s.as<Atomic>()->compare};
-    case StmtKind::If: return {s.as<If>()->cond};
-    case StmtKind::For: return {s.as<For>()->lo, s.as<For>()->hi};
-    case StmtKind::GroupReduce: return {s.as<GroupReduce>()->value};
-    default: return {};
-  }
-}
 
 bool is_empty(const Stmt& s) {
   if (!s) return true;

@@ -14,6 +14,16 @@
 namespace tack::passes {
 namespace {
 
+// Names the pass that broke the IR, so the report points at the culprit.
+void check(const ir::Kernel& k, const char* after) {
+  std::string why;
+  if (ir::verify_ok(k, &why)) return;
+  std::string msg = std::string("IR verification failed after ") + after + ": " + why;
+  detail::internal_error(__FILE__, __LINE__, msg.c_str());
+}
+
+}  // namespace
+
 // Verification walks the whole kernel once per pass: always on in debug builds, and
 // on request in release builds, where a miscompile needs finding without a rebuild.
 bool verifying() {
@@ -27,16 +37,6 @@ bool verifying() {
   return on;
 #endif
 }
-
-// Names the pass that broke the IR, so the report points at the culprit.
-void check(const ir::Kernel& k, const char* after) {
-  std::string why;
-  if (ir::verify_ok(k, &why)) return;
-  std::string msg = std::string("IR verification failed after ") + after + ": " + why;
-  detail::internal_error(__FILE__, __LINE__, msg.c_str());
-}
-
-}  // namespace
 
 ir::Kernel optimize(const ir::Kernel& k) {
   const bool verify = verifying();

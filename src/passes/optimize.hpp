@@ -9,4 +9,7 @@ namespace tack::passes {
 // and the result of every pass in builds without NDEBUG, or when TACK_VERIFY=1.
 ir::Kernel optimize(const ir::Kernel& k);
 
+// Whether passes verify their output: always without NDEBUG, else when TACK_VERIFY=1.
+bool verifying();
+
 }  // namespace tack::passes

@@ -1,6 +1,8 @@
 // The CPU backend: compile through the Jit (or load object code from the disk
 // cache), then run [0, count) serially on the calling thread or fanned out over
 // the pool, as the variant's measured cost decides (docs/cpu-threading.md).
+// Workgroup kernels are lowered to loops over their work-items first
+// (passes/lower_workgroups.hpp); then [0, count) is a range of groups.
 #include "backends/cpu/cpu_backend.hpp"
 
 #include "backends/cpu/core_count.hpp"
@@ -8,7 +10,9 @@
 #include "backends/cpu/launch_policy.hpp"
 #include "backends/cpu/thread_pool.hpp"
 #include "codegen/llvm/llvm_gen.hpp"
+#include "runtime/build_id.hpp"
 #include "ir/printer.hpp"
+#include "passes/lower_workgroups.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/host_buffer.hpp"
 #include "runtime/warnings.hpp"
@@ -55,7 +59,7 @@ class CpuBackend final : public Backend {
     c.display_name = "CPU (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
     c.supported_dtypes.assign(std::begin(kNumericDTypes), std::end(kNumericDTypes));
     c.supports_device_reductions = false;
-    c.supports_workgroups = false;
+    c.supports_workgroups = true;
     c.device_options = {"num_threads"};
     return derive_capabilities(c, c.supported_dtypes);
   }
@@ -82,14 +86,16 @@ class CpuBackend final : public Backend {
     return buffer;
   }
 
-  std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey& key) override {
+  std::unique_ptr<CompiledVariant> compile(const ir::Kernel& optimized, const VariantKey& key) override {
+    // Lowering also refuses barriers in divergent control flow, so it runs before the cache is asked.
+    const ir::Kernel typed = lowered(optimized);
     bool noalias = (key.signature.flags & kSignatureNoalias) != 0;
     auto v = std::make_unique<CpuVariant>();
     v->layout = codegen::pack_layout(typed);
     if (v->layout.slots > kMaxPackSlots) throw InvalidArgument("kernel '" + typed.name + "' has too many arguments");
     std::string symbol;
-    // The typed, optimized IR decides the code; its text is the key, with the target.
-    std::string cache_key = std::string(kCpuCacheFormat) + "\n" + jit().target_id() + "\nnoalias=" +
+    // The typed, optimized (and for workgroups lowered) IR decides the code; its text is the key, with the target.
+    std::string cache_key = std::string(kCpuCacheFormat) + "\n" + library_build_id() + "\n" + jit().target_id() + "\nnoalias=" +
                             (noalias ? "1" : "0") + "\n" + ir::to_string(typed);
     DiskCache& cache = DiskCache::global();
     if (cache.enabled()) {
@@ -116,7 +122,7 @@ class CpuBackend final : public Backend {
     cpu::global_pool(threads_).run(count, 1, fn, context);
   }
 
-  std::string source(const ir::Kernel& typed) override { return jit().ir_text(typed, true); }
+  std::string source(const ir::Kernel& typed) override { return jit().ir_text(lowered(typed), true); }
 
   void launch(const Launch& l) override {
     const auto& v = static_cast<const CpuVariant&>(*l.variant);
@@ -138,6 +144,11 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  // What the code generator gets: a workgroup kernel as loops over its work-items.
+  static ir::Kernel lowered(const ir::Kernel& typed) {
+    return typed.launch == ir::LaunchKind::Workgroup ? passes::lower_workgroups(typed) : typed;
+  }
+
   static void fill_pack(const CpuVariant& v, const Launch& l, std::uint64_t* pack) {
     for (std::size_t i = 0; i < l.arg_count; ++i) {
       const BoundArg& b = l.args[i];

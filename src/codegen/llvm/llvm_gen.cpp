@@ -8,6 +8,10 @@
 // - Expressions are pure and never branch, so within one statement each node is
 //   emitted once (a shared node is one LLVM value) and all of a statement's
 //   values dominate its uses.
+// - Workgroup kernels arrive lowered by passes::lower_workgroups: one iteration
+//   of the 1-D launch loop runs a whole group (LoopIndex 0 is the group id), and
+//   shared arrays are allocas of the entry block, private to the thread running
+//   the group (the lowered IR zeroes them itself at the start of each group).
 // - 1-D launches are one counted loop. N-D launches decompose `start` into
 //   indices once (the only divisions), then run the innermost dimension as a
 //   clean counted loop over a row, carrying into the outer indices between rows.
@@ -105,6 +109,7 @@ class KernelEmitter {
     bind_params();
     let_slots_.assign(k_.lets.size(), nullptr);
     var_slots_.assign(k_.vars.size(), nullptr);
+    alloc_shared();
     if (k_.dims.size() <= 1) {
       emit_1d();
     } else {
@@ -148,12 +153,36 @@ class KernelEmitter {
   }
 
   const ParamValues& array_param(const ir::ArrayRef& a) const {
-    TACK_CHECK(a.space == ir::ArrayRef::Space::Param);  // shared arrays exist only in workgroup kernels
+    TACK_CHECK(a.space == ir::ArrayRef::Space::Param);
     TACK_CHECK(a.index >= 0 && static_cast<std::size_t>(a.index) < k_.params.size());
     TACK_CHECK(k_.params[static_cast<std::size_t>(a.index)].kind == ir::ParamKind::Array);
     return params_[static_cast<std::size_t>(a.index)];
   }
-  DType array_dtype(const ir::ArrayRef& a) const { return k_.params[static_cast<std::size_t>(a.index)].dtype; }
+  DType array_dtype(const ir::ArrayRef& a) const {
+    if (a.space == ir::ArrayRef::Space::Shared) {
+      TACK_CHECK(a.index >= 0 && static_cast<std::size_t>(a.index) < k_.shared.size());
+      return k_.shared[static_cast<std::size_t>(a.index)].dtype;
+    }
+    return k_.params[static_cast<std::size_t>(a.index)].dtype;
+  }
+  // The first element of a parameter array or of a shared array's alloca.
+  Value* array_base(const ir::ArrayRef& a) const {
+    if (a.space == ir::ArrayRef::Space::Shared) return shared_[static_cast<std::size_t>(a.index)];
+    return array_param(a).data;
+  }
+
+  // Shared arrays: one alloca each in the entry block, 64-byte aligned so the
+  // work-item loops over them vectorize cleanly.
+  void alloc_shared() {
+    for (std::size_t i = 0; i < k_.shared.size(); ++i) {
+      const ir::SharedArray& s = k_.shared[i];
+      TACK_CHECK(s.count >= 0);
+      llvm::Type* arr = llvm::ArrayType::get(detail::memory_type(c_, s.dtype), static_cast<std::uint64_t>(s.count));
+      llvm::AllocaInst* a = b_.CreateAlloca(arr, nullptr, "shared" + std::to_string(i));
+      a->setAlignment(llvm::Align(64));
+      shared_.push_back(a);
+    }
+  }
 
   // ---- Let and Var storage ---------------------------------------------------
 
@@ -224,7 +253,7 @@ class KernelEmitter {
         return;
       case ir::StmtKind::Barrier:
       case ir::StmtKind::GroupReduce:
-        TACK_UNREACHABLE("llvm_gen: barriers and group reductions exist only in workgroup kernels");
+        TACK_UNREACHABLE("llvm_gen: barriers and group reductions must be lowered by passes::lower_workgroups");
     }
     TACK_UNREACHABLE("llvm_gen: unknown statement kind");
   }
@@ -236,7 +265,7 @@ class KernelEmitter {
 
   Value* element_ptr(const ir::ArrayRef& a, const ir::Expr& index) {
     DType t = array_dtype(a);
-    return b_.CreateInBoundsGEP(detail::memory_type(c_, t), array_param(a).data, converted(index, DType::I64));
+    return b_.CreateInBoundsGEP(detail::memory_type(c_, t), array_base(a), converted(index, DType::I64));
   }
   llvm::Align element_align(DType t) const { return llvm::Align(dtype_size(t)); }
 
@@ -537,7 +566,8 @@ class KernelEmitter {
         TACK_CHECK(d >= 0 && static_cast<std::size_t>(d) < loop_index_.size());
         return loop_index_[static_cast<std::size_t>(d)];
       }
-      case ir::ExprKind::GroupValue: TACK_UNREACHABLE("llvm_gen: group values exist only in workgroup kernels");
+      case ir::ExprKind::GroupValue:
+        TACK_UNREACHABLE("llvm_gen: group values must be lowered by passes::lower_workgroups");
       case ir::ExprKind::LetRef: {
         int id = e.as<ir::LetRef>()->id;
         return b_.CreateLoad(detail::value_type(c_, let_dtype(id)), let_slot(id));
@@ -586,7 +616,8 @@ class KernelEmitter {
       case ir::ExprKind::TexSample: {
         const auto* n = e.as<ir::TexSample>();
         TACK_CHECK(n->param >= 0 && static_cast<std::size_t>(n->param) < k_.params.size() &&
-                   k_.params[static_cast<std::size_t>(n->param)].kind == ir::ParamKind::Texture3D);
+                   k_.params[static_cast<std::size_t>(n->param)].kind == ir::ParamKind::Texture3D &&
+                   !k_.params[static_cast<std::size_t>(n->param)].hardware_texture);  // the CPU samples in software
         const ParamValues& pv = params_[static_cast<std::size_t>(n->param)];
         detail::TextureValues tex{pv.data, pv.extent[0], pv.extent[1], pv.extent[2]};
         Value* r = detail::emit_texture_sample(b_, tex, converted(n->u, DType::F32), converted(n->v, DType::F32),
@@ -611,6 +642,7 @@ class KernelEmitter {
   Value* end_ = nullptr;
   std::vector<Value*> loop_index_;
   std::vector<llvm::AllocaInst*> let_slots_, var_slots_;
+  std::vector<Value*> shared_;
   std::vector<LoopTargets> loops_;
   std::unordered_map<const ir::ExprNode*, Value*> cache_;
   std::unordered_set<const ir::ExprNode*> contract_;
@@ -673,7 +705,9 @@ void emit_chunk(const ir::Kernel& k, llvm::Module& m, llvm::Function* kernel, co
 
 LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias) {
   TACK_CHECK(typed.typed && typed.body);
-  TACK_CHECK(typed.launch == ir::LaunchKind::Parallel);  // the CPU backend refuses workgroups before codegen
+  // Workgroup kernels come lowered (one launch iteration per group, no collectives left).
+  TACK_CHECK(typed.launch == ir::LaunchKind::Parallel || typed.dims.size() == 1);
+  TACK_CHECK(typed.launch == ir::LaunchKind::Workgroup || typed.shared.empty());
   TACK_CHECK(!typed.dims.empty() && typed.dims.size() <= 4);
   LlvmModule out;
   out.kernel_symbol = kernel_entry_name(typed.name);

@@ -32,7 +32,8 @@ struct LlvmModule {
   std::string chunk_symbol;   // void tack_chunk_<name>(const uint64_t* pack, i64 start, i64 end)
 };
 
-// Generates the module for a typed Parallel kernel. With `noalias`, array
+// Generates the module for a typed Parallel kernel, or a Workgroup kernel lowered
+// by passes::lower_workgroups (one iteration per group). With `noalias`, array
 // pointers are marked noalias (the call's arrays are proven disjoint).
 LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias);
 

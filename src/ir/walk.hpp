@@ -1,0 +1,44 @@
+// Walking expression DAGs: each distinct node once, and the expressions a
+// statement holds itself (not those of the statements nested in it).
+#pragma once
+
+#include "ir/ir.hpp"
+
+#include <unordered_set>
+#include <vector>
+
+namespace tack::ir {
+
+// Calls f on e and each distinct node below it; `seen` keeps shared DAGs linear.
+template <class F>
+void walk(const Expr& e, std::unordered_set<const ExprNode*>& seen, F&& f) {
+  if (!e || !seen.insert(e.get()).second) return;
+  f(e);
+  switch (e->kind) {
+    case ExprKind::Load: walk(e.as<Load>()->index, seen, f); break;
+    case ExprKind::Op:
+      for (const Expr& a : e.as<Op>()->args) walk(a, seen, f);
+      break;
+    case ExprKind::Select: {
+      auto n = e.as<Select>();
+      walk(n->cond, seen, f);
+      walk(n->if_true, seen, f);
+      walk(n->if_false, seen, f);
+      break;
+    }
+    case ExprKind::Cast: walk(e.as<Cast>()->value, seen, f); break;
+    case ExprKind::TexSample: {
+      auto n = e.as<TexSample>();
+      walk(n->u, seen, f);
+      walk(n->v, seen, f);
+      walk(n->w, seen, f);
+      break;
+    }
+    default: break;
+  }
+}
+
+// A statement's own expressions (absent ones, such as a missing compare value, included as empty handles).
+std::vector<Expr> own_exprs(const Stmt& s);
+
+}  // namespace tack::ir
