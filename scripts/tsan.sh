@@ -14,6 +14,12 @@ cmake --build "$build" --parallel "$jobs" --target tack_conformance_tests tack_u
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
 export TACK_CACHE_DIR="$build/tsan-cache"
+export POCL_CACHE_DIR="$build/pocl-cache"
+# The opencl backend runs here on PoCL only: Intel's ICD (intel-opencl-icd, installed for ocloc) dlopens a
+# library with RTLD_DEEPBIND, which ThreadSanitizer's runtime cannot run, and would abort the process.
+if [[ -f /etc/OpenCL/vendors/pocl.icd ]]; then
+  export OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd
+fi
 "$build/tests/tack_conformance_tests" --gtest_filter='*ConcurrentDispatch*'
 "$build/tests/tack_unit_tests" --gtest_filter='ThreadPool*:LaunchPolicy*:DiskCache*'
 echo "tsan: passed"
