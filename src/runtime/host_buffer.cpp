@@ -8,10 +8,28 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <cstdint>
+#include <unistd.h>
 
 namespace tack::runtime {
 
+namespace {
+// The machine's physical memory; 0 when unknown.
+std::uint64_t physical_memory() {
+  static const std::uint64_t bytes = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size) : 0;
+  }();
+  return bytes;
+}
+}  // namespace
+
 HostBuffer::HostBuffer(std::size_t bytes, bool zeroed) : Buffer(bytes) {
+  // Linux overcommits: an allocation beyond the machine's memory may succeed here and kill the process when
+  // touched, so it is refused while the caller can still be told.
+  if (std::uint64_t mem = physical_memory(); mem && bytes > mem)
+    throw InvalidArgument("cannot allocate an array of " + std::to_string(bytes) + " bytes: the machine has " +
+                          std::to_string(mem) + " bytes of memory");
   std::size_t rounded = (bytes + 63) / 64 * 64;
   data_ = std::aligned_alloc(64, rounded ? rounded : 64);
   if (!data_) throw InvalidArgument("cannot allocate " + std::to_string(bytes) + " bytes of host memory for an array");

@@ -94,6 +94,13 @@ int main(int argc, char** argv) {
     std::cout << dialect_name << ": the compiler accepted a broken source; this check would prove nothing\n";
     return 1;
   }
+  // ... and the rejection names the error (the compiler's log) and, from Tack's compile steps, the source
+  // (CompileError's "--- source ---"), as docs/reliability.md says.
+  if (broken_log.find("undeclared_name") == std::string::npos ||
+      (dialect_name != "metal" && broken_log.find("--- source ---") == std::string::npos)) {
+    std::cout << dialect_name << ": a rejected source did not report the log and the source:\n" << broken_log << "\n";
+    return 1;
+  }
 
   // Collect the conformance suite's kernels, each distinct typed kernel once.
   std::mutex mutex;

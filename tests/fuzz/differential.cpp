@@ -323,6 +323,7 @@ int main(int argc, char** argv) {
   std::int64_t count = env_int("TACK_FUZZ_SEEDS", 200);
   bool verbose = false;
   bool single = false;  // --seed=N runs every backend on it
+  bool all_backends = false;  // --all: every seed on every backend (the ctest), whatever TACK_FUZZ_EVERY_* say
   for (int a = 1; a < argc; ++a) {
     std::string arg = argv[a];
     auto value = [&](const char* prefix) { return std::strtoll(arg.c_str() + std::strlen(prefix), nullptr, 10); };
@@ -330,7 +331,8 @@ int main(int argc, char** argv) {
     else if (arg.rfind("--start=", 0) == 0) start = value("--start=");
     else if (arg.rfind("--seeds=", 0) == 0) count = value("--seeds=");
     else if (arg == "--print") verbose = true;
-    else { std::fprintf(stderr, "usage: %s [--seed=N | --start=S --seeds=K] [--print]\n", argv[0]); return 2; }
+    else if (arg == "--all") all_backends = true;
+    else { std::fprintf(stderr, "usage: %s [--seed=N | --start=S --seeds=K] [--print] [--all]\n", argv[0]); return 2; }
   }
 
   tack::Device ref = tack::device("interp");
@@ -350,7 +352,7 @@ int main(int argc, char** argv) {
       // seed; TACK_FUZZ_EVERY_<NAME>=1 (e.g. TACK_FUZZ_EVERY_OPENCL) checks all.
       std::string var = "TACK_FUZZ_EVERY_";
       for (char c : name) var += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      std::int64_t every = std::max<std::int64_t>(1, env_int(var.c_str(), name == "opencl" ? 5 : 1));
+      std::int64_t every = std::max<std::int64_t>(1, env_int(var.c_str(), name == "opencl" && !all_backends ? 5 : 1));
       backends.push_back({name, d, every});
     } catch (const tack::BackendUnavailable& e) {
       std::printf("[fuzz] skipping backend '%s': %s\n", name.c_str(), e.what());

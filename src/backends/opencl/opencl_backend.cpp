@@ -57,6 +57,12 @@ class OpenCLBackend final : public Backend {
   }
 
   std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) override {
+    // Refused here, by name, rather than as whatever the driver reports (often nothing until first use).
+    const opencl::DeviceInfo& d = queue_->device();
+    if (d.max_mem_alloc_size && bytes > d.max_mem_alloc_size)
+      throw InvalidArgument("opencl: an array of " + std::to_string(bytes) + " bytes is larger than " +
+                            d.device_name + " allows for one allocation (" + std::to_string(d.max_mem_alloc_size) +
+                            " bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
     auto buffer = std::make_shared<DeviceBuffer>(queue_, bytes);
     if (zeroed && bytes) {
       const unsigned char zero = 0;
