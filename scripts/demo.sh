@@ -17,6 +17,8 @@ out="$build/demo"
 # ccache: leave the build folder out of the hash (it is hashed with -g by
 # default), so the add_subdirectory_package test reuses these objects.
 export CCACHE_NOHASHDIR=1
+# ... and rewrite paths inside the checkout as relative ones, so a clone at another path (CI) hits the cache.
+export CCACHE_BASEDIR="$PWD"
 cmake -S . -B "$build" -DTACK_BUILD_EXAMPLES=ON
 cmake --build "$build" --target tack_cavity --parallel "${TACK_JOBS:-2}"
 status=0

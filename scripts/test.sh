@@ -12,6 +12,8 @@ jobs="${TACK_JOBS:-2}"
 # ccache: leave the build folder out of the hash (it is hashed with -g by
 # default), so the add_subdirectory_package test reuses these objects.
 export CCACHE_NOHASHDIR=1
+# ... and rewrite paths inside the checkout as relative ones, so a clone at another path (CI) hits the cache.
+export CCACHE_BASEDIR="$PWD"
 
 cmake -S . -B "$build" -DTACK_BUILD_TESTS=ON
 cmake --build "$build" --parallel "$jobs"

@@ -7,6 +7,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build="${TACK_TSAN_BUILD_DIR:-build-tsan}"
 jobs="${TACK_JOBS:-2}"
 export CCACHE_NOHASHDIR=1
+# ... and rewrite paths inside the checkout as relative ones, so a clone at another path (CI) hits the cache.
+export CCACHE_BASEDIR="$PWD"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTACK_BUILD_TESTS=ON -DTACK_BUILD_EXAMPLES=OFF \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread"
