@@ -1,0 +1,231 @@
+// The CUDA driver API, loaded at run time with dlopen (libcuda.so.1), so Tack
+// builds without the CUDA SDK and a machine without a driver only loses the
+// cuda backend. Only what Tack calls is declared here, by hand, with the
+// driver's exported (versioned) symbol names; tests/unit/test_cuda_api_layout
+// checks every type, value and layout below against cuda.h where a toolkit is
+// installed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tack::drivers::cu {
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUtexObject = unsigned long long;
+using CUmemGenericAllocationHandle = unsigned long long;
+using CUcontext = struct CUctx_st*;
+using CUmodule = struct CUmod_st*;
+using CUfunction = struct CUfunc_st*;
+using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
+using CUarray = struct CUarray_st*;
+using CUmemoryPool = struct CUmemPoolHandle_st*;
+
+inline constexpr CUresult CUDA_SUCCESS = 0;
+inline constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
+inline constexpr CUresult CUDA_ERROR_DEINITIALIZED = 4;
+inline constexpr CUresult CUDA_ERROR_STUB_LIBRARY = 34;
+inline constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
+inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
+
+// CUdevice_attribute
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH = 24;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT = 25;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH = 26;
+inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+inline constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+inline constexpr int CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 102;
+inline constexpr int CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED = 103;
+inline constexpr int CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115;
+
+inline constexpr int CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0;
+inline constexpr int CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4;
+inline constexpr unsigned CU_STREAM_DEFAULT = 0;
+inline constexpr unsigned CU_EVENT_BLOCKING_SYNC = 1;
+inline constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
+
+// CUjit_option
+inline constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
+inline constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+
+// Textures: one f32 channel, linear filtering, clamped, normalized coordinates.
+inline constexpr int CU_AD_FORMAT_FLOAT = 0x20;
+inline constexpr int CU_MEMORYTYPE_DEVICE = 2;
+inline constexpr int CU_MEMORYTYPE_ARRAY = 3;
+inline constexpr int CU_RESOURCE_TYPE_ARRAY = 0;
+inline constexpr int CU_TR_ADDRESS_MODE_CLAMP = 1;
+inline constexpr int CU_TR_FILTER_MODE_LINEAR = 1;
+inline constexpr unsigned kTrsfNormalizedCoordinates = 0x02;  // CU_TRSF_NORMALIZED_COORDINATES (a macro in cuda.h)
+
+// Virtual memory management, for exportable buffers.
+inline constexpr int CU_MEM_ALLOCATION_TYPE_PINNED = 1;
+inline constexpr int CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1;
+inline constexpr int CU_MEM_LOCATION_TYPE_DEVICE = 1;
+inline constexpr int CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0;
+inline constexpr int CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3;
+
+struct CUDA_ARRAY3D_DESCRIPTOR {
+  std::size_t Width, Height, Depth;
+  int Format;
+  unsigned NumChannels;
+  unsigned Flags;
+};
+
+struct CUDA_MEMCPY3D {
+  std::size_t srcXInBytes, srcY, srcZ, srcLOD;
+  int srcMemoryType;
+  const void* srcHost;
+  CUdeviceptr srcDevice;
+  CUarray srcArray;
+  void* reserved0;
+  std::size_t srcPitch, srcHeight;
+  std::size_t dstXInBytes, dstY, dstZ, dstLOD;
+  int dstMemoryType;
+  void* dstHost;
+  CUdeviceptr dstDevice;
+  CUarray dstArray;
+  void* reserved1;
+  std::size_t dstPitch, dstHeight;
+  std::size_t WidthInBytes, Height, Depth;
+};
+
+struct CUDA_RESOURCE_DESC {
+  int resType;
+  union {
+    struct {
+      CUarray hArray;
+    } array;
+    struct {
+      int reserved[32];
+    } reserved;
+  } res;
+  unsigned flags;
+};
+
+struct CUDA_TEXTURE_DESC {
+  int addressMode[3];
+  int filterMode;
+  unsigned flags;
+  unsigned maxAnisotropy;
+  int mipmapFilterMode;
+  float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+  float borderColor[4];
+  int reserved[12];
+};
+
+struct CUmemLocation {
+  int type;
+  int id;
+};
+
+struct CUmemAllocationProp {
+  int type;
+  int requestedHandleTypes;
+  CUmemLocation location;
+  void* win32HandleMetaData;
+  struct {
+    unsigned char compressionType;
+    unsigned char gpuDirectRDMACapable;
+    unsigned short usage;
+    unsigned char reserved[4];
+  } allocFlags;
+};
+
+struct CUmemAccessDesc {
+  CUmemLocation location;
+  int flags;
+};
+
+// The entry points Tack calls, named as libcuda exports them.
+struct Api {
+  CUresult (*cuInit)(unsigned flags) = nullptr;
+  CUresult (*cuDriverGetVersion)(int* version) = nullptr;
+  CUresult (*cuGetErrorName)(CUresult error, const char** name) = nullptr;
+  CUresult (*cuGetErrorString)(CUresult error, const char** text) = nullptr;
+  CUresult (*cuDeviceGetCount)(int* count) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice* device, int ordinal) = nullptr;
+  CUresult (*cuDeviceGetName)(char* name, int length, CUdevice device) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int* value, int attribute, CUdevice device) = nullptr;
+  CUresult (*cuDeviceTotalMem_v2)(std::size_t* bytes, CUdevice device) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext* context, CUdevice device) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRelease_v2)(CUdevice device) = nullptr;
+  CUresult (*cuCtxGetCurrent)(CUcontext* context) = nullptr;
+  CUresult (*cuCtxSetCurrent)(CUcontext context) = nullptr;
+  CUresult (*cuCtxPushCurrent_v2)(CUcontext context) = nullptr;
+  CUresult (*cuCtxPopCurrent_v2)(CUcontext* context) = nullptr;
+  CUresult (*cuCtxGetDevice)(CUdevice* device) = nullptr;
+  CUresult (*cuStreamCreate)(CUstream* stream, unsigned flags) = nullptr;
+  CUresult (*cuStreamDestroy_v2)(CUstream stream) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream stream) = nullptr;
+  CUresult (*cuStreamQuery)(CUstream stream) = nullptr;
+  CUresult (*cuEventCreate)(CUevent* event, unsigned flags) = nullptr;
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
+  CUresult (*cuEventDestroy_v2)(CUevent event) = nullptr;
+  CUresult (*cuMemGetInfo_v2)(std::size_t* free, std::size_t* total) = nullptr;
+  CUresult (*cuMemAlloc_v2)(CUdeviceptr* ptr, std::size_t bytes) = nullptr;
+  CUresult (*cuMemFree_v2)(CUdeviceptr ptr) = nullptr;
+  CUresult (*cuMemAllocAsync)(CUdeviceptr* ptr, std::size_t bytes, CUstream stream) = nullptr;
+  CUresult (*cuMemFreeAsync)(CUdeviceptr ptr, CUstream stream) = nullptr;
+  CUresult (*cuDeviceGetDefaultMemPool)(CUmemoryPool* pool, CUdevice device) = nullptr;
+  CUresult (*cuMemPoolSetAttribute)(CUmemoryPool pool, int attribute, void* value) = nullptr;
+  CUresult (*cuMemcpyHtoDAsync_v2)(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream) = nullptr;
+  CUresult (*cuMemcpyDtoH_v2)(void* dst, CUdeviceptr src, std::size_t bytes) = nullptr;
+  CUresult (*cuMemcpyDtoDAsync_v2)(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream) = nullptr;
+  CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream) = nullptr;
+  CUresult (*cuMemsetD16Async)(CUdeviceptr dst, unsigned short value, std::size_t count, CUstream stream) = nullptr;
+  CUresult (*cuMemsetD32Async)(CUdeviceptr dst, unsigned value, std::size_t count, CUstream stream) = nullptr;
+  CUresult (*cuMemsetD2D32Async)(CUdeviceptr dst, std::size_t pitch, unsigned value, std::size_t width,
+                                 std::size_t height, CUstream stream) = nullptr;
+  CUresult (*cuModuleLoadDataEx)(CUmodule* module, const void* image, unsigned count, int* options,
+                                 void** values) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule module) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction* function, CUmodule module, const char* name) = nullptr;
+  CUresult (*cuFuncGetAttribute)(int* value, int attribute, CUfunction function) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                             unsigned shared_bytes, CUstream stream, void** params, void** extra) = nullptr;
+  CUresult (*cuArray3DCreate_v2)(CUarray* array, const CUDA_ARRAY3D_DESCRIPTOR* descriptor) = nullptr;
+  CUresult (*cuArrayDestroy)(CUarray array) = nullptr;
+  CUresult (*cuMemcpy3DAsync_v2)(const CUDA_MEMCPY3D* copy, CUstream stream) = nullptr;
+  CUresult (*cuTexObjectCreate)(CUtexObject* object, const CUDA_RESOURCE_DESC* resource,
+                                const CUDA_TEXTURE_DESC* texture, const void* view) = nullptr;
+  CUresult (*cuTexObjectDestroy)(CUtexObject object) = nullptr;
+  CUresult (*cuMemGetAllocationGranularity)(std::size_t* granularity, const CUmemAllocationProp* prop,
+                                            int option) = nullptr;
+  CUresult (*cuMemCreate)(CUmemGenericAllocationHandle* handle, std::size_t bytes, const CUmemAllocationProp* prop,
+                          unsigned long long flags) = nullptr;
+  CUresult (*cuMemRelease)(CUmemGenericAllocationHandle handle) = nullptr;
+  CUresult (*cuMemAddressReserve)(CUdeviceptr* ptr, std::size_t bytes, std::size_t alignment, CUdeviceptr addr,
+                                  unsigned long long flags) = nullptr;
+  CUresult (*cuMemAddressFree)(CUdeviceptr ptr, std::size_t bytes) = nullptr;
+  CUresult (*cuMemMap)(CUdeviceptr ptr, std::size_t bytes, std::size_t offset, CUmemGenericAllocationHandle handle,
+                       unsigned long long flags) = nullptr;
+  CUresult (*cuMemUnmap)(CUdeviceptr ptr, std::size_t bytes) = nullptr;
+  CUresult (*cuMemSetAccess)(CUdeviceptr ptr, std::size_t bytes, const CUmemAccessDesc* desc,
+                             std::size_t count) = nullptr;
+  CUresult (*cuMemExportToShareableHandle)(void* handle, CUmemGenericAllocationHandle allocation, int type,
+                                           unsigned long long flags) = nullptr;
+  std::string library;  // the file loaded
+};
+
+// The process's driver, loaded and cuInit(0)-ed once; throws BackendUnavailable
+// with the reason (no library, a missing symbol, no device, a stub library)
+// when there is none. TACK_CUDA_LIBRARY names another file to load instead of
+// libcuda.so.1 (tests point it at a stand-in driver).
+const Api& api();
+
+// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" for a result code.
+std::string error_text(CUresult code);
+
+// Throws BackendError "cuda: <call> failed: <error_text>" unless code is CUDA_SUCCESS.
+void check(CUresult code, const char* call);
+
+}  // namespace tack::drivers::cu

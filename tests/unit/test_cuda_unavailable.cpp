@@ -1,0 +1,54 @@
+// tack::device("cuda") without a usable driver: TACK_CUDA_LIBRARY names the
+// toolkit's stub libcuda.so (TACK_EXPECT=stub) or a file that does not exist
+// (TACK_EXPECT=missing); ctest runs this executable once for each, since the
+// driver is loaded once per process. Both must be BackendUnavailable (so the
+// conformance suite skips cuda) with a reason that names the cause, and the
+// other backends must keep working.
+#include <tack/tack.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+std::string expectation() {
+  const char* e = std::getenv("TACK_EXPECT");
+  return e ? e : "";
+}
+
+std::string reason_of_refusal() {
+  try {
+    tack::device("cuda");
+  } catch (const tack::BackendUnavailable& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "tack::device(\"cuda\") did not throw BackendUnavailable";
+  return "";
+}
+
+TEST(CudaUnavailable, RefusedWithTheReason) {
+  const std::string expect = expectation();
+  if (expect.empty()) GTEST_SKIP() << "run through ctest (TACK_EXPECT=stub or missing, TACK_CUDA_LIBRARY set)";
+  const std::string library = std::getenv("TACK_CUDA_LIBRARY") ? std::getenv("TACK_CUDA_LIBRARY") : "";
+  const std::string why = reason_of_refusal();
+  EXPECT_NE(why.find("cuda"), std::string::npos) << why;
+  if (expect == "stub") {
+    EXPECT_NE(why.find("stub"), std::string::npos) << why;
+  } else {
+    EXPECT_NE(why.find("could not be loaded"), std::string::npos) << why;
+    EXPECT_NE(why.find(library), std::string::npos) << "the reason should name the file tried: " << why;
+  }
+  // The same refusal every time (the load happens once), and never another error type.
+  EXPECT_EQ(reason_of_refusal(), why);
+}
+
+TEST(CudaUnavailable, OtherBackendsKeepWorking) {
+  if (expectation().empty()) GTEST_SKIP() << "run through ctest";
+  (void)reason_of_refusal();
+  tack::Device interp = tack::device("interp");
+  EXPECT_EQ(interp.from_host(std::vector<float>{1, 2, 3}).to_host<float>(), (std::vector<float>{1, 2, 3}));
+}
+
+}  // namespace
