@@ -16,6 +16,10 @@ enum class ArrayReduction { Sum, Min, Max };
 // host sets to the identity first: reduction_identity_bits(op).
 CSource opencl_reduction_source(ArrayReduction op);
 
+// CUDA C for `op` (HIP compiles it after its runtime header): the same kernel,
+// taking (const float* x, unsigned int* out, long long n), in blocks of kGpuGroupSize.
+CSource cuda_reduction_source(ArrayReduction op);
+
 // The f32 bit pattern the result word starts from: 0.0 for a sum, a NaN for
 // min and max (any element replaces it).
 std::uint32_t reduction_identity_bits(ArrayReduction op);

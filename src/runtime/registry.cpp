@@ -1,8 +1,12 @@
 // tack::device(): name and option validation before anything is constructed,
-// one shared device per name, and tack::sync() over every live device.
+// one shared device per name, and tack::sync() and sync_async() over every live
+// device.
 #include "runtime/registry.hpp"
 
+#include "runtime/async_wait.hpp"
+
 #include "backends/interp/interp_backend.hpp"
+#include "backends/cuda/cuda_backend.hpp"
 #include "backends/opencl/opencl_backend.hpp"
 #ifdef TACK_HAVE_LLVM
 #include "backends/cpu/cpu_backend.hpp"
@@ -74,6 +78,7 @@ const std::vector<BackendFactory>& backend_factories() {
 #ifdef TACK_HAVE_LLVM
       {"cpu", {"num_threads"}, [](const DeviceOptions& o) { return make_cpu_backend(o); }},
 #endif
+      {"cuda", {"device"}, [](const DeviceOptions& o) { return make_cuda_backend(o); }},
       {"interp", {"lanes"}, [](const DeviceOptions& o) { return make_interp_backend(o); }},
       {"opencl", {"device"}, [](const DeviceOptions& o) { return make_opencl_backend(o); }},
   };
@@ -139,6 +144,16 @@ void sync() {
       if (auto b = w.lock()) live.push_back(b);
   }
   for (const auto& b : live) b->synchronize();
+}
+
+std::future<void> sync_async() {
+  std::vector<std::shared_ptr<runtime::Backend>> live;
+  {
+    std::lock_guard lock(runtime::g_mutex);
+    for (const auto& w : runtime::g_live)
+      if (auto b = w.lock()) live.push_back(b);
+  }
+  return runtime::wait_async(live);
 }
 
 }  // namespace tack

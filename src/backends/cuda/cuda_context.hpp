@@ -1,0 +1,101 @@
+// The cuda backend's context and its one stream (reference: CUDA,
+// Initialization and Launch). A context already current on the creating thread
+// is adopted (an embedding application made it); otherwise the device's primary
+// context is retained, the one the CUDA runtime and the libraries on it share,
+// so Tack's launches and theirs use the same handles. Only a retained primary
+// context is released, when the last backend, buffer and image on it are gone.
+// Tack never makes its context current beyond one call, so a second device made
+// on the same thread retains the primary context again rather than adopting it.
+//
+// Unlike the reference, every entry point makes the context current on the
+// calling thread for the call (Scope) and restores what was current before, so
+// any thread may dispatch without calling cuCtxSetCurrent first, and an
+// application's own current context is left as it was.
+#pragma once
+
+#include "drivers/cuda_api.hpp"
+
+#include <tack/device.hpp>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tack::runtime::cuda {
+
+struct DeviceInfo {
+  drivers::cu::CUdevice device = 0;
+  int ordinal = 0;
+  std::string name;
+  int compute_major = 0, compute_minor = 0;
+  std::int64_t max_grid_dim_x = 0;  // blocks in one launch
+  int multiprocessors = 1;
+  int max_threads_per_block = 0;
+  int max_shared_per_block = 0;
+  std::size_t total_memory = 0;
+  bool memory_pools = false;  // cuMemAllocAsync works; false on TCC-mode GPUs
+  bool virtual_memory = false;
+  std::array<std::int64_t, 3> max_texture3d{};  // width, height, depth
+  int driver_version = 0;                       // e.g. 13000
+};
+
+class Context {
+ public:
+  // Device `ordinal` (option "device", else TACK_CUDA_DEVICE, else 0): adopts the
+  // calling thread's current context when it belongs to that device and is not
+  // its primary context, else retains the primary context. Throws BackendUnavailable without a driver or
+  // device, InvalidArgument for an ordinal out of range.
+  static std::shared_ptr<Context> open(const DeviceOptions& options);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const DeviceInfo& device() const { return info_; }
+  drivers::cu::CUcontext handle() const { return context_; }
+  bool owned() const { return owned_; }
+  // The context's one stream, made on first use: every launch, copy and fill goes through it, in order.
+  drivers::cu::CUstream stream();
+
+  // Makes the context current on this thread for the scope's life (cheap when it already is).
+  class Scope {
+   public:
+    explicit Scope(const Context& c);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    bool pushed_ = false;
+  };
+
+  // Stream-ordered memory. Without memory pools, cuMemAlloc, and a dropped
+  // buffer waits in a list until the stream is idle (cuMemFree would wait for
+  // the whole device), freed at the next allocation or synchronize().
+  drivers::cu::CUdeviceptr allocate(std::size_t bytes);
+  void free(drivers::cu::CUdeviceptr ptr) noexcept;
+
+  // Waits for the stream; raises the first error of a queued launch (BackendError).
+  void synchronize();
+
+ private:
+  Context(DeviceInfo info, drivers::cu::CUcontext context, bool owned);
+  void configure_pool();
+  void free_dropped_if_idle();
+
+  DeviceInfo info_;
+  drivers::cu::CUcontext context_ = nullptr;
+  bool owned_ = false;
+  std::once_flag stream_once_;
+  std::atomic<drivers::cu::CUstream> stream_{nullptr};
+  std::mutex dropped_mutex_;
+  std::vector<drivers::cu::CUdeviceptr> dropped_;
+};
+
+// What the device's capabilities are (the reference's table for CUDA).
+Capabilities capabilities(const DeviceInfo& d);
+
+}  // namespace tack::runtime::cuda

@@ -1,0 +1,121 @@
+// NVRTC builds, PTX loading and the disk cache of PTX.
+#include "backends/cuda/cuda_kernel.hpp"
+
+#include "backends/cuda/nvrtc_compile.hpp"
+#include "runtime/build_id.hpp"
+#include "runtime/disk_cache.hpp"
+#include "runtime/warnings.hpp"
+
+#include <tack/error.hpp>
+
+#include <atomic>
+
+namespace tack::runtime::cuda {
+namespace cu = drivers::cu;
+namespace {
+
+// The entry's layout; the generated code's version is the library's build id, in the key beside it.
+constexpr const char* kCacheFormat = "tack-cuda-ptx-1";
+
+std::atomic<std::uint64_t> g_compiles{0};
+std::atomic<std::uint64_t> g_cache_loads{0};
+
+// Loads PTX; on failure returns the driver's result with its JIT log in *log.
+cu::CUresult load_ptx(const std::string& ptx, cu::CUmodule* module, std::string* log) {
+  char buffer[8192] = {};
+  int options[] = {cu::CU_JIT_ERROR_LOG_BUFFER, cu::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {buffer, reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof buffer - 1))};
+  const cu::CUresult r = cu::api().cuModuleLoadDataEx(module, ptx.c_str(), 2, options, values);
+  if (r != cu::CUDA_SUCCESS) *log = buffer;
+  return r;
+}
+
+std::string ptx_version_hint(const Context& context, cu::CUresult r) {
+  // CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222): NVRTC is newer than the driver.
+  if (r != 222) return "";
+  int major = 0, minor = 0;
+  try {
+    auto v = tack::cuda::nvrtc_version();
+    major = v[0];
+    minor = v[1];
+  } catch (const Error&) {
+  }
+  const int d = context.device().driver_version;
+  return "; NVRTC " + std::to_string(major) + "." + std::to_string(minor) + " writes PTX newer than the driver (CUDA " +
+         std::to_string(d / 1000) + "." + std::to_string(d % 1000 / 10) +
+         ") loads: update the driver or use an NVRTC no newer than it";
+}
+
+}  // namespace
+
+Module::Module(std::shared_ptr<Context> context, cu::CUmodule module, cu::CUfunction function, std::string entry)
+    : context_(std::move(context)), module_(module), function_(function), entry_(std::move(entry)) {
+  cu::check(cu::api().cuFuncGetAttribute(&max_threads_, cu::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function_),
+            "cuFuncGetAttribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)");
+}
+
+Module::~Module() {
+  try {
+    Context::Scope scope(*context_);
+    cu::api().cuModuleUnload(module_);
+  } catch (const Error&) {
+    // The driver is gone (process exit): the module went with it.
+  }
+}
+
+std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, const std::string& key,
+                                     const std::function<codegen::CSource()>& generate, const std::string& what) {
+  DiskCache& cache = DiskCache::global();
+  std::string cache_key;
+  Context::Scope scope(*context);
+  auto finish = [&](cu::CUmodule module, const std::string& entry) {
+    cu::CUfunction function = nullptr;
+    const cu::CUresult r = cu::api().cuModuleGetFunction(&function, module, entry.c_str());
+    if (r != cu::CUDA_SUCCESS) {
+      cu::api().cuModuleUnload(module);
+      cu::check(r, "cuModuleGetFunction");
+    }
+    return std::make_unique<Module>(context, module, function, entry);
+  };
+
+  if (cache.enabled()) {
+    // PTX depends on the code, NVRTC and its options, not on the device: the driver compiles it at load.
+    const auto version = tack::cuda::nvrtc_version();
+    cache_key = std::string(kCacheFormat) + "\n" + library_build_id() + "\nnvrtc=" + std::to_string(version[0]) + "." +
+                std::to_string(version[1]) + "\noptions=";
+    for (const char* o : tack::cuda::kNvrtcOptions) cache_key += std::string(o) + " ";
+    cache_key += "\n" + key;
+    if (std::optional<std::string> entry = cache.load(cache_key)) {
+      // "ENTRY:<kernel name>\n<PTX>"; the cache has checked the checksum.
+      const std::size_t nl = entry->find('\n');
+      if (entry->compare(0, 6, "ENTRY:") == 0 && nl != std::string::npos) {
+        cu::CUmodule module = nullptr;
+        std::string log;
+        if (load_ptx(entry->substr(nl + 1), &module, &log) == cu::CUDA_SUCCESS) {
+          g_cache_loads.fetch_add(1, std::memory_order_relaxed);
+          return finish(module, entry->substr(6, nl - 6));
+        }
+        warn("the cached PTX for " + what + " did not load (" + log + "); compiling again");
+      } else {
+        warn("the cached CUDA entry for " + what + " is malformed; compiling again");
+      }
+    }
+  }
+
+  const codegen::CSource src = generate();
+  const std::string ptx = tack::cuda::compile_ptx(src.text, src.entry);
+  g_compiles.fetch_add(1, std::memory_order_relaxed);
+  cu::CUmodule module = nullptr;
+  std::string log;
+  if (const cu::CUresult r = load_ptx(ptx, &module, &log); r != cu::CUDA_SUCCESS)
+    throw CompileError("cuda: the driver did not load the PTX NVRTC made for " + what +
+                       " (cuModuleLoadDataEx: " + cu::error_text(r) + ptx_version_hint(*context, r) + "):\n" + log +
+                       "\n--- source ---\n" + src.text);
+  if (cache.enabled()) cache.store(cache_key, "ENTRY:" + src.entry + "\n" + ptx);
+  return finish(module, src.entry);
+}
+
+std::uint64_t nvrtc_compile_count() { return g_compiles.load(); }
+std::uint64_t ptx_cache_load_count() { return g_cache_loads.load(); }
+
+}  // namespace tack::runtime::cuda

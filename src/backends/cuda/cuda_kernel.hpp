@@ -1,0 +1,51 @@
+// Building CUDA kernels: NVRTC compiles the generated CUDA C to PTX (no target
+// architecture: the driver JIT-compiles NVRTC's default virtual architecture
+// at load), and the disk cache keeps the PTX with its entry name, so a variant
+// an earlier process built loads without the generator or NVRTC (DESIGN §5).
+#pragma once
+
+#include "backends/cuda/cuda_context.hpp"
+#include "codegen/c_family.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace tack::runtime::cuda {
+
+// A loaded module and the one function Tack takes from it.
+class Module {
+ public:
+  Module(std::shared_ptr<Context> context, drivers::cu::CUmodule module, drivers::cu::CUfunction function,
+         std::string entry);
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  drivers::cu::CUfunction function() const { return function_; }
+  const std::string& entry() const { return entry_; }
+  // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: fewer than 256 when the kernel needs many registers.
+  int max_threads() const { return max_threads_; }
+
+ private:
+  std::shared_ptr<Context> context_;
+  drivers::cu::CUmodule module_;
+  drivers::cu::CUfunction function_;
+  std::string entry_;
+  int max_threads_ = 0;
+};
+
+// The module for `key` (the text that decides the code, e.g. the typed IR):
+// the cached PTX when the disk cache has it, else generate()'s source compiled
+// by NVRTC and stored. `what` names it in errors ("kernel 'saxpy'"). NVRTC's
+// rejection is a CompileError with its log and the source; the driver's
+// refusal of the PTX is a CompileError with the JIT log.
+std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, const std::string& key,
+                                     const std::function<codegen::CSource()>& generate, const std::string& what);
+
+// Modules compiled with NVRTC / loaded from cached PTX in this process (for tests and benchmarks).
+std::uint64_t nvrtc_compile_count();
+std::uint64_t ptx_cache_load_count();
+
+}  // namespace tack::runtime::cuda
