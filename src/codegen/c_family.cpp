@@ -210,7 +210,13 @@ CSource CFamilyCodeGen::generate(const passes::PackedKernel& packed) {
     if (p.kind == ir::ParamKind::Scalar) continue;
     std::string name = (p.kind == ir::ParamKind::Texture3D ? "t" : p.scalar_pack ? "pack_" : "a") +
                        (p.scalar_pack ? suffix(p.dtype) : std::to_string(i));
-    decls.push_back(global_pointer(p.dtype, p.scalar_pack || p.kind == ir::ParamKind::Texture3D) + " " + name);
+    if (p.kind == ir::ParamKind::Texture3D && p.hardware_texture) {
+      // The runtime chooses hardware only on backends whose generator has it (texture_in_hardware).
+      TACK_CHECK(hardware_textures());
+      decls.push_back(texture_object_type() + " " + name);
+    } else {
+      decls.push_back(global_pointer(p.dtype, p.scalar_pack || p.kind == ir::ParamKind::Texture3D) + " " + name);
+    }
     names.push_back(name);
   }
 
@@ -554,6 +560,27 @@ std::string CFamilyCodeGen::texture_sample_helper() {
   });
 }
 
+std::string CFamilyCodeGen::hardware_texture_sample_helper() {
+  return helper("tack_texture_sample_hw", [&] {
+    // The software path's coordinates put texel i of n at u = i / (n - 1); the hardware's centres are at
+    // (i + 0.5) / n (reference: Textures). Clamped first as in software, so NaN reads texel 0 and no
+    // coordinate leaves [0, 1]; the filtering itself is the texture unit's (9-bit fixed-point weights).
+    const std::string q = helper_qualifier();
+    const std::string I64 = type_name(DType::I64);
+    std::string text;
+    text += q + " float tack_texel_centre(float u, " + I64 + " n) {\n";
+    text += "  const float c = u > 0.0f ? (u < 1.0f ? u : 1.0f) : 0.0f;\n";  // NaN fails u > 0 and becomes 0
+    text += "  return (c * (float)(n - 1) + 0.5f) / (float)n;\n}\n";
+    // u runs along the width (the fastest-varying index of the array), v the height, s the depth.
+    text += q + " float tack_texture_sample_hw(" + texture_object_type() + " t, " + I64 + " w, " + I64 + " h, " +
+            I64 + " d, float u, float v, float s) {\n";
+    text += "  return " +
+            texture_fetch("t", "tack_texel_centre(u, w)", "tack_texel_centre(v, h)", "tack_texel_centre(s, d)") +
+            ";\n}\n";
+    return text;
+  });
+}
+
 std::string CFamilyCodeGen::compute(const ir::Expr& e) {
   switch (e->kind) {
     case ir::ExprKind::Const: return literal(e->type.dtype, ir::const_bits(e.as<ir::Const>()));
@@ -590,14 +617,15 @@ std::string CFamilyCodeGen::compute(const ir::Expr& e) {
     }
     case ir::ExprKind::TexSample: {
       const auto* n = e.as<ir::TexSample>();
-      // Hardware sampling comes with the runtimes that choose it (texture_in_hardware); none does yet.
-      TACK_CHECK(!k_->params[static_cast<std::size_t>(n->param)].hardware_texture);
+      // Hardware sampling only where the dialect has it (the runtimes choosing it: texture_in_hardware).
+      const bool hardware = k_->params[static_cast<std::size_t>(n->param)].hardware_texture;
+      TACK_CHECK(!hardware || hardware_textures());
       auto extent = [&](int d) {
         const passes::PackSlot* s = packed_->pack.find(passes::PackSlot::Source::TextureExtent, n->param, d);
         TACK_CHECK(s);
         return let_name(s->let);
       };
-      std::string fn = texture_sample_helper();
+      std::string fn = hardware ? hardware_texture_sample_helper() : texture_sample_helper();
       std::string r = fn + "(" + param_ref("t" + std::to_string(n->param)) + ", " + extent(0) + ", " + extent(1) +
                       ", " + extent(2) + ", " + converted(n->u, DType::F32) + ", " + converted(n->v, DType::F32) +
                       ", " + converted(n->w, DType::F32) + ")";

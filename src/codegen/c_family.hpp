@@ -23,8 +23,10 @@ inline constexpr int kGpuGroupSize = 256;
 // one pointer for each Array and Texture3D parameter of the packed kernel (pack
 // arrays included; scalar parameters are read from the packs and not passed),
 // then the launch count `__n__` as a 64-bit integer: iterations for a parallel
-// kernel, groups for a workgroup kernel. MSL passes the same list as the fields
-// of one argument buffer.
+// kernel, groups for a workgroup kernel. A Texture3D parameter sampled in
+// hardware (Param::hardware_texture, CUDA and HIP) takes its texture object by
+// value in its place instead of a pointer (8 bytes, as a pointer). MSL passes
+// the same list as the fields of one argument buffer.
 struct CSource {
   std::string text;
   std::string entry;
@@ -80,6 +82,16 @@ class CFamilyCodeGen {
   virtual std::string atomic_load_bits(DType bits_t, const std::string& ptr) const = 0;
   virtual std::string cas_step(DType bits_t, const std::string& ptr, const std::string& old,
                                const std::string& desired, const std::string& result) const = 0;
+  // Hardware texture sampling (a Texture3D parameter with Param::hardware_texture set): whether the
+  // dialect has it (CUDA and HIP; OpenCL C and MSL not yet, so such a kernel is a bug there), the
+  // texture object's type, which the kernel takes by value in the parameter's place, and a filtered
+  // read of object `t` at normalized coordinates x, y, z, already moved to the hardware's texel centres.
+  virtual bool hardware_textures() const { return false; }
+  virtual std::string texture_object_type() const { return ""; }
+  virtual std::string texture_fetch(const std::string& t, const std::string& x, const std::string& y,
+                                    const std::string& z) const {
+    return "";
+  }
 
   // ---- shared services for the hooks --------------------------------------
   // Adds a helper function once; returns its name. `body` is called only the first time.
@@ -126,6 +138,7 @@ class CFamilyCodeGen {
   void emit_group_reduce(const ir::GroupReduce* n);
   void emit_atomic(const ir::Atomic* n);
   std::string texture_sample_helper();
+  std::string hardware_texture_sample_helper();
 
   const passes::PackedKernel* packed_ = nullptr;
   const ir::Kernel* k_ = nullptr;

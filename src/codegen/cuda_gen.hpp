@@ -9,8 +9,13 @@ namespace tack::codegen {
 
 class CudaCodeGen : public CFamilyCodeGen {
  protected:
-  // The texture handle type of the hardware sampling path (hipRTC rejects CUDA's spelling).
-  virtual std::string texture_object_type() const { return "cudaTextureObject_t"; }
+  // Hardware textures: the handle type (hipRTC rejects CUDA's spelling, so HIP overrides it) and tex3D.
+  bool hardware_textures() const override { return true; }
+  std::string texture_object_type() const override { return "cudaTextureObject_t"; }
+  std::string texture_fetch(const std::string& t, const std::string& x, const std::string& y,
+                            const std::string& z) const override {
+    return "tex3D<float>(" + t + ", " + x + ", " + y + ", " + z + ")";
+  }
 
   std::string type_name(DType t) const override;
   std::string prelude(const ir::Kernel& k) const override;

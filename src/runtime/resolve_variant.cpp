@@ -90,7 +90,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
     const KernelArg& a = args[i];
     const ArrayStorage* s = a.kind == KernelArg::Kind::Array && a.array->valid() ? a.array->storage().get()
                             : a.kind == KernelArg::Kind::Texture && a.texture->storage()
-                                ? a.texture->storage()->copy.get()
+                                ? a.texture->storage()->source.get()  // copy is null for an image
                                 : nullptr;
     if (!s) continue;
     if (!backend) {

@@ -46,6 +46,11 @@ class SourceOnlyBackend : public Backend {
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel&, const VariantKey&) override { unavailable(); }
   std::string source(const ir::Kernel& typed) override { return target_.generate(typed); }
   void launch(const Launch&) override { unavailable(); }
+  // As the device would answer, so inspect shows the code it compiles (reference: Textures): CUDA always samples
+  // in hardware; HIP does where the device has image support and the extents fit, assumed here.
+  bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override {
+    return target_.name == "cuda" || target_.name == "hip";
+  }
 
  private:
   [[noreturn]] void unavailable() const {

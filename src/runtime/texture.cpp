@@ -10,6 +10,10 @@
 namespace tack {
 namespace {
 void copy_snapshot(runtime::TextureStorage& t) {
+  if (t.image) {
+    t.image->upload(*t.source);  // the backend's copy into its image, ordered with its launches
+    return;
+  }
   std::size_t bytes = static_cast<std::size_t>(t.source->size) * sizeof(float);
   if (void* dst = t.copy->buffer->host_data()) {
     t.source->buffer->read(0, dst, bytes);
@@ -39,9 +43,14 @@ Texture texture3d(const Array& array, std::array<std::int64_t, 3> shape) {
   auto t = std::make_shared<runtime::TextureStorage>();
   t->source = array.storage();
   t->shape = shape;
-  auto copy = std::make_shared<runtime::ArrayStorage>(*array.storage());
-  copy->buffer = array.storage()->backend->allocate(static_cast<std::size_t>(texels) * sizeof(float), false);
-  t->copy = copy;
+  runtime::Backend& backend = *array.storage()->backend;
+  // In the device's texture hardware where the backend says so (reference: Textures): an image and no f32 copy.
+  if (backend.texture_in_hardware(shape)) t->image = backend.create_texture_image(shape);
+  if (!t->image) {
+    auto copy = std::make_shared<runtime::ArrayStorage>(*array.storage());
+    copy->buffer = backend.allocate(static_cast<std::size_t>(texels) * sizeof(float), false);
+    t->copy = copy;
+  }
   copy_snapshot(*t);
   return Texture(t);
 }

@@ -60,7 +60,9 @@ TEST(TextureStorage, ChosenPerShapeAndPartOfTheVariantKey) {
   EXPECT_EQ(backend->launches, 3);
 }
 
-TEST(TextureStorage, BuiltInBackendsSampleInSoftware) {
+// Each built-in backend's generated code samples as its texture_in_hardware answers (CUDA in hardware; the
+// host backends and OpenCL in software).
+TEST(TextureStorage, BuiltInBackendsSampleAsTheyStore) {
   auto k = tack::kernel("tex_soft", [](Array out, Texture3D t) {
     parallel_for(out.size(), [&](Index i) { out[i] = t.sample(0.5f, 0.5f, 0.5f); });
   });
@@ -74,8 +76,91 @@ TEST(TextureStorage, BuiltInBackendsSampleInSoftware) {
     }
     tack::Texture t = tack::texture3d(dev.from_host(std::vector<float>(8, 1.0f)), {2, 2, 2});
     std::string ir = tack::inspect(k, name, tack::ArraySpec{}, t).typed_ir;
-    EXPECT_NE(ir.find("Texture3D<f32, software>"), std::string::npos) << name << ":\n" << ir;
+    const bool hardware = dev.backend()->texture_in_hardware({2, 2, 2});
+    EXPECT_NE(ir.find(hardware ? "Texture3D<f32, hardware>" : "Texture3D<f32, software>"), std::string::npos)
+        << name << ":\n" << ir;
+    EXPECT_EQ(t.storage()->image != nullptr, hardware) << name;
+    EXPECT_EQ(t.storage()->copy == nullptr, hardware) << name;
   }
+}
+
+// An image stand-in that records its uploads.
+class RecordingImage final : public tack::runtime::TextureImage {
+ public:
+  void upload(const tack::runtime::ArrayStorage& source) override {
+    std::vector<float> v(static_cast<std::size_t>(source.size));
+    source.buffer->read(0, v.data(), v.size() * sizeof(float));
+    uploads.push_back(std::move(v));
+  }
+  std::vector<std::vector<float>> uploads;
+};
+
+// A backend with images: a texture it keeps in hardware is its image, uploaded at creation and at update(),
+// with no f32 copy; the kernel call finds the device from the texture alone.
+class ImageBackend final : public tack::runtime::Backend {
+ public:
+  ImageBackend() : Backend(ChoosingBackend::caps()) {}
+  std::shared_ptr<tack::runtime::Buffer> allocate(std::size_t bytes, bool zeroed) override {
+    ++allocations;
+    return std::make_shared<tack::runtime::HostBuffer>(bytes, zeroed);
+  }
+  std::unique_ptr<tack::runtime::CompiledVariant> compile(const tack::ir::Kernel& typed,
+                                                          const tack::runtime::VariantKey&) override {
+    auto v = std::make_unique<tack::runtime::CompiledVariant>();
+    v->typed = typed;
+    return v;
+  }
+  std::string source(const tack::ir::Kernel&) override { return ""; }
+  void launch(const tack::runtime::Launch& l) override {
+    for (std::size_t i = 0; i < l.arg_count; ++i)
+      if (l.args[i].texture) {
+        EXPECT_TRUE(l.variant->typed.params[i].hardware_texture);
+        launched_images.push_back(l.args[i].texture->image.get());
+      }
+  }
+  bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override { return true; }
+  std::shared_ptr<tack::runtime::TextureImage> create_texture_image(const std::array<std::int64_t, 3>& shape) override {
+    shapes.push_back(shape);
+    auto image = std::make_shared<RecordingImage>();
+    images.push_back(image);
+    return image;
+  }
+
+  int allocations = 0;
+  std::vector<std::array<std::int64_t, 3>> shapes;
+  std::vector<std::shared_ptr<RecordingImage>> images;
+  std::vector<const tack::runtime::TextureImage*> launched_images;
+};
+
+TEST(TextureStorage, HardwareTexturesAreImagesWithoutACopy) {
+  auto backend = std::make_shared<ImageBackend>();
+  tack::Device dev(backend);
+  std::vector<float> values(24);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i);
+  tack::Array a = dev.from_host(values);
+  const int allocations = backend->allocations;
+  tack::Texture t = tack::texture3d(a, {4, 3, 2});
+  EXPECT_EQ(backend->allocations, allocations) << "no f32 copy is allocated for an image";
+  ASSERT_EQ(backend->images.size(), 1u);
+  EXPECT_EQ(backend->shapes[0], (std::array<std::int64_t, 3>{4, 3, 2}));
+  EXPECT_EQ(t.storage()->image, backend->images[0]);
+  EXPECT_EQ(t.storage()->copy, nullptr);
+  ASSERT_EQ(backend->images[0]->uploads.size(), 1u);
+  EXPECT_EQ(backend->images[0]->uploads[0], values);
+
+  a.fill(2.0f);
+  EXPECT_EQ(backend->images[0]->uploads.size(), 1u) << "a write to the array does not reach the texture";
+  t.update();
+  ASSERT_EQ(backend->images[0]->uploads.size(), 2u);
+  EXPECT_EQ(backend->images[0]->uploads[1], std::vector<float>(24, 2.0f));
+
+  // A call whose only device argument is the texture runs on the texture's device, binding its image.
+  auto k = tack::kernel("tex_only", [](Texture3D tex, Scalar n) {
+    parallel_for(n, [&](Index i) { Value x = tex.sample(0.5f, 0.5f, 0.5f); (void)x; });
+  });
+  k(t, std::int64_t{3});
+  ASSERT_EQ(backend->launched_images.size(), 1u);
+  EXPECT_EQ(backend->launched_images[0], backend->images[0].get());
 }
 
 }  // namespace
