@@ -5,6 +5,9 @@
 #include <tack/dtype.hpp>
 
 #include <cstdint>
+#include <exception>
+#include <functional>
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -29,6 +32,12 @@ class Array {
   // Copies the whole array to the host; T must be the array's dtype.
   template <Arithmetic T>
   std::vector<T> to_host() const;
+  // The array's contents once the launches queued before this call have run,
+  // read in one of Tack's tack-wait threads so the caller keeps running. Later
+  // launches are not waited for. A launch's error arrives through the future;
+  // an empty array or a T other than the dtype throws here, as to_host() does.
+  template <Arithmetic T>
+  std::future<std::vector<T>> to_host_async() const;
   // Copies elements [start, start + count) of the flat array to the host.
   template <Arithmetic T>
   std::vector<T> read_range(std::int64_t start, std::int64_t count) const;
@@ -52,6 +61,10 @@ class Array {
 
  private:
   void read_bytes(DType as, std::int64_t start, std::int64_t count, void* out) const;
+  // Marks the device's queue now and calls then(error of the wait or nullptr)
+  // once the mark is reached: in a tack-wait thread, or before returning where
+  // the device has no queue to wait on.
+  void after_queued(DType as, std::function<void(std::exception_ptr)> then) const;
   void fill_bits(DType from, const void* value);
   void reduce(int op, DType as, void* out) const;
   std::shared_ptr<runtime::ArrayStorage> storage_;
@@ -61,6 +74,21 @@ template <Arithmetic T>
 std::vector<T> Array::to_host() const {
   std::vector<T> out(static_cast<std::size_t>(size()));
   read_bytes(dtype_of<T>, 0, size(), out.data());
+  return out;
+}
+template <Arithmetic T>
+std::future<std::vector<T>> Array::to_host_async() const {
+  auto result = std::make_shared<std::promise<std::vector<T>>>();
+  std::future<std::vector<T>> out = result->get_future();
+  // The task holds its own handle, so the array outlives the wait even if the caller drops it.
+  after_queued(dtype_of<T>, [result, self = *this](std::exception_ptr failed) {
+    if (failed) return result->set_exception(failed);
+    try {
+      result->set_value(self.to_host<T>());
+    } catch (...) {
+      result->set_exception(std::current_exception());
+    }
+  });
   return out;
 }
 template <Arithmetic T>

@@ -4,6 +4,7 @@
 #include <tack/dtype.hpp>
 
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <span>
@@ -59,6 +60,10 @@ class Device {
 
   // Waits for everything queued on this device.
   void synchronize() const;
+  // Ready once the launches queued on this device before this call have run;
+  // the wait happens in one of Tack's tack-wait threads, and later launches are
+  // not waited for. A launch's error arrives through the future.
+  std::future<void> synchronize_async() const;
 
   bool operator==(const Device& o) const { return backend_ == o.backend_; }
   const std::shared_ptr<runtime::Backend>& backend() const { return backend_; }
@@ -79,5 +84,9 @@ std::vector<std::string> backend_names();
 
 // Waits for everything queued on every device made so far.
 void sync();
+// sync() off the caller's thread: ready once the launches queued before this
+// call on every live device have run (later ones are not waited for); the
+// first launch error arrives through the future.
+std::future<void> sync_async();
 
 }  // namespace tack

@@ -52,21 +52,30 @@ void load(Loaded& out) {
   TACK_CL_RESOLVE(clEnqueueNDRangeKernel);
   TACK_CL_RESOLVE(clFlush);
   TACK_CL_RESOLVE(clFinish);
+  TACK_CL_RESOLVE(clEnqueueMarkerWithWaitList);
+  TACK_CL_RESOLVE(clWaitForEvents);
+  TACK_CL_RESOLVE(clReleaseEvent);
 #undef TACK_CL_RESOLVE
   if (!out.lib.missing().empty()) out.failure = out.lib.name() + " lacks " + out.lib.missing();
 }
 
 }  // namespace
 
-const Api& api() {
-  static const Loaded& loaded = *[] {
+namespace {
+Loaded& loaded() {
+  static Loaded& l = *[] {
     auto* l = new Loaded;  // never destroyed: driver threads may call back into the library at exit
     load(*l);
     return l;
   }();
-  if (!loaded.failure.empty()) throw BackendUnavailable(loaded.failure);
-  return loaded.api;
+  if (!l.failure.empty()) throw BackendUnavailable(l.failure);
+  return l;
 }
+}  // namespace
+
+const Api& api() { return loaded().api; }
+
+Api& api_for_tests() { return loaded().api; }
 
 std::string error_name(cl_int code) {
   switch (code) {

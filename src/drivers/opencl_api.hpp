@@ -32,6 +32,8 @@ using cl_event = struct _cl_event*;
 
 inline constexpr cl_int CL_SUCCESS = 0;
 inline constexpr cl_int CL_DEVICE_NOT_FOUND = -1;
+inline constexpr cl_int CL_DEVICE_NOT_AVAILABLE = -2;
+inline constexpr cl_int CL_OUT_OF_RESOURCES = -5;
 inline constexpr cl_int CL_BUILD_PROGRAM_FAILURE = -11;
 inline constexpr cl_int CL_PLATFORM_NOT_FOUND_KHR = -1001;
 inline constexpr cl_bool CL_FALSE = 0;
@@ -109,11 +111,23 @@ struct Api {
                                    const std::size_t*, cl_uint, const cl_event*, cl_event*);
   cl_int (*clFlush)(cl_command_queue);
   cl_int (*clFinish)(cl_command_queue);
+  // The asynchronous waits' markers (opencl_queue.cpp); OpenCL 1.2.
+  cl_int (*clEnqueueMarkerWithWaitList)(cl_command_queue, cl_uint, const cl_event*, cl_event*);
+  cl_int (*clWaitForEvents)(cl_uint, const cl_event*);
+  cl_int (*clReleaseEvent)(cl_event);
 };
 
 // The loaded table. Throws tack::BackendUnavailable naming the library or the
 // missing symbol; the outcome (either) is decided once per process.
 const Api& api();
+
+// For tests only: the same table, writable, so a test can inject driver faults
+// (tests/errors/device_lost.cpp replaces clFinish & co. with functions that
+// return CL_DEVICE_NOT_AVAILABLE, as a lost device does). Every backend call
+// reads the table afresh, so a replaced entry takes effect at once. The test
+// must restore the entries it replaced, and swap them only while no other
+// thread is inside an OpenCL call. Throws as api() does.
+Api& api_for_tests();
 
 // "CL_INVALID_VALUE", ..., or "error <code>" for a code this table does not name.
 std::string error_name(cl_int code);

@@ -6,6 +6,7 @@
 #include "passes/bounds_checks.hpp"
 #include "runtime/host_reduce.hpp"
 #include "runtime/signature.hpp"
+#include "runtime/wait_marker.hpp"
 
 #include <tack/device.hpp>
 
@@ -47,9 +48,21 @@ struct ArrayStorage {
   std::int64_t size = 0;
 };
 
+// A texture's copy in the device's texture hardware (a backend's image object).
+// Built eagerly and updated in place, so the handle a kernel receives stays valid.
+class TextureImage {
+ public:
+  virtual ~TextureImage() = default;
+  // Copies the array's f32 elements (texel (x, y, z) at (z * height + y) * width + x) into the image.
+  virtual void upload(const ArrayStorage& source) = 0;
+};
+
 struct TextureStorage {
   std::shared_ptr<ArrayStorage> source;
-  std::shared_ptr<ArrayStorage> copy;  // the texture's own f32 snapshot
+  // The texture's own f32 snapshot: `image` where the backend's texture_in_hardware(shape) was true at
+  // creation (then `copy` is null), else `copy`, an f32 array the kernel samples in software.
+  std::shared_ptr<ArrayStorage> copy;
+  std::shared_ptr<TextureImage> image;
   std::array<std::int64_t, 3> shape{};
 };
 
@@ -92,6 +105,8 @@ class Backend : public std::enable_shared_from_this<Backend> {
   virtual std::string source(const ir::Kernel& typed) = 0;
   virtual void launch(const Launch& launch) = 0;
   virtual void synchronize() {}
+  // A mark whose blocking wait() covers the launches queued so far and raises their error; nullptr: waits run inline.
+  virtual std::unique_ptr<WaitMarker> async_marker() { return nullptr; }
   // Runs fn over [0, count) on the host, in parallel where the backend has host
   // workers (the CPU's pool); used for host-side work such as reductions.
   using HostChunkFn = void (*)(void* context, std::int64_t begin, std::int64_t end);
@@ -101,6 +116,11 @@ class Backend : public std::enable_shared_from_this<Backend> {
   // software over an f32 copy. Asked at every call, before the variant key is
   // built: the choice changes the generated code (reference: Textures).
   virtual bool texture_in_hardware(const std::array<std::int64_t, 3>& /*shape*/) const { return false; }
+  // The image of a texture of this {width, height, depth}, asked where texture_in_hardware(shape) is true;
+  // nullptr (no image) keeps the texture's copy an f32 array.
+  virtual std::shared_ptr<TextureImage> create_texture_image(const std::array<std::int64_t, 3>& /*shape*/) {
+    return nullptr;
+  }
   // Refuses a launch larger than the backend can run, with InvalidArgument.
   virtual void check_launch_size(const ir::Kernel& /*typed*/, std::int64_t /*count*/) const {}
   // Reduces an array of this backend on the device (Array::sum/min/max, asked

@@ -163,6 +163,7 @@ class OpenCLBackend final : public Backend {
   }
 
   void synchronize() override { queue_->finish(); }
+  std::unique_ptr<WaitMarker> async_marker() override { return opencl::Queue::enqueue_marker(queue_); }
 
   bool reduce_device(const ArrayStorage& array, ReduceOp op, double* out) override {
     TACK_CHECK(array.dtype == DType::F32);

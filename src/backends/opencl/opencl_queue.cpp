@@ -71,12 +71,31 @@ void Queue::fill(cl::cl_mem mem, const void* pattern, std::size_t pattern_size, 
             "clEnqueueFillBuffer");
 }
 
+namespace {
+
+// After a failed wait (a lost device, say) it is unknown whether the queued
+// writes have read their staged data: it goes back to the queue's holds, freed
+// at the next wait that succeeds or after the queue's last clFinish.
+void keep_holds(std::vector<std::vector<unsigned char>>& done, std::mutex& mutex,
+                std::vector<std::vector<unsigned char>>& holds, std::size_t& held_bytes) {
+  std::lock_guard lock(mutex);
+  for (auto& h : done) {
+    held_bytes += h.size();
+    holds.push_back(std::move(h));
+  }
+}
+
+}  // namespace
+
 void Queue::read(cl::cl_mem mem, std::size_t offset, void* dst, std::size_t bytes) {
   if (!bytes) return;
   std::vector<std::vector<unsigned char>> done = take_holds();
   // Blocking, on an in-order queue: it completes after every command before it.
-  cl::check(cl::api().clEnqueueReadBuffer(queue_, mem, cl::CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
-            "clEnqueueReadBuffer");
+  cl::cl_int err = cl::api().clEnqueueReadBuffer(queue_, mem, cl::CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr);
+  if (err != cl::CL_SUCCESS) {
+    keep_holds(done, holds_mutex_, holds_, held_bytes_);
+    cl::check(err, "clEnqueueReadBuffer");
+  }
 }
 
 void Queue::launch(cl::cl_kernel kernel, std::size_t global, std::size_t local, const char* what) {
@@ -91,7 +110,60 @@ void Queue::launch(cl::cl_kernel kernel, std::size_t global, std::size_t local, 
 
 void Queue::finish() {
   std::vector<std::vector<unsigned char>> done = take_holds();
-  cl::check(cl::api().clFinish(queue_), "clFinish");
+  cl::cl_int err = cl::api().clFinish(queue_);
+  if (err != cl::CL_SUCCESS) {
+    keep_holds(done, holds_mutex_, holds_, held_bytes_);
+    cl::check(err, "clFinish");
+  }
+}
+
+namespace {
+
+class EventMarker final : public WaitMarker {
+ public:
+  EventMarker(std::shared_ptr<Queue> queue, cl::cl_event event, std::vector<std::vector<unsigned char>> holds)
+      : queue_(std::move(queue)), event_(event), holds_(std::move(holds)) {}
+  ~EventMarker() override {
+    // The holds may be freed only after the writes that read them: wait if no one has.
+    if (!waited_) cl::api().clWaitForEvents(1, &event_);
+    cl::api().clReleaseEvent(event_);
+  }
+  void wait() override {
+    // An error in a command before the marker shows as an error status of the wait list.
+    // After a failed wait the holds stay, and the destructor waits again before freeing them.
+    cl::check(cl::api().clWaitForEvents(1, &event_), "clWaitForEvents");
+    waited_ = true;
+    holds_.clear();
+  }
+
+ private:
+  std::shared_ptr<Queue> queue_;
+  cl::cl_event event_;
+  std::vector<std::vector<unsigned char>> holds_;
+  bool waited_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<WaitMarker> Queue::enqueue_marker(std::shared_ptr<Queue> queue) {
+  const cl::Api& api = cl::api();
+  // Taken before the marker is enqueued, as in finish(): every write whose hold is taken is before the marker.
+  std::vector<std::vector<unsigned char>> holds = queue->take_holds();
+  cl::cl_event event = nullptr;
+  const char* call = "clEnqueueMarkerWithWaitList";
+  cl::cl_int err = api.clEnqueueMarkerWithWaitList(queue->queue_, 0, nullptr, &event);
+  // Flushed so the marker is reached without another call on this queue.
+  if (err == cl::CL_SUCCESS) {
+    call = "clFlush";
+    err = api.clFlush(queue->queue_);
+  }
+  if (err != cl::CL_SUCCESS) {
+    // No marker to free them after: the holds go back to the queue, for its next wait.
+    keep_holds(holds, queue->holds_mutex_, queue->holds_, queue->held_bytes_);
+    if (event) api.clReleaseEvent(event);
+    cl::check(err, call);
+  }
+  return std::make_unique<EventMarker>(std::move(queue), event, std::move(holds));
 }
 
 std::vector<std::vector<unsigned char>> Queue::take_holds() {

@@ -13,7 +13,9 @@
 #pragma once
 
 #include "backends/opencl/opencl_device.hpp"
+#include "runtime/wait_marker.hpp"
 
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -43,6 +45,10 @@ class Queue {
   // Enqueues a 1-D range of `global` work-items in groups of `local`.
   void launch(drivers::cl::cl_kernel kernel, std::size_t global, std::size_t local, const char* what);
   void finish();
+  // Enqueues a marker after everything queued so far (the asynchronous waits):
+  // its wait() is clWaitForEvents, and it takes over the holds of the writes
+  // before it, releasing them only once those have run. It keeps queue alive.
+  static std::unique_ptr<WaitMarker> enqueue_marker(std::shared_ptr<Queue> queue);
 
  private:
   // The holds taken before a wait; released once the wait returns.
