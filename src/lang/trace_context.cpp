@@ -127,9 +127,7 @@ void TraceContext::emit(ir::Stmt s) {
     case ir::StmtKind::DeclareVar: check(s.as<ir::DeclareVar>()->init); break;
     case ir::StmtKind::Assign: {
       auto a = s.as<ir::Assign>();
-      if (!var_live_[a->id])
-        fail(s->loc, "assigns a Var declared at " + var_loc_[a->id].str() +
-                         " inside an if_/for_range/while_ body that has ended; declare it before the body");
+      require_live_var(a->id, "assigns", s->loc);
       check(a->value);
       break;
     }
@@ -179,6 +177,20 @@ void TraceContext::require_body(const char* what, const ir::SourceLoc& loc) {
   if (!in_body_)
     fail(loc, std::string(what) +
                   " is a statement, and statements belong inside the kernel's parallel_for or workgroup_for body");
+}
+
+void TraceContext::require_live_var(int id, const char* verb, const ir::SourceLoc& loc) const {
+  if (id < 0 || id >= static_cast<int>(var_live_.size()))
+    fail(loc, std::string(verb) + " a Var that belongs to another kernel's trace");
+  if (var_live_[id]) return;
+  // Vars are declared only inside the launch body, so once it has ended (no
+  // block is open any more) every Var is dead; moving the declaration cannot help.
+  if (!in_body_)
+    fail(loc, std::string(verb) + " a Var declared at " + var_loc_[id].str() +
+                  " after the parallel_for/workgroup_for body it was declared in has ended; a Var lives only "
+                  "inside that body");
+  fail(loc, std::string(verb) + " a Var declared at " + var_loc_[id].str() +
+                " inside an if_/for_range/while_ body that has ended; declare it before the body");
 }
 
 void TraceContext::begin_launch(const char* what, const ir::SourceLoc& loc) {

@@ -46,6 +46,9 @@ class TraceContext {
 
   // Statements may only appear inside the kernel's parallel_for / workgroup_for.
   void require_body(const char* what, const ir::SourceLoc& loc);
+  // Reading or assigning Var `id` (verb: "uses", "assigns"): it must belong to
+  // this trace and the block that declared it must still be open.
+  void require_live_var(int id, const char* verb, const ir::SourceLoc& loc) const;
   void begin_launch(const char* what, const ir::SourceLoc& loc);
   void end_launch();
   bool launch_seen() const { return launch_seen_; }

@@ -20,6 +20,7 @@ Var::Var(const Var& other, std::source_location loc) { declare(other.value(), lo
 Var& Var::update(Value v, const std::source_location& l) {
   auto& ctx = detail::TraceContext::current("Var assignment");
   auto loc = detail::to_loc(l);
+  ctx.require_live_var(id_, "assigns", loc);
   ctx.require_body("assigning a Var", loc);
   ctx.emit(ir::Assign::make(id_, ir::Expr(v.expr()), loc));
   return *this;
@@ -28,6 +29,7 @@ Var& Var::update(Value v, const std::source_location& l) {
 Var& Var::assign(const Value& v) {
   auto& ctx = detail::TraceContext::current("Var assignment");
   ir::SourceLoc loc = ctx.last_loc();
+  ctx.require_live_var(id_, "assigns", loc);
   ctx.require_body("assigning a Var", loc);
   ctx.emit(ir::Assign::make(id_, ir::Expr(v.expr()), loc));
   return *this;
@@ -45,7 +47,12 @@ Var& Var::operator>>=(Located v) { return update(value() >> v.value, v.loc); }
 
 Var::operator Value() const {
   auto& ctx = detail::TraceContext::current("Var");
-  return ctx.bind(ir::VarRef::make(ir::Type::unknown(), id_), ctx.last_loc());
+  ir::SourceLoc loc = ctx.last_loc();
+  // A read is a Let statement: the Var must still be in scope (not one kept
+  // past the end of its body, e.g. in a std::optional) and a body must be open.
+  ctx.require_live_var(id_, "uses", loc);
+  ctx.require_body("reading a Var", loc);
+  return ctx.bind(ir::VarRef::make(ir::Type::unknown(), id_), loc);
 }
 
 }  // namespace tack::lang
