@@ -1,0 +1,131 @@
+// The fault "a device goes away while work is queued" (docs/reliability.md):
+// simulated on the opencl backend by replacing entries of the driver table
+// (drivers::cl::api_for_tests) with functions that report what a lost device
+// reports, CL_DEVICE_NOT_AVAILABLE or CL_OUT_OF_RESOURCES. Launches already
+// queued return normally; the next wait of any kind raises tack::BackendError
+// naming the call and the error; nothing crashes at teardown; once the driver
+// answers again, the same backend works. Skipped where OpenCL is unavailable.
+#include "drivers/opencl_api.hpp"
+#include "errors/error_helpers.hpp"
+
+#include <tack/tack.hpp>
+
+#include <vector>
+
+namespace {
+namespace cl = tack::drivers::cl;
+using namespace tack::lang;
+
+cl::Api g_real;  // the table as loaded, while a fault is injected
+
+// Each fake first makes the real call, so that PoCL's queue stays consistent
+// (its commands complete and read nothing freed), then fails as a lost device does.
+cl::cl_int lost_finish(cl::cl_command_queue q) {
+  g_real.clFinish(q);
+  return cl::CL_DEVICE_NOT_AVAILABLE;
+}
+cl::cl_int lost_read(cl::cl_command_queue q, cl::cl_mem, cl::cl_bool, std::size_t, std::size_t, void*, cl::cl_uint,
+                     const cl::cl_event*, cl::cl_event*) {
+  g_real.clFinish(q);
+  return cl::CL_OUT_OF_RESOURCES;
+}
+cl::cl_int lost_wait(cl::cl_uint n, const cl::cl_event* events) {
+  g_real.clWaitForEvents(n, events);
+  return cl::CL_DEVICE_NOT_AVAILABLE;
+}
+cl::cl_int lost_launch(cl::cl_command_queue, cl::cl_kernel, cl::cl_uint, const std::size_t*, const std::size_t*,
+                       const std::size_t*, cl::cl_uint, const cl::cl_event*, cl::cl_event*) {
+  return cl::CL_OUT_OF_RESOURCES;
+}
+
+const tack::Kernel scale = tack::kernel(
+    "scale", [](Array y, Array x, Scalar a) { parallel_for(y.size(), [&](Index i) { y[i] = a * x[i]; }); });
+
+class DeviceLost : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      dev_ = tack::device("opencl");
+    } catch (const tack::BackendUnavailable& e) {
+      GTEST_SKIP() << "opencl is unavailable here: " << e.what();
+    }
+    dev_.synchronize();
+    g_real = cl::api();
+    saved_ = true;
+  }
+  void TearDown() override { restore(); }
+
+  // The device is lost: every wait fails (launches still enqueue, as drivers
+  // accept commands until they next look at the device).
+  void lose() {
+    cl::Api& t = cl::api_for_tests();
+    t.clFinish = lost_finish;
+    t.clEnqueueReadBuffer = lost_read;
+    t.clWaitForEvents = lost_wait;
+  }
+  void restore() {
+    if (saved_) cl::api_for_tests() = g_real;
+  }
+
+  tack::Device dev_;
+  bool saved_ = false;
+};
+
+TEST_F(DeviceLost, QueuedLaunchReturnsAndEveryWaitRaises) {
+  tack::Array x = dev_.from_host(std::vector<float>(1000, 1.5f));  // a staged (queued) write
+  tack::Array y = dev_.zeros(tack::DType::F32, {1000});
+  scale(y, x, 2.0f);  // queued before the loss
+  lose();
+  scale(y, x, 3.0f);  // queued after it: the driver has not looked yet
+  EXPECT_TACK_ERROR(dev_.synchronize(), tack::BackendError, "clFinish failed", "CL_DEVICE_NOT_AVAILABLE (-2)");
+  EXPECT_TACK_ERROR(tack::sync(), tack::BackendError, "clFinish failed", "CL_DEVICE_NOT_AVAILABLE");
+  EXPECT_TACK_ERROR(y.to_host<float>(), tack::BackendError, "clEnqueueReadBuffer failed", "CL_OUT_OF_RESOURCES (-5)");
+  EXPECT_TACK_ERROR(y.sum<float>(), tack::BackendError, "CL_OUT_OF_RESOURCES");
+  EXPECT_TACK_ERROR(y.max<float>(), tack::BackendError, "CL_OUT_OF_RESOURCES");
+  // The asynchronous waits report it through their futures.
+  EXPECT_TACK_ERROR(dev_.synchronize_async().get(), tack::BackendError, "clWaitForEvents failed",
+                    "CL_DEVICE_NOT_AVAILABLE");
+  EXPECT_TACK_ERROR(y.to_host_async<float>().get(), tack::BackendError, "CL_DEVICE_NOT_AVAILABLE");
+}
+
+TEST_F(DeviceLost, LaunchAfterTheDriverNoticedRaisesAtTheLaunch) {
+  tack::Array x = dev_.from_host(std::vector<float>(64, 1.0f));
+  tack::Array y = dev_.zeros(tack::DType::F32, {64});
+  scale(y, x, 2.0f);  // compiled and queued while the device is there
+  lose();
+  cl::api_for_tests().clEnqueueNDRangeKernel = lost_launch;
+  EXPECT_TACK_ERROR(scale(y, x, 2.0f), tack::BackendError, "clEnqueueNDRangeKernel of", "scale",
+                    "CL_OUT_OF_RESOURCES (-5)");
+}
+
+TEST_F(DeviceLost, TeardownDuringTheLossDoesNotCrash) {
+  lose();
+  {
+    // Arrays, staged writes, queued launches and unwaited futures all dropped while waits fail.
+    tack::Array x = dev_.from_host(std::vector<float>(256, 1.0f));
+    tack::Array y = dev_.zeros(tack::DType::F32, {256});
+    scale(y, x, 2.0f);
+    std::future<void> dropped = dev_.synchronize_async();
+    std::future<std::vector<float>> also_dropped = y.to_host_async<float>();
+  }
+  restore();
+  dev_.synchronize();
+}
+
+TEST_F(DeviceLost, SameBackendWorksOnceTheDriverAnswersAgain) {
+  tack::Array x = dev_.from_host(std::vector<float>(300, 2.0f));
+  tack::Array y = dev_.zeros(tack::DType::F32, {300});
+  lose();
+  scale(y, x, 2.0f);
+  EXPECT_THROW(dev_.synchronize(), tack::BackendError);
+  restore();
+  // Tack keeps no "lost" state: the error was the wait's, and the next calls
+  // go to the driver again (a really lost device keeps failing them, cleanly).
+  dev_.synchronize();
+  scale(y, x, 3.0f);
+  EXPECT_EQ(y.to_host<float>(), std::vector<float>(300, 6.0f));
+  EXPECT_EQ(y.sum<float>(), 1800.0f);
+  EXPECT_TRUE(tack::device("opencl") == dev_);
+}
+
+}  // namespace
