@@ -6,8 +6,8 @@
 
 #include <tack/error.hpp>
 
-#include <clocale>
 #include <locale.h>
+#include <clocale>
 #include <mutex>
 #include <vector>
 

@@ -11,8 +11,8 @@ namespace tack::cuda {
 // --ftz=false keeps denormals, --prec-div/--prec-sqrt give IEEE-rounded division and square root, --fmad=true
 // permits contraction (the generator writes a product outside a sum as __fmul_rn/__dmul_rn, since NVRTC also fuses
 // across statements), --extra-device-vectorization vectorizes more. --use_fast_math is never passed.
-inline constexpr std::array<const char*, 5> kNvrtcOptions = {
-    "--ftz=false", "--prec-div=true", "--prec-sqrt=true", "--fmad=true", "--extra-device-vectorization"};
+inline constexpr std::array<const char*, 5> kNvrtcOptions = {"--ftz=false", "--prec-div=true", "--prec-sqrt=true",
+                                                             "--fmad=true", "--extra-device-vectorization"};
 
 // NVRTC's version, e.g. {13, 0}; throws BackendUnavailable without NVRTC.
 std::array<int, 2> nvrtc_version();
@@ -23,6 +23,7 @@ std::array<int, 2> nvrtc_version();
 // compile of the process warns when NVRTC is older than 13 (12.0 miscompiled
 // the LBM example), and every compile restores the calling thread's locale,
 // which NVRTC 12 left as "C".
-std::string compile_ptx(const std::string& source, const std::string& entry, std::initializer_list<const char*> extra = {});
+std::string compile_ptx(const std::string& source, const std::string& entry,
+                        std::initializer_list<const char*> extra = {});
 
 }  // namespace tack::cuda
