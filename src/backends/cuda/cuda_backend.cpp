@@ -14,7 +14,7 @@
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "passes/pack_scalars.hpp"
-#include "runtime/gpu_scalar_pack.hpp"
+#include "runtime/gpu_variant.hpp"
 #include "runtime/source_targets.hpp"
 #include "runtime/wait_marker.hpp"
 
@@ -34,10 +34,7 @@ constexpr unsigned kBlock = static_cast<unsigned>(codegen::kGpuGroupSize);
 
 struct CudaVariant final : CompiledVariant {
   std::unique_ptr<cuda::Module> module;
-  passes::ScalarPack pack;
-  // The packed kernel's pointer parameters in order: an index below the call's
-  // argument count is that argument, else -1 - the pack array.
-  std::vector<int> pointer_args;
+  GpuLayout layout;
   std::vector<std::unique_ptr<DeviceBuffer>> pack_buffers;  // one per pack array, allocated once
   unsigned block = kBlock;
   bool workgroup = false;
@@ -115,22 +112,8 @@ class CudaBackend final : public Backend {
     v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
     v->module = cuda::build_module(
         context_, ir::to_string(typed), [&] { return codegen::generate_cuda(packed); }, "kernel '" + typed.name + "'");
-    v->pack = packed.pack;
-    const std::size_t original = typed.params.size();
-    for (std::size_t i = 0; i < packed.kernel.params.size(); ++i) {
-      const ir::Param& p = packed.kernel.params[i];
-      if (p.kind == ir::ParamKind::Scalar) continue;
-      if (i < original) {
-        v->pointer_args.push_back(static_cast<int>(i));
-        continue;
-      }
-      int which = -1;
-      for (std::size_t a = 0; a < v->pack.arrays.size(); ++a)
-        if (v->pack.arrays[a].param == static_cast<int>(i)) which = static_cast<int>(a);
-      TACK_CHECK(p.scalar_pack && which >= 0);
-      v->pointer_args.push_back(-1 - which);
-    }
-    for (const passes::PackArray& a : v->pack.arrays)
+    v->layout = GpuLayout::of(typed, packed);
+    for (const passes::PackArray& a : v->layout.pack.arrays)
       v->pack_buffers.push_back(std::make_unique<DeviceBuffer>(context_, pack_array_bytes(a)));
     const int limit = v->module->max_threads();
     if (v->workgroup) {
@@ -174,20 +157,17 @@ class CudaBackend final : public Backend {
     Context::Scope scope(*context_);
     const cu::CUstream stream = context_->stream();
 
-    std::vector<std::uint64_t> values(v.pointer_args.size() + 1);
+    std::vector<std::uint64_t> values(v.layout.buffer_args.size() + 1);
     std::vector<void*> params(values.size());
     for (std::size_t i = 0; i < values.size(); ++i) params[i] = &values[i];
     std::lock_guard lock(v.dispatch);
     // This launch's scalars go into the variant's pack buffers, queued after every launch before it, so each
     // queued launch reads its own values.
-    for (std::size_t a = 0; a < v.pack.arrays.size(); ++a) {
-      const passes::PackArray& pa = v.pack.arrays[a];
-      v.scratch.resize(pack_array_bytes(pa));
-      fill_pack_array(pa, l.args, l.arg_count, v.scratch.data());
-      v.pack_buffers[a]->write(0, v.scratch.data(), v.scratch.size());
-    }
-    for (std::size_t i = 0; i < v.pointer_args.size(); ++i) {
-      const int p = v.pointer_args[i];
+    v.layout.write_packs(l, v.scratch, [&](std::size_t a, const void* bytes, std::size_t size) {
+      v.pack_buffers[a]->write(0, bytes, size);
+    });
+    for (std::size_t i = 0; i < v.layout.buffer_args.size(); ++i) {
+      const int p = v.layout.buffer_args[i];
       if (p < 0) {
         values[i] = v.pack_buffers[static_cast<std::size_t>(-1 - p)]->pointer();
         continue;
@@ -266,9 +246,7 @@ class CudaBackend final : public Backend {
   Reduction& reduction(ReduceOp op) {
     Reduction& r = reductions_[static_cast<std::size_t>(op)];
     std::call_once(r.built, [&] {
-      r.op = op == ReduceOp::Sum   ? codegen::ArrayReduction::Sum
-             : op == ReduceOp::Min ? codegen::ArrayReduction::Min
-                                   : codegen::ArrayReduction::Max;
+      r.op = array_reduction(op);
       codegen::CSource src = codegen::cuda_reduction_source(r.op);
       r.module = cuda::build_module(
           context_, "array reduction\n" + src.text, [&] { return src; }, "the array reduction " + src.entry);

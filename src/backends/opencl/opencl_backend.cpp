@@ -13,7 +13,7 @@
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "passes/pack_scalars.hpp"
-#include "runtime/gpu_scalar_pack.hpp"
+#include "runtime/gpu_variant.hpp"
 
 #include <tack/error.hpp>
 
@@ -30,10 +30,7 @@ cl::cl_mem mem_of(const ArrayStorage& a) { return static_cast<const DeviceBuffer
 
 struct OpenCLVariant final : CompiledVariant {
   std::unique_ptr<opencl::Program> program;
-  passes::ScalarPack pack;
-  // The packed kernel's pointer parameters in kernel-argument order: an index
-  // below the call's argument count is that argument, else -1 - the pack array.
-  std::vector<int> pointer_args;
+  GpuLayout layout;
   std::vector<std::unique_ptr<DeviceBuffer>> pack_buffers;  // one per pack array, allocated once
   std::size_t local_size = opencl::kGroupSize;
   bool workgroup = false;
@@ -60,8 +57,8 @@ class OpenCLBackend final : public Backend {
     // Refused here, by name, rather than as whatever the driver reports (often nothing until first use).
     const opencl::DeviceInfo& d = queue_->device();
     if (d.max_mem_alloc_size && bytes > d.max_mem_alloc_size)
-      throw InvalidArgument("opencl: an array of " + std::to_string(bytes) + " bytes is larger than " +
-                            d.device_name + " allows for one allocation (" + std::to_string(d.max_mem_alloc_size) +
+      throw InvalidArgument("opencl: an array of " + std::to_string(bytes) + " bytes is larger than " + d.device_name +
+                            " allows for one allocation (" + std::to_string(d.max_mem_alloc_size) +
                             " bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
     auto buffer = std::make_shared<DeviceBuffer>(queue_, bytes);
     if (zeroed && bytes) {
@@ -78,22 +75,8 @@ class OpenCLBackend final : public Backend {
     v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
     v->program = opencl::build_program(
         *queue_, ir::to_string(typed), [&] { return codegen::generate_opencl(packed); }, "kernel '" + typed.name + "'");
-    v->pack = packed.pack;
-    const std::size_t original = typed.params.size();
-    for (std::size_t i = 0; i < packed.kernel.params.size(); ++i) {
-      const ir::Param& p = packed.kernel.params[i];
-      if (p.kind == ir::ParamKind::Scalar) continue;
-      if (i < original) {
-        v->pointer_args.push_back(static_cast<int>(i));
-        continue;
-      }
-      int which = -1;
-      for (std::size_t a = 0; a < v->pack.arrays.size(); ++a)
-        if (v->pack.arrays[a].param == static_cast<int>(i)) which = static_cast<int>(a);
-      TACK_CHECK(p.scalar_pack && which >= 0);
-      v->pointer_args.push_back(-1 - which);
-    }
-    for (const passes::PackArray& a : v->pack.arrays)
+    v->layout = GpuLayout::of(typed, packed);
+    for (const passes::PackArray& a : v->layout.pack.arrays)
       v->pack_buffers.push_back(std::make_unique<DeviceBuffer>(queue_, pack_array_bytes(a)));
     const std::size_t limit = v->program->group_limit();
     if (v->workgroup) {
@@ -136,14 +119,11 @@ class OpenCLBackend final : public Backend {
     std::lock_guard lock(v.dispatch);
     // This launch's scalars go into the variant's pack buffers, enqueued before the launch and after
     // every launch before it, so each queued launch reads its own values.
-    for (std::size_t a = 0; a < v.pack.arrays.size(); ++a) {
-      const passes::PackArray& pa = v.pack.arrays[a];
-      v.scratch.resize(pack_array_bytes(pa));
-      fill_pack_array(pa, l.args, l.arg_count, v.scratch.data());
-      v.pack_buffers[a]->write(0, v.scratch.data(), v.scratch.size());
-    }
+    v.layout.write_packs(l, v.scratch, [&](std::size_t a, const void* bytes, std::size_t size) {
+      v.pack_buffers[a]->write(0, bytes, size);
+    });
     cl::cl_uint index = 0;
-    for (int p : v.pointer_args) {
+    for (int p : v.layout.buffer_args) {
       cl::cl_mem mem = nullptr;
       if (p < 0) {
         mem = v.pack_buffers[static_cast<std::size_t>(-1 - p)]->mem();
@@ -208,9 +188,7 @@ class OpenCLBackend final : public Backend {
   Reduction& reduction(ReduceOp op) {
     Reduction& r = reductions_[static_cast<std::size_t>(op)];
     std::call_once(r.built, [&] {
-      r.op = op == ReduceOp::Sum   ? codegen::ArrayReduction::Sum
-             : op == ReduceOp::Min ? codegen::ArrayReduction::Min
-                                   : codegen::ArrayReduction::Max;
+      r.op = array_reduction(op);
       if (queue_->device().max_work_group_size < opencl::kGroupSize) return;
       codegen::CSource src = codegen::opencl_reduction_source(r.op);
       auto program = opencl::build_program(
