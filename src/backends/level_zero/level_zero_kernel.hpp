@@ -1,0 +1,68 @@
+// Building Level Zero kernels (reference: Level Zero, Compilation; "The cost of
+// ocloc"): the generated OpenCL C goes through libocloc in process to SPIR-V,
+// then zeModuleCreate with the same OpenCL options as build flags; a refused
+// build is a CompileError with the module build log and the source. An ocloc
+// call costs about 191 ms however small the kernel, so the disk cache keeps the
+// native binary the driver made (zeModuleGetNativeBinary) beside the SPIR-V: a
+// new process loads it as ZE_MODULE_FORMAT_NATIVE in about 0.2 ms, and a binary
+// the driver refuses (a new driver, another stepping) loads from the SPIR-V
+// instead, counted as native_refused. The key names everything that changes the
+// binary: the device and its IP version, the driver, ocloc and its options, the
+// build flags and f64 support.
+#pragma once
+
+#include "backends/level_zero/level_zero_queue.hpp"
+#include "codegen/c_family.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tack::runtime::level_zero {
+
+// A module and the one kernel Tack takes from it.
+class Module {
+ public:
+  Module(std::shared_ptr<Queue> queue, drivers::ze::ze_module_handle_t module, drivers::ze::ze_kernel_handle_t kernel,
+         std::string entry);
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  drivers::ze::ze_kernel_handle_t kernel() const { return kernel_; }
+  const std::string& entry() const { return entry_; }
+
+ private:
+  std::shared_ptr<Queue> queue_;  // its context outlives the module
+  drivers::ze::ze_module_handle_t module_;
+  drivers::ze::ze_kernel_handle_t kernel_;
+  std::string entry_;
+};
+
+// A disk-cache entry: the kernel's name, its SPIR-V and the driver's native binary (may be empty).
+struct Artifact {
+  std::string entry, spirv, native;
+};
+std::string encode_artifact(const Artifact& a);
+std::optional<Artifact> decode_artifact(std::string_view payload);  // nullopt when malformed
+
+// The disk-cache key of `key` (the text that decides the code) on this device.
+std::string cache_key(const DeviceInfo& d, const std::string& key);
+
+// The module for `key`: from the disk cache when it has an entry, else
+// generate()'s source compiled by ocloc and zeModuleCreate, and stored. `what`
+// names it in errors ("kernel 'saxpy'").
+std::unique_ptr<Module> build_module(const std::shared_ptr<Queue>& queue, const std::string& key,
+                                     const std::function<codegen::CSource()>& generate, const std::string& what);
+
+// In this process (for tests and benchmarks): ocloc compilations, modules
+// loaded from a cached native binary, cached native binaries the driver
+// refused (then loaded from the cached SPIR-V).
+std::uint64_t ocloc_compile_count();
+std::uint64_t native_load_count();
+std::uint64_t native_refused_count();
+
+}  // namespace tack::runtime::level_zero

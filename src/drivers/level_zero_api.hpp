@@ -1,0 +1,311 @@
+// The Level Zero API, loaded at run time with dlopen (libze_loader.so.1), so
+// Tack builds without the oneAPI SDK and a machine without the loader only
+// loses the level_zero backend. Only what Tack calls is declared here, by hand,
+// with the layouts and values of the specification's ze_api.h (1.x).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tack::drivers::ze {
+
+using ze_result_t = int;
+using ze_driver_handle_t = struct _ze_driver_handle_t*;
+using ze_device_handle_t = struct _ze_device_handle_t*;
+using ze_context_handle_t = struct _ze_context_handle_t*;
+using ze_command_list_handle_t = struct _ze_command_list_handle_t*;
+using ze_module_handle_t = struct _ze_module_handle_t*;
+using ze_module_build_log_handle_t = struct _ze_module_build_log_handle_t*;
+using ze_kernel_handle_t = struct _ze_kernel_handle_t*;
+using ze_event_pool_handle_t = struct _ze_event_pool_handle_t*;
+using ze_event_handle_t = struct _ze_event_handle_t*;
+
+inline constexpr ze_result_t ZE_RESULT_SUCCESS = 0;
+inline constexpr ze_result_t ZE_RESULT_NOT_READY = 1;
+inline constexpr ze_result_t ZE_RESULT_ERROR_DEVICE_LOST = 0x70000001;
+inline constexpr ze_result_t ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY = 0x70000002;
+inline constexpr ze_result_t ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY = 0x70000003;
+inline constexpr ze_result_t ZE_RESULT_ERROR_MODULE_BUILD_FAILURE = 0x70000004;
+inline constexpr ze_result_t ZE_RESULT_ERROR_UNINITIALIZED = 0x78000001;
+inline constexpr ze_result_t ZE_RESULT_ERROR_UNSUPPORTED_FEATURE = 0x78000003;
+inline constexpr ze_result_t ZE_RESULT_ERROR_INVALID_ARGUMENT = 0x78000004;
+inline constexpr ze_result_t ZE_RESULT_ERROR_INVALID_NATIVE_BINARY = 0x7800000f;
+inline constexpr ze_result_t ZE_RESULT_ERROR_INVALID_KERNEL_NAME = 0x78000011;
+
+// ze_structure_type_t
+inline constexpr int ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES = 0x1;
+inline constexpr int ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES = 0x3;
+inline constexpr int ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES = 0x4;
+inline constexpr int ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES = 0x5;
+inline constexpr int ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES = 0x6;
+inline constexpr int ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES = 0xa;
+inline constexpr int ZE_STRUCTURE_TYPE_CONTEXT_DESC = 0xd;
+inline constexpr int ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC = 0xe;
+inline constexpr int ZE_STRUCTURE_TYPE_EVENT_POOL_DESC = 0x10;
+inline constexpr int ZE_STRUCTURE_TYPE_EVENT_DESC = 0x11;
+inline constexpr int ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC = 0x15;
+inline constexpr int ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC = 0x16;
+inline constexpr int ZE_STRUCTURE_TYPE_MODULE_DESC = 0x1b;
+inline constexpr int ZE_STRUCTURE_TYPE_KERNEL_DESC = 0x1d;
+inline constexpr int ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC = 0x1000a;
+inline constexpr int ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT = 0x1000f;
+
+inline constexpr unsigned ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS = 1u << 2;
+inline constexpr unsigned ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE = 1u << 0;
+inline constexpr int ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS = 1;
+inline constexpr int ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS = 2;
+inline constexpr int ZE_COMMAND_QUEUE_PRIORITY_NORMAL = 0;
+inline constexpr int ZE_MODULE_FORMAT_IL_SPIRV = 0;
+inline constexpr int ZE_MODULE_FORMAT_NATIVE = 1;
+inline constexpr unsigned ZE_EVENT_POOL_FLAG_HOST_VISIBLE = 1u << 0;
+inline constexpr unsigned ZE_EVENT_SCOPE_FLAG_HOST = 1u << 2;
+inline constexpr unsigned ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE = 1u << 1;
+inline constexpr std::uint32_t ZE_API_VERSION_1_6 = (1u << 16) | 6u;  // ZE_MAKE_VERSION(1, 6)
+inline constexpr const char* kMemoryFreePoliciesExtension = "ZE_extension_memory_free_policies";
+
+struct ze_device_properties_t {
+  int stype;
+  void* pNext;
+  int type;
+  std::uint32_t vendorId;
+  std::uint32_t deviceId;
+  std::uint32_t flags;
+  std::uint32_t subdeviceId;
+  std::uint32_t coreClockRate;
+  std::uint64_t maxMemAllocSize;
+  std::uint32_t maxHardwareContexts;
+  std::uint32_t maxCommandQueuePriority;
+  std::uint32_t numThreadsPerEU;
+  std::uint32_t physicalEUSimdWidth;
+  std::uint32_t numEUsPerSubslice;
+  std::uint32_t numSubslicesPerSlice;
+  std::uint32_t numSlices;
+  std::uint64_t timerResolution;
+  std::uint32_t timestampValidBits;
+  std::uint32_t kernelTimestampValidBits;
+  std::uint8_t uuid[16];
+  char name[256];
+};
+
+struct ze_device_ip_version_ext_t {
+  int stype;
+  const void* pNext;
+  std::uint32_t ipVersion;
+};
+
+struct ze_device_compute_properties_t {
+  int stype;
+  void* pNext;
+  std::uint32_t maxTotalGroupSize;
+  std::uint32_t maxGroupSizeX, maxGroupSizeY, maxGroupSizeZ;
+  std::uint32_t maxGroupCountX, maxGroupCountY, maxGroupCountZ;
+  std::uint32_t maxSharedLocalMemory;
+  std::uint32_t numSubGroupSizes;
+  std::uint32_t subGroupSizes[8];
+};
+
+struct ze_device_image_properties_t {
+  int stype;
+  void* pNext;
+  std::uint32_t maxImageDims1D, maxImageDims2D, maxImageDims3D;
+  std::uint64_t maxImageBufferSize;
+  std::uint32_t maxImageArraySlices;
+  std::uint32_t maxSamplers;
+  std::uint32_t maxReadImageArgs, maxWriteImageArgs;
+};
+
+struct ze_device_module_properties_t {
+  int stype;
+  void* pNext;
+  std::uint32_t spirvVersionSupported;
+  std::uint32_t flags;
+  std::uint32_t fp16flags, fp32flags, fp64flags;
+  std::uint32_t maxArgumentsSize;
+  std::uint32_t printfBufferSize;
+  std::uint8_t nativeKernelSupported[16];
+};
+
+struct ze_command_queue_group_properties_t {
+  int stype;
+  void* pNext;
+  std::uint32_t flags;
+  std::size_t maxMemoryFillPatternSize;
+  std::uint32_t numQueues;
+};
+
+struct ze_driver_properties_t {
+  int stype;
+  void* pNext;
+  std::uint8_t uuid[16];
+  std::uint32_t driverVersion;
+};
+
+struct ze_driver_extension_properties_t {
+  char name[256];
+  std::uint32_t version;
+};
+
+struct ze_context_desc_t {
+  int stype;
+  const void* pNext;
+  std::uint32_t flags;
+};
+
+struct ze_command_queue_desc_t {
+  int stype;
+  const void* pNext;
+  std::uint32_t ordinal;
+  std::uint32_t index;
+  std::uint32_t flags;
+  int mode;
+  int priority;
+};
+
+struct ze_device_mem_alloc_desc_t {
+  int stype;
+  const void* pNext;
+  std::uint32_t flags;
+  std::uint32_t ordinal;
+};
+
+struct ze_host_mem_alloc_desc_t {
+  int stype;
+  const void* pNext;
+  std::uint32_t flags;
+};
+
+struct ze_memory_free_ext_desc_t {
+  int stype;
+  const void* pNext;
+  std::uint32_t freePolicy;
+};
+
+struct ze_module_constants_t {
+  std::uint32_t numConstants;
+  const std::uint32_t* pConstantIds;
+  const void** pConstantValues;
+};
+
+struct ze_module_desc_t {
+  int stype;
+  const void* pNext;
+  int format;
+  std::size_t inputSize;
+  const std::uint8_t* pInputModule;
+  const char* pBuildFlags;
+  const ze_module_constants_t* pConstants;
+};
+
+struct ze_kernel_desc_t {
+  int stype;
+  const void* pNext;
+  std::uint32_t flags;
+  const char* pKernelName;
+};
+
+struct ze_group_count_t {
+  std::uint32_t groupCountX, groupCountY, groupCountZ;
+};
+
+struct ze_event_pool_desc_t {
+  int stype;
+  const void* pNext;
+  std::uint32_t flags;
+  std::uint32_t count;
+};
+
+struct ze_event_desc_t {
+  int stype;
+  const void* pNext;
+  std::uint32_t index;
+  std::uint32_t signal;
+  std::uint32_t wait;
+};
+
+// The entry points Tack calls. The last two are optional: a loader without
+// them still works, with a synchronous list and waiting frees.
+struct Api {
+  ze_result_t (*zeInit)(std::uint32_t flags) = nullptr;
+  ze_result_t (*zeDriverGet)(std::uint32_t* count, ze_driver_handle_t* drivers) = nullptr;
+  ze_result_t (*zeDriverGetApiVersion)(ze_driver_handle_t driver, std::uint32_t* version) = nullptr;
+  ze_result_t (*zeDriverGetProperties)(ze_driver_handle_t driver, ze_driver_properties_t* props) = nullptr;
+  ze_result_t (*zeDriverGetExtensionProperties)(ze_driver_handle_t driver, std::uint32_t* count,
+                                                ze_driver_extension_properties_t* props) = nullptr;
+  ze_result_t (*zeDeviceGet)(ze_driver_handle_t driver, std::uint32_t* count, ze_device_handle_t* devices) = nullptr;
+  ze_result_t (*zeDeviceGetProperties)(ze_device_handle_t device, ze_device_properties_t* props) = nullptr;
+  ze_result_t (*zeDeviceGetComputeProperties)(ze_device_handle_t device,
+                                              ze_device_compute_properties_t* props) = nullptr;
+  ze_result_t (*zeDeviceGetImageProperties)(ze_device_handle_t device, ze_device_image_properties_t* props) = nullptr;
+  ze_result_t (*zeDeviceGetModuleProperties)(ze_device_handle_t device, ze_device_module_properties_t* props) = nullptr;
+  ze_result_t (*zeDeviceGetCommandQueueGroupProperties)(ze_device_handle_t device, std::uint32_t* count,
+                                                        ze_command_queue_group_properties_t* props) = nullptr;
+  ze_result_t (*zeContextCreate)(ze_driver_handle_t driver, const ze_context_desc_t* desc,
+                                 ze_context_handle_t* context) = nullptr;
+  ze_result_t (*zeContextDestroy)(ze_context_handle_t context) = nullptr;
+  ze_result_t (*zeCommandListCreateImmediate)(ze_context_handle_t context, ze_device_handle_t device,
+                                              const ze_command_queue_desc_t* desc,
+                                              ze_command_list_handle_t* list) = nullptr;
+  ze_result_t (*zeCommandListDestroy)(ze_command_list_handle_t list) = nullptr;
+  ze_result_t (*zeCommandListAppendBarrier)(ze_command_list_handle_t list, ze_event_handle_t signal,
+                                            std::uint32_t wait_count, ze_event_handle_t* waits) = nullptr;
+  ze_result_t (*zeCommandListAppendMemoryCopy)(ze_command_list_handle_t list, void* dst, const void* src,
+                                               std::size_t bytes, ze_event_handle_t signal, std::uint32_t wait_count,
+                                               ze_event_handle_t* waits) = nullptr;
+  ze_result_t (*zeCommandListAppendMemoryFill)(ze_command_list_handle_t list, void* ptr, const void* pattern,
+                                               std::size_t pattern_size, std::size_t bytes, ze_event_handle_t signal,
+                                               std::uint32_t wait_count, ze_event_handle_t* waits) = nullptr;
+  ze_result_t (*zeCommandListAppendLaunchKernel)(ze_command_list_handle_t list, ze_kernel_handle_t kernel,
+                                                 const ze_group_count_t* groups, ze_event_handle_t signal,
+                                                 std::uint32_t wait_count, ze_event_handle_t* waits) = nullptr;
+  ze_result_t (*zeMemAllocDevice)(ze_context_handle_t context, const ze_device_mem_alloc_desc_t* desc,
+                                  std::size_t bytes, std::size_t alignment, ze_device_handle_t device,
+                                  void** ptr) = nullptr;
+  ze_result_t (*zeMemAllocHost)(ze_context_handle_t context, const ze_host_mem_alloc_desc_t* desc, std::size_t bytes,
+                                std::size_t alignment, void** ptr) = nullptr;
+  ze_result_t (*zeMemFree)(ze_context_handle_t context, void* ptr) = nullptr;
+  ze_result_t (*zeModuleCreate)(ze_context_handle_t context, ze_device_handle_t device, const ze_module_desc_t* desc,
+                                ze_module_handle_t* module, ze_module_build_log_handle_t* log) = nullptr;
+  ze_result_t (*zeModuleDestroy)(ze_module_handle_t module) = nullptr;
+  ze_result_t (*zeModuleBuildLogGetString)(ze_module_build_log_handle_t log, std::size_t* size, char* text) = nullptr;
+  ze_result_t (*zeModuleBuildLogDestroy)(ze_module_build_log_handle_t log) = nullptr;
+  ze_result_t (*zeModuleGetNativeBinary)(ze_module_handle_t module, std::size_t* size, std::uint8_t* binary) = nullptr;
+  ze_result_t (*zeKernelCreate)(ze_module_handle_t module, const ze_kernel_desc_t* desc,
+                                ze_kernel_handle_t* kernel) = nullptr;
+  ze_result_t (*zeKernelDestroy)(ze_kernel_handle_t kernel) = nullptr;
+  ze_result_t (*zeKernelSetArgumentValue)(ze_kernel_handle_t kernel, std::uint32_t index, std::size_t size,
+                                          const void* value) = nullptr;
+  ze_result_t (*zeKernelSetGroupSize)(ze_kernel_handle_t kernel, std::uint32_t x, std::uint32_t y,
+                                      std::uint32_t z) = nullptr;
+  ze_result_t (*zeEventPoolCreate)(ze_context_handle_t context, const ze_event_pool_desc_t* desc,
+                                   std::uint32_t device_count, ze_device_handle_t* devices,
+                                   ze_event_pool_handle_t* pool) = nullptr;
+  ze_result_t (*zeEventPoolDestroy)(ze_event_pool_handle_t pool) = nullptr;
+  ze_result_t (*zeEventCreate)(ze_event_pool_handle_t pool, const ze_event_desc_t* desc,
+                               ze_event_handle_t* event) = nullptr;
+  ze_result_t (*zeEventDestroy)(ze_event_handle_t event) = nullptr;
+  ze_result_t (*zeEventHostSynchronize)(ze_event_handle_t event, std::uint64_t timeout_ns) = nullptr;
+  ze_result_t (*zeEventHostReset)(ze_event_handle_t event) = nullptr;
+  // Optional (API 1.6 and the memory-free-policies extension).
+  ze_result_t (*zeCommandListHostSynchronize)(ze_command_list_handle_t list, std::uint64_t timeout_ns) = nullptr;
+  ze_result_t (*zeMemFreeExt)(ze_context_handle_t context, const ze_memory_free_ext_desc_t* desc, void* ptr) = nullptr;
+  std::string library;  // the file loaded
+};
+
+// The process's loader, loaded and zeInit(0)-ed once; throws BackendUnavailable
+// with the reason (no library, a missing symbol, zeInit refused) when there is
+// none. TACK_LEVEL_ZERO_LIBRARY names another file to load instead of
+// libze_loader.so.1 (tests point it at a stand-in loader).
+const Api& api();
+
+// True once the process has begun to exit: Level Zero cleanup then can crash,
+// because the driver may already have torn itself down, so destructors skip it.
+bool exiting();
+
+// "ZE_RESULT_ERROR_DEVICE_LOST" (or "ze_result_t 0x...") for a result code.
+std::string error_text(ze_result_t code);
+
+// Throws BackendError "level_zero: <call> failed: <error_text>" unless code is ZE_RESULT_SUCCESS.
+void check(ze_result_t code, const char* call);
+
+}  // namespace tack::drivers::ze
