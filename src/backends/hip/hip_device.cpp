@@ -1,0 +1,156 @@
+// Opening the HIP device: its queries, the allocator choice, and device memory.
+#include "backends/hip/hip_device.hpp"
+
+#include <tack/error.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace tack::runtime::hip {
+namespace hp = drivers::hip;
+namespace {
+
+int attribute(const hp::Api& api, int which, int device) {
+  int value = 0;
+  hp::check(api.hipDeviceGetAttribute(&value, which, device), "hipDeviceGetAttribute");
+  return value;
+}
+
+int chosen_ordinal(const hp::Api& api, const DeviceOptions& options, int count) {
+  std::int64_t ordinal = 0;
+  std::string from = "the current device (hipGetDevice)";
+  if (auto it = options.find("device"); it != options.end()) {
+    if (!std::holds_alternative<std::int64_t>(it->second))
+      throw InvalidArgument("hip: option 'device' must be an integer device ordinal");
+    ordinal = std::get<std::int64_t>(it->second);
+    from = "option 'device'";
+  } else {
+    int current = 0;
+    hp::check(api.hipGetDevice(&current), "hipGetDevice");
+    ordinal = current;
+  }
+  if (ordinal < 0 || ordinal >= count)
+    throw InvalidArgument("hip: device " + std::to_string(ordinal) + " (" + from +
+                          ") does not exist; the runtime has " + std::to_string(count) + " device" +
+                          (count == 1 ? "" : "s") + " (0 to " + std::to_string(count - 1) + ")");
+  return static_cast<int>(ordinal);
+}
+
+DeviceInfo query(const hp::Api& api, int ordinal) {
+  DeviceInfo d;
+  d.ordinal = ordinal;
+  d.runtime_version = api.runtime_version;
+  char name[256] = {};
+  hp::check(api.hipDeviceGetName(name, sizeof name - 1, ordinal), "hipDeviceGetName");
+  d.name = name;
+  d.max_grid_dim_x = attribute(api, hp::hipDeviceAttributeMaxGridDimX, ordinal);
+  d.multiprocessors = attribute(api, hp::hipDeviceAttributeMultiprocessorCount, ordinal);
+  d.max_threads_per_block = attribute(api, hp::hipDeviceAttributeMaxThreadsPerBlock, ordinal);
+  d.memory_pools = attribute(api, hp::hipDeviceAttributeMemoryPoolsSupported, ordinal) != 0;
+  d.image_support = attribute(api, hp::hipDeviceAttributeImageSupport, ordinal) != 0;
+  if (d.image_support)  // asked only where there is texture hardware
+    d.max_texture3d = {attribute(api, hp::hipDeviceAttributeMaxTexture3DWidth, ordinal),
+                       attribute(api, hp::hipDeviceAttributeMaxTexture3DHeight, ordinal),
+                       attribute(api, hp::hipDeviceAttributeMaxTexture3DDepth, ordinal)};
+  hp::check(api.hipDeviceTotalMem(&d.total_memory, ordinal), "hipDeviceTotalMem");
+  if (api.hipGetDevicePropertiesR0600) {
+    // The code object is machine code for one architecture: the disk cache keys on its name.
+    std::vector<char> props(hp::kDevicePropBufferBytes, '\0');
+    if (api.hipGetDevicePropertiesR0600(props.data(), ordinal) == hp::hipSuccess)
+      d.arch.assign(props.data() + hp::kDevicePropR0600GcnArchNameOffset,
+                    strnlen(props.data() + hp::kDevicePropR0600GcnArchNameOffset, 256));
+  }
+  return d;
+}
+
+}  // namespace
+
+std::shared_ptr<Device> Device::open(const DeviceOptions& options) {
+  const AllocatorKind allocator = allocator_kind(std::getenv("TACK_HIP_ALLOCATOR"));  // refused before any device work
+  const hp::Api& api = hp::api();
+  int count = 0;
+  const hp::hipError_t r = api.hipGetDeviceCount(&count);
+  if (r == hp::hipErrorNoDevice || (r == hp::hipSuccess && count == 0))
+    throw BackendUnavailable("hip: the runtime reports no device");
+  hp::check(r, "hipGetDeviceCount");
+  DeviceInfo info = query(api, chosen_ordinal(api, options, count));
+  std::shared_ptr<Device> device(new Device(std::move(info), allocator));
+  if (device->allocator_ == AllocatorKind::Pool) {
+    // The pool keeps freed memory for reuse instead of returning it to the device at each synchronize.
+    DeviceScope scope(device->info_.ordinal);
+    hp::hipMemPool_t pool = nullptr;
+    hp::check(api.hipDeviceGetDefaultMemPool(&pool, device->info_.ordinal), "hipDeviceGetDefaultMemPool");
+    std::uint64_t threshold = std::numeric_limits<std::uint64_t>::max();
+    hp::check(api.hipMemPoolSetAttribute(pool, hp::hipMemPoolAttrReleaseThreshold, &threshold),
+              "hipMemPoolSetAttribute(hipMemPoolAttrReleaseThreshold)");
+  }
+  return device;
+}
+
+Device::Device(DeviceInfo info, AllocatorKind allocator)
+    : info_(std::move(info)),
+      // A device without memory pools falls back to hipMalloc/hipFree (through the cache).
+      allocator_(allocator == AllocatorKind::Pool && !info_.memory_pools ? AllocatorKind::Cache : allocator),
+      queue_(std::make_shared<Queue>(info_.ordinal)),
+      malloc_(info_.ordinal),
+      cache_(malloc_, info_.total_memory / 4) {}
+
+Device::~Device() {
+  try {
+    queue_->wait();  // the cached buffers' last uses are queued
+  } catch (const Error&) {
+  }
+  cache_.trim();
+}
+
+void* Device::Malloc::allocate(std::size_t bytes) {
+  DeviceScope scope(ordinal_);
+  void* p = nullptr;
+  const hp::hipError_t r = hp::api().hipMalloc(&p, bytes);
+  if (r == hp::hipErrorOutOfMemory) return nullptr;
+  hp::check(r, "hipMalloc");
+  return p;
+}
+
+void Device::Malloc::release(void* ptr, std::size_t) noexcept {
+  try {
+    DeviceScope scope(ordinal_);
+    hp::api().hipFree(ptr);  // waits for the device, so no queued work still uses it
+  } catch (const Error&) {
+    // The runtime is gone (process exit); the memory went with it.
+  }
+}
+
+BufferCache::Block Device::allocate(std::size_t bytes) {
+  const std::size_t request = bytes ? bytes : 1;  // a distinct address even for an empty array
+  BufferCache::Block block;
+  if (allocator_ == AllocatorKind::Pool) {
+    DeviceScope scope(info_.ordinal);
+    const hp::hipError_t r = hp::api().hipMallocAsync(&block.ptr, request, stream());
+    if (r != hp::hipErrorOutOfMemory) hp::check(r, "hipMallocAsync");
+    block.capacity = request;
+  } else {
+    block = cache_.acquire(request);
+  }
+  if (!block.ptr)
+    throw BackendError("hip: out of device memory allocating " + std::to_string(bytes) + " bytes on " + info_.name +
+                       (allocator_ == AllocatorKind::Pool ? " (hipMallocAsync)" : " (hipMalloc)"));
+  return block;
+}
+
+void Device::free(BufferCache::Block block) noexcept {
+  if (!block.ptr) return;
+  if (allocator_ == AllocatorKind::Cache) {
+    cache_.give_back(block);  // reused in stream order: see hip_buffer_cache.hpp
+    return;
+  }
+  try {
+    DeviceScope scope(info_.ordinal);
+    hp::api().hipFreeAsync(block.ptr, stream());  // after the work queued so far
+  } catch (const Error&) {
+  }
+}
+
+}  // namespace tack::runtime::hip

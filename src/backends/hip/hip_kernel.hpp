@@ -1,0 +1,60 @@
+// Building HIP kernels (reference: HIP, Compilation and Launch): hipRTC
+// compiles the generated HIP C with -ffp-contract=on for the current device
+// (hip::compile_code_object), and the code object is loaded with
+// hipModuleLoadData. The disk cache keeps the code object with its entry
+// name; a code object is machine code for one architecture, so the key names
+// the device's gcnArchName, and without one (ROCm before 6, whose device
+// properties struct Tack does not read) nothing is cached. The scalar-pack
+// layout is not stored: it is remade from the typed IR, as on CUDA.
+#pragma once
+
+#include "backends/hip/hip_device.hpp"
+#include "codegen/c_family.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace tack::runtime::hip {
+
+class Module {
+ public:
+  Module(std::shared_ptr<Device> device, drivers::hip::hipModule_t module, drivers::hip::hipFunction_t function,
+         std::string entry);
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  drivers::hip::hipFunction_t function() const { return function_; }
+  const std::string& entry() const { return entry_; }
+
+ private:
+  std::shared_ptr<Device> device_;
+  drivers::hip::hipModule_t module_;
+  drivers::hip::hipFunction_t function_;
+  std::string entry_;
+};
+
+// The module for `key` (the text that decides the code): the cached code object when the disk cache has it
+// for this device's architecture, else generate()'s source compiled by hipRTC and stored. hipRTC's rejection
+// is a CompileError with its log and the source; the runtime's refusal of the code object a CompileError too.
+std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, const std::string& key,
+                                     const std::function<codegen::CSource()>& generate, const std::string& what);
+
+// The cache key's device and toolchain part, or "" when the code object must not be cached (no architecture
+// name): exposed for tests.
+std::string cache_target(const std::string& arch, int runtime_version, int hiprtc_major, int hiprtc_minor);
+
+// The most work-items one launch may have (reference: HIP, Launch): the device's maximum gridDim.x times 256,
+// capped at 2^32 - 256, because the dispatch packet on AMD GPUs holds the grid's total work-item count in
+// 32 bits.
+std::uint64_t launch_limit(std::int64_t max_grid_dim_x);
+// The work-items a launch of `count` has: count rounded up to whole blocks of 256, or count groups of 256.
+std::uint64_t launch_work_items(std::int64_t count, bool workgroup);
+
+// Modules compiled by hipRTC / loaded from cached code objects in this process (tests and benchmarks).
+std::uint64_t hiprtc_compile_count();
+std::uint64_t code_object_cache_load_count();
+
+}  // namespace tack::runtime::hip

@@ -1,0 +1,65 @@
+// The hip backend's queue (reference: HIP, Launch; "How each backend queues and
+// waits, as measured"). HIP has no context object to hold a stream, so the one
+// stream belongs to the device: a blocking stream (hipStreamDefault) made on
+// first use, so it stays ordered with the null stream. Every launch, copy and
+// fill is queued on it and returns. Waits are on an event recorded after the
+// queued work (hipEventBlockingSync, so the waiting thread sleeps), never
+// hipStreamSynchronize: ROCm 7.1's stream synchronize holds the stream, so
+// another thread's launch on it took the whole wait (350 ms, against 60 us
+// waiting on an event).
+#pragma once
+
+#include "drivers/hip_api.hpp"
+#include "runtime/wait_marker.hpp"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+namespace tack::runtime::hip {
+
+// Makes device `ordinal` current on this thread for the scope's life and restores the previous one (HIP's
+// current device is per thread, so any thread may call Tack).
+class DeviceScope {
+ public:
+  explicit DeviceScope(int ordinal);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = -1;  // -1: unchanged
+};
+
+class Queue {
+ public:
+  explicit Queue(int ordinal) : ordinal_(ordinal) {}
+  ~Queue();  // waits for the queued work, then destroys the stream; errors are ignored (exit)
+  Queue(const Queue&) = delete;
+  Queue& operator=(const Queue&) = delete;
+
+  int ordinal() const { return ordinal_; }
+  drivers::hip::hipStream_t stream();
+  bool started() const { return stream_.load() != nullptr; }
+  // Waits for everything queued so far on an event; raises a queued launch's error (BackendError).
+  void wait();
+
+ private:
+  int ordinal_;
+  std::once_flag once_;
+  std::atomic<drivers::hip::hipStream_t> stream_{nullptr};
+};
+
+// A blocking-sync event recorded on the queue's stream at construction (Backend::async_marker, and every wait).
+class StreamMarker final : public WaitMarker {
+ public:
+  explicit StreamMarker(std::shared_ptr<Queue> queue);
+  ~StreamMarker() override;
+  void wait() override;
+
+ private:
+  std::shared_ptr<Queue> queue_;
+  drivers::hip::hipEvent_t event_ = nullptr;
+};
+
+}  // namespace tack::runtime::hip

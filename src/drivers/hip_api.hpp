@@ -1,0 +1,126 @@
+// The HIP runtime API, loaded at run time with dlopen (libamdhip64.so), so Tack
+// builds without ROCm and a machine without it only loses the hip backend.
+// Only what Tack calls is declared here, by hand. The enum values follow
+// ROCm 6's hip_runtime_api.h (ROCm/HIP, 2024-10), checked equal to ROCm 5.2's
+// installed header for every attribute used below: the hipDeviceAttribute_t
+// enum was renumbered in ROCm 5.0 (4.x used other values), so a runtime older
+// than 5 is refused by version rather than asked with the wrong numbers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tack::drivers::hip {
+
+using hipError_t = int;
+using hipDeviceptr_t = void*;
+using hipStream_t = struct ihipStream_t*;
+using hipEvent_t = struct ihipEvent_t*;
+using hipModule_t = struct ihipModule_t*;
+using hipFunction_t = struct ihipModuleSymbol_t*;
+using hipMemPool_t = struct ihipMemPoolHandle_t*;
+
+inline constexpr hipError_t hipSuccess = 0;
+inline constexpr hipError_t hipErrorOutOfMemory = 2;
+inline constexpr hipError_t hipErrorNoDevice = 100;
+inline constexpr hipError_t hipErrorInvalidDevice = 101;
+inline constexpr hipError_t hipErrorNotReady = 600;
+
+// hipDeviceAttribute_t (ROCm >= 5.0 numbering)
+inline constexpr int hipDeviceAttributeMaxGridDimX = 29;
+inline constexpr int hipDeviceAttributeMaxTexture3DWidth = 49;
+inline constexpr int hipDeviceAttributeMaxTexture3DHeight = 50;
+inline constexpr int hipDeviceAttributeMaxTexture3DDepth = 51;
+inline constexpr int hipDeviceAttributeMaxThreadsPerBlock = 56;
+inline constexpr int hipDeviceAttributeMultiprocessorCount = 63;
+inline constexpr int hipDeviceAttributeMemoryPoolsSupported = 88;
+inline constexpr int hipDeviceAttributeImageSupport = 10014;  // hipDeviceAttributeAmdSpecificBegin + 14
+
+inline constexpr int hipMemPoolAttrReleaseThreshold = 4;
+inline constexpr unsigned hipStreamDefault = 0;  // blocking: ordered with the null stream
+inline constexpr unsigned hipEventBlockingSync = 1;
+inline constexpr unsigned hipEventDisableTiming = 2;
+
+// hipDeviceProp_tR0600 (ROCm 6+, hipGetDevicePropertiesR0600): 1472 bytes, gcnArchName (char[256]) at 1160.
+// Asked into a larger zeroed buffer, so a later, longer struct cannot overrun it.
+inline constexpr std::size_t kDevicePropR0600GcnArchNameOffset = 1160;
+inline constexpr std::size_t kDevicePropBufferBytes = 4096;
+
+struct Api {
+  hipError_t (*hipInit)(unsigned flags) = nullptr;
+  hipError_t (*hipRuntimeGetVersion)(int* version) = nullptr;
+  const char* (*hipGetErrorName)(hipError_t error) = nullptr;
+  const char* (*hipGetErrorString)(hipError_t error) = nullptr;
+  hipError_t (*hipGetDeviceCount)(int* count) = nullptr;
+  hipError_t (*hipGetDevice)(int* device) = nullptr;
+  hipError_t (*hipSetDevice)(int device) = nullptr;
+  hipError_t (*hipDeviceGetName)(char* name, int length, int device) = nullptr;
+  hipError_t (*hipDeviceGetAttribute)(int* value, int attribute, int device) = nullptr;
+  hipError_t (*hipDeviceTotalMem)(std::size_t* bytes, int device) = nullptr;
+  hipError_t (*hipStreamCreateWithFlags)(hipStream_t* stream, unsigned flags) = nullptr;
+  hipError_t (*hipStreamDestroy)(hipStream_t stream) = nullptr;
+  hipError_t (*hipEventCreateWithFlags)(hipEvent_t* event, unsigned flags) = nullptr;
+  hipError_t (*hipEventRecord)(hipEvent_t event, hipStream_t stream) = nullptr;
+  hipError_t (*hipEventSynchronize)(hipEvent_t event) = nullptr;
+  hipError_t (*hipEventDestroy)(hipEvent_t event) = nullptr;
+  hipError_t (*hipMalloc)(void** ptr, std::size_t bytes) = nullptr;
+  hipError_t (*hipFree)(void* ptr) = nullptr;
+  hipError_t (*hipMallocAsync)(void** ptr, std::size_t bytes, hipStream_t stream) = nullptr;
+  hipError_t (*hipFreeAsync)(void* ptr, hipStream_t stream) = nullptr;
+  hipError_t (*hipDeviceGetDefaultMemPool)(hipMemPool_t* pool, int device) = nullptr;
+  hipError_t (*hipMemPoolSetAttribute)(hipMemPool_t pool, int attribute, void* value) = nullptr;
+  hipError_t (*hipMemcpyHtoDAsync)(hipDeviceptr_t dst, void* src, std::size_t bytes, hipStream_t stream) = nullptr;
+  hipError_t (*hipMemcpyDtoHAsync)(void* dst, hipDeviceptr_t src, std::size_t bytes, hipStream_t stream) = nullptr;
+  hipError_t (*hipMemsetD8Async)(hipDeviceptr_t dst, unsigned char value, std::size_t count,
+                                 hipStream_t stream) = nullptr;
+  hipError_t (*hipMemsetD16Async)(hipDeviceptr_t dst, unsigned short value, std::size_t count,
+                                  hipStream_t stream) = nullptr;
+  hipError_t (*hipMemsetD32Async)(hipDeviceptr_t dst, int value, std::size_t count, hipStream_t stream) = nullptr;
+  hipError_t (*hipModuleLoadData)(hipModule_t* module, const void* image) = nullptr;
+  hipError_t (*hipModuleUnload)(hipModule_t module) = nullptr;
+  hipError_t (*hipModuleGetFunction)(hipFunction_t* function, hipModule_t module, const char* name) = nullptr;
+  hipError_t (*hipModuleLaunchKernel)(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                      unsigned bz, unsigned shared_bytes, hipStream_t stream, void** params,
+                                      void** extra) = nullptr;
+  // ROCm 6+ only (nullptr before): the properties struct whose layout Tack knows, for gcnArchName.
+  hipError_t (*hipGetDevicePropertiesR0600)(void* properties, int device) = nullptr;
+  std::string library;      // the file loaded
+  int runtime_version = 0;  // hipRuntimeGetVersion: major * 10000000 + minor * 100000 + patch
+};
+
+// The process's HIP runtime, loaded and hipInit(0)-ed once; throws
+// BackendUnavailable with the reason (no library, a missing symbol, a runtime
+// older than ROCm 5, a code object manager that would abort the process, no
+// device) when there is none. TACK_HIP_LIBRARY names another file to load
+// instead of libamdhip64.so.
+const Api& api();
+
+// {major, minor} of a hipRuntimeGetVersion value (50221153 is ROCm 5.2).
+struct RuntimeVersion {
+  int major = 0, minor = 0;
+};
+RuntimeVersion split_runtime_version(int version);
+
+// The reference's known toolchain defect: ROCm 7.0 and 7.1's device compiler
+// (AMD clang 20 in comgr) evaluates a 64-bit signed -253 < -1 inside one
+// generated integer expression as false at -O1 and above. A test of that
+// expression is a strict expected failure exactly where this is true.
+bool has_integer_expression_miscompile(RuntimeVersion v);
+
+// The DT_NEEDED entries of the ELF shared object at `path` (empty when it cannot be read).
+std::vector<std::string> elf_needed(const std::string& path);
+
+// Whether a code object manager with these DT_NEEDED entries shares a libLLVM
+// or libclang-cpp with the rest of the process (Debian's ROCm packages link
+// the system LLVM; AMD's comgr carries its own, hidden). See hip_api.cpp.
+bool links_shared_llvm(const std::vector<std::string>& needed);
+
+// "hipErrorOutOfMemory (out of memory)" for an error code.
+std::string error_text(hipError_t code);
+
+// Throws BackendError "hip: <call> failed: <error_text>" unless code is hipSuccess.
+void check(hipError_t code, const char* call);
+
+}  // namespace tack::drivers::hip

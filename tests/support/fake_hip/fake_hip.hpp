@@ -1,0 +1,31 @@
+// A stand-in HIP runtime for the hip backend's tests on a machine without an
+// AMD GPU (tests/unit/test_hip_runtime.cpp): it exports the entry points Tack
+// resolves, keeps "device memory" in host memory, runs copies and fills at
+// once, and records every call by name, so a test checks what Tack asked for
+// and in which order. It does not run kernels (there are no launches in its
+// tests: hipRTC needs a device or an architecture to compile for).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace fake_hip {
+
+struct State {
+  std::mutex mutex;
+  std::vector<std::string> calls;     // entry point names, in call order
+  std::map<void*, std::size_t> live;  // allocations by address
+  int max_grid_dim_x = 2147483647;
+  int device_count = 1;
+  int memory_pools = 1;
+  std::size_t total_memory = std::size_t{1} << 30;
+};
+
+State& state();
+// The calls recorded since the last take, and clears them.
+std::vector<std::string> take_calls();
+
+}  // namespace fake_hip

@@ -1,0 +1,154 @@
+// The hip backend through Tack's public API, over the stand-in runtime
+// (tests/support/fake_hip): what it asks the runtime to do, in which order, on
+// a machine without an AMD GPU. Memory, copies, fills, the buffer cache, the
+// pool, waits and device choice; no launches (hipRTC needs a device to
+// compile for), which tests/device/ would check on a GPU.
+//
+// ctest sets TACK_HIP_LIBRARY to the fake; run by hand, main sets it to the
+// fake this executable was built with.
+#include "support/fake_hip/fake_hip.hpp"
+
+#include <tack/tack.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+int count(const std::vector<std::string>& calls, const std::string& name) {
+  return static_cast<int>(std::count(calls.begin(), calls.end(), name));
+}
+
+std::ptrdiff_t first(const std::vector<std::string>& calls, const std::string& name) {
+  auto it = std::find(calls.begin(), calls.end(), name);
+  return it == calls.end() ? -1 : it - calls.begin();
+}
+
+tack::Device hip() { return tack::device("hip"); }
+
+TEST(HipRuntime, OpensTheFakeDevice) {
+  tack::Device d = hip();
+  EXPECT_EQ(d.name(), "hip");
+  EXPECT_EQ(d.capabilities().device_memory_spaces, std::vector<std::string>{"hip"});
+}
+
+TEST(HipRuntime, WritesAreQueuedAndReadsWaitOnAnEventFirst) {
+  tack::Device d = hip();
+  fake_hip::take_calls();
+  tack::Array a = d.from_host(std::vector<float>{1, 2, 3, 4});
+  std::vector<std::string> calls = fake_hip::take_calls();
+  EXPECT_EQ(count(calls, "hipMemcpyHtoDAsync"), 1);
+  EXPECT_EQ(count(calls, "hipEventSynchronize"), 0) << "a write does not wait";
+  EXPECT_EQ(a.to_host<float>(), (std::vector<float>{1, 2, 3, 4}));
+  calls = fake_hip::take_calls();
+  const auto wait = first(calls, "hipEventSynchronize"), copy = first(calls, "hipMemcpyDtoHAsync");
+  ASSERT_GE(wait, 0);
+  ASSERT_GE(copy, 0);
+  EXPECT_LT(wait, copy) << "the read waits on an event before the copy";
+  EXPECT_EQ(first(calls, "hipEventCreateWithFlags(other)"), -1) << "events are blocking-sync, no timing";
+}
+
+TEST(HipRuntime, OneBlockingStreamPerDevice) {
+  tack::Device d = hip();
+  d.from_host(std::vector<int>{1}).to_host<int>();
+  tack::Device again = hip();
+  again.from_host(std::vector<int>{2}).to_host<int>();
+  // Made once for the shared device, on first use, with hipStreamDefault (ordered with the null stream).
+  std::vector<std::string> calls = fake_hip::take_calls();
+  EXPECT_EQ(count(calls, "hipStreamCreateWithFlags(other)"), 0);
+}
+
+TEST(HipRuntime, FillsOfEachWidthReadBack) {
+  tack::Device d = hip();
+  tack::Array i8 = d.zeros(tack::DType::I8, {5});
+  i8.fill<std::int8_t>(-3);
+  EXPECT_EQ(i8.to_host<std::int8_t>(), std::vector<std::int8_t>(5, -3));
+  tack::Array u16 = d.zeros(tack::DType::U16, {3});
+  u16.fill<std::uint16_t>(0xBEEF);
+  EXPECT_EQ(u16.to_host<std::uint16_t>(), std::vector<std::uint16_t>(3, 0xBEEF));
+  tack::Array f32 = d.zeros(tack::DType::F32, {4});
+  f32.fill(2.5f);
+  EXPECT_EQ(f32.to_host<float>(), std::vector<float>(4, 2.5f));
+  tack::Array f64 = d.zeros(tack::DType::F64, {7});
+  f64.fill(1.0 / 3.0);  // unequal 32-bit halves: written as a pattern
+  EXPECT_EQ(f64.to_host<double>(), std::vector<double>(7, 1.0 / 3.0));
+  tack::Array i64 = d.zeros(tack::DType::I64, {3});
+  i64.fill<std::int64_t>(-1);  // equal halves: one 32-bit fill
+  EXPECT_EQ(i64.to_host<std::int64_t>(), std::vector<std::int64_t>(3, -1));
+}
+
+TEST(HipRuntime, ADroppedArraysBufferServesTheNextArrayOfItsClass) {
+  tack::Device d = hip();
+  d.from_host(std::vector<float>(1000, 1.0f)).to_host<float>();  // made and dropped
+  fake_hip::take_calls();
+  tack::Array b = d.from_host(std::vector<float>(990, 2.0f));  // same capacity class (4096 bytes)
+  EXPECT_EQ(b.to_host<float>(), std::vector<float>(990, 2.0f));
+  std::vector<std::string> calls = fake_hip::take_calls();
+  EXPECT_EQ(count(calls, "hipMalloc"), 0) << "reused from the cache";
+  EXPECT_EQ(count(calls, "hipFree"), 0);
+}
+
+TEST(HipRuntime, PoolAllocatorWhenAskedFor) {
+  setenv("TACK_HIP_ALLOCATOR", "pool", 1);
+  fake_hip::take_calls();
+  {
+    tack::Device d = tack::device("hip", {{"device", std::int64_t{0}}});  // a device of its own
+    d.from_host(std::vector<float>{1, 2}).to_host<float>();
+  }
+  unsetenv("TACK_HIP_ALLOCATOR");
+  std::vector<std::string> calls = fake_hip::take_calls();
+  EXPECT_EQ(count(calls, "hipMemPoolSetAttribute(threshold max)"), 1);
+  EXPECT_EQ(count(calls, "hipMallocAsync"), 1);
+  EXPECT_EQ(count(calls, "hipFreeAsync"), 1);
+  EXPECT_EQ(count(calls, "hipMalloc"), 0);
+}
+
+TEST(HipRuntime, ADeviceWithoutMemoryPoolsFallsBackToTheCache) {
+  setenv("TACK_HIP_ALLOCATOR", "pool", 1);
+  fake_hip::state().memory_pools = 0;
+  fake_hip::take_calls();
+  {
+    tack::Device d = tack::device("hip", {{"device", std::int64_t{0}}});
+    d.from_host(std::vector<float>{1, 2}).to_host<float>();
+  }
+  fake_hip::state().memory_pools = 1;
+  unsetenv("TACK_HIP_ALLOCATOR");
+  std::vector<std::string> calls = fake_hip::take_calls();
+  EXPECT_EQ(count(calls, "hipMallocAsync"), 0);
+  EXPECT_EQ(count(calls, "hipMalloc"), 1);
+  EXPECT_EQ(count(calls, "hipFree"), 1) << "the device's cache is released with it";
+}
+
+TEST(HipRuntime, WaitsAreEventWaitsEvenOffThread) {
+  tack::Device d = hip();
+  d.from_host(std::vector<float>{1});
+  fake_hip::take_calls();
+  tack::sync();
+  d.synchronize_async().get();
+  std::vector<std::string> calls = fake_hip::take_calls();
+  EXPECT_GE(count(calls, "hipEventSynchronize"), 2);
+  EXPECT_GE(count(calls, "hipEventRecord"), 2);
+}
+
+TEST(HipRuntime, AnOrdinalTheRuntimeLacksIsRefusedWithTheCount) {
+  try {
+    tack::device("hip", {{"device", std::int64_t{3}}});
+    FAIL() << "device 3 of 1 accepted";
+  } catch (const tack::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("1 device"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // By hand, without ctest: the fake this executable was built with.
+  setenv("TACK_HIP_LIBRARY", TACK_FAKE_HIP_LIBRARY, 0);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
