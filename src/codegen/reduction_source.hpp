@@ -20,6 +20,12 @@ CSource opencl_reduction_source(ArrayReduction op);
 // taking (const float* x, unsigned int* out, long long n), in blocks of kGpuGroupSize.
 CSource cuda_reduction_source(ArrayReduction op);
 
+// MSL for `op` (the metal backend): the same kernel, taking x, out and n as
+// buffers 0, 1 and 2, in threadgroups of kGpuGroupSize. n is a 32-bit uint, so
+// the host reduces an array of 2^32 or more elements itself (reference:
+// "Device reductions"); the loop index is 64-bit so it cannot wrap below n.
+CSource msl_reduction_source(ArrayReduction op);
+
 // The f32 bit pattern the result word starts from: 0.0 for a sum, a NaN for
 // min and max (any element replaces it).
 std::uint32_t reduction_identity_bits(ArrayReduction op);
