@@ -46,11 +46,10 @@ class SourceOnlyBackend : public Backend {
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel&, const VariantKey&) override { unavailable(); }
   std::string source(const ir::Kernel& typed) override { return target_.generate(typed); }
   void launch(const Launch&) override { unavailable(); }
-  // As the device would answer, so inspect shows the code it compiles (reference: Textures): CUDA always samples
-  // in hardware; HIP does where the device has image support and the extents fit, assumed here.
-  bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override {
-    return target_.name == "cuda" || target_.name == "hip";
-  }
+  // As the device would answer, so inspect shows the code it compiles (reference: Textures): CUDA samples in
+  // hardware. HIP's generator has the hardware path, but its runtime samples in software until its images land,
+  // so the stand-in answers as the runtime does.
+  bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override { return target_.name == "cuda"; }
 
  private:
   [[noreturn]] void unavailable() const {
@@ -73,7 +72,7 @@ const std::vector<SourceTarget>& source_targets() {
   static const std::vector<SourceTarget> targets = {
       {"cuda", gpu_caps("cuda", "CUDA", kAllTen, kAllTen, {"cuda", "cuda_pinned", "cuda_managed"}, {}), cuda_source},
       {"hip", gpu_caps("hip", "HIP", kAllTen, kAllTen, {"hip", "hip_pinned", "hip_managed"}, {}), hip_source},
-      {"level_zero", gpu_caps("level_zero", "Level Zero", kAllTen, kAllTen, {"level_zero"}, {"external_context"}),
+      {"level_zero", gpu_caps("level_zero", "Level Zero", kAllTen, kAllTen, {"level_zero"}, {"external_driver", "external_device", "external_context"}),
        opencl_source},
       {"metal", gpu_caps("metal", "Metal", without_f64(), kUpTo32, {}, {}), msl_source},
       {"opencl", gpu_caps("opencl", "OpenCL", kAllTen, kAllTen, {}, {"device"}), opencl_source},

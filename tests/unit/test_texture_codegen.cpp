@@ -125,18 +125,19 @@ TEST(TextureCodegen, MixedTexturesEachTheirOwnPath) {
   EXPECT_NE(src.text.find("tack_texture_sample(t2, "), std::string::npos) << src.text;
 }
 
-// tack::inspect shows the code the device compiles: CUDA and HIP sample in hardware, the others in software.
+// tack::inspect shows the code the device compiles: CUDA samples in hardware, the others (HIP until its runtime
+// has images) in software.
 TEST(TextureCodegen, InspectShowsEachTargetsPath) {
   tack::Device host = tack::device("interp");
   tack::Texture tex = tack::texture3d(host.from_host(std::vector<float>(24, 1.0f)), {4, 3, 2});
   auto k = sample_kernel();
   tack::ArraySpec f32{DType::F32, 1};
-  for (const char* name : {"cuda", "hip"}) {
+  for (const char* name : {"cuda"}) {
     tack::Inspection in = tack::inspect(k, name, f32, tex, f32, f32, f32);
     EXPECT_NE(in.typed_ir.find("Texture3D<f32, hardware>"), std::string::npos) << name << ":\n" << in.typed_ir;
     EXPECT_NE(in.source.find("tex3D<float>("), std::string::npos) << name << ":\n" << in.source;
   }
-  for (const char* name : {"opencl", "level_zero", "metal"}) {
+  for (const char* name : {"hip", "opencl", "level_zero", "metal"}) {
     tack::Inspection in = tack::inspect(k, name, f32, tex, f32, f32, f32);
     EXPECT_NE(in.typed_ir.find("Texture3D<f32, software>"), std::string::npos) << name << ":\n" << in.typed_ir;
     EXPECT_NE(in.source.find("tack_texture_sample("), std::string::npos) << name << ":\n" << in.source;
@@ -156,8 +157,9 @@ TEST(TextureCodegen, CudaHardwareSampleCompilesWithNvrtc) {
   EXPECT_NE(ptx.find("tex.3d.v4.f32.f32"), std::string::npos) << ptx;
 }
 
-// hipRTC runs in a child process: ROCm 5's hipRTC (its comgr) registers LLVM command-line options that the LLVM
-// this test binary links for the CPU backend has registered already, and LLVM then aborts the whole process
+// hipRTC runs in a child process: Debian's ROCm 5 comgr, which hipRTC loads, links the shared libLLVM-15 that
+// PoCL (loaded by the opencl tests in this binary) also brings, and both register clang's options there, so
+// LLVM aborts the whole process
 // ("Option ... registered more than once"). In a child, that conflict skips this test with the reason instead.
 TEST(TextureCodegen, HipHardwareSampleCompilesWithHiprtc) {
   tack::codegen::CSource src = tack::codegen::generate_hip(packed(sample_kernel(), true));
