@@ -14,6 +14,7 @@
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "passes/pack_scalars.hpp"
+#include "runtime/device_reductions.hpp"
 #include "runtime/gpu_variant.hpp"
 #include "runtime/source_targets.hpp"
 #include "runtime/wait_marker.hpp"
@@ -197,7 +198,11 @@ class CudaBackend final : public Backend {
       *out = 0.0;
       return true;
     }
-    Reduction& r = reduction(op);
+    auto& r = reductions_.get(op, [&](codegen::ArrayReduction a) {
+      codegen::CSource src = codegen::cuda_reduction_source(a);
+      return cuda::build_module(
+          context_, "array reduction\n" + src.text, [&] { return src; }, "the array reduction " + src.entry);
+    });
     const std::uint32_t identity = codegen::reduction_identity_bits(r.op);
     DeviceBuffer result(context_, sizeof identity);
     result.fill(&identity, sizeof identity, 1);
@@ -211,7 +216,7 @@ class CudaBackend final : public Backend {
       cu::CUdeviceptr x = cuda::device_pointer(array), o = result.pointer();
       long long n = array.size;
       void* params[] = {&x, &o, &n};
-      cu::check(cu::api().cuLaunchKernel(r.module->function(), blocks, 1, 1, kBlock, 1, 1, 0, context_->stream(),
+      cu::check(cu::api().cuLaunchKernel(r.program->function(), blocks, 1, 1, kBlock, 1, 1, 0, context_->stream(),
                                          params, nullptr),
                 "cuLaunchKernel");
     }
@@ -222,12 +227,6 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  struct Reduction {
-    codegen::ArrayReduction op = codegen::ArrayReduction::Sum;
-    std::once_flag built;
-    std::unique_ptr<cuda::Module> module;
-  };
-
   static std::uint64_t blocks_for(std::int64_t count, bool workgroup, unsigned block) {
     const auto n = static_cast<std::uint64_t>(count);
     return workgroup ? n : n / block + (n % block != 0);
@@ -243,19 +242,8 @@ class CudaBackend final : public Backend {
                           ", CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)");
   }
 
-  Reduction& reduction(ReduceOp op) {
-    Reduction& r = reductions_[static_cast<std::size_t>(op)];
-    std::call_once(r.built, [&] {
-      r.op = array_reduction(op);
-      codegen::CSource src = codegen::cuda_reduction_source(r.op);
-      r.module = cuda::build_module(
-          context_, "array reduction\n" + src.text, [&] { return src; }, "the array reduction " + src.entry);
-    });
-    return r;
-  }
-
   std::shared_ptr<Context> context_;
-  std::array<Reduction, 3> reductions_;
+  DeviceReductions<cuda::Module> reductions_;
 };
 
 }  // namespace

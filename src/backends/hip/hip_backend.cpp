@@ -13,6 +13,7 @@
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "passes/pack_scalars.hpp"
+#include "runtime/device_reductions.hpp"
 #include "runtime/gpu_variant.hpp"
 #include "runtime/source_targets.hpp"
 
@@ -140,7 +141,12 @@ class HipBackend final : public Backend {
       *out = 0.0;
       return true;
     }
-    Reduction& r = reduction(op);
+    auto& r = reductions_.get(op, [&](codegen::ArrayReduction a) {
+      codegen::CSource src = codegen::cuda_reduction_source(a);
+      src.text = "#include <hip/hip_runtime.h>\n" + src.text;  // as HipCodeGen's prelude
+      return hip::build_module(
+          device_, "array reduction\n" + src.text, [&] { return src; }, "the array reduction " + src.entry);
+    });
     const std::uint32_t identity = codegen::reduction_identity_bits(r.op);
     DeviceBuffer result(device_, sizeof identity);
     result.fill(&identity, sizeof identity, 1);
@@ -156,7 +162,7 @@ class HipBackend final : public Backend {
       void* o = result.pointer();
       long long n = array.size;
       void* params[] = {&x, &o, &n};
-      hp::check(hp::api().hipModuleLaunchKernel(r.module->function(), blocks, 1, 1, kBlock, 1, 1, 0, device_->stream(),
+      hp::check(hp::api().hipModuleLaunchKernel(r.program->function(), blocks, 1, 1, kBlock, 1, 1, 0, device_->stream(),
                                                 params, nullptr),
                 "hipModuleLaunchKernel");
     }
@@ -167,12 +173,6 @@ class HipBackend final : public Backend {
   }
 
  private:
-  struct Reduction {
-    codegen::ArrayReduction op = codegen::ArrayReduction::Sum;
-    std::once_flag built;
-    std::unique_ptr<hip::Module> module;
-  };
-
   void check_items(const std::string& kernel, std::int64_t count, bool workgroup) const {
     const hip::DeviceInfo& d = device_->info();
     const std::uint64_t items = hip::launch_work_items(count, workgroup);
@@ -186,20 +186,8 @@ class HipBackend final : public Backend {
                           "holds the work-item count in 32 bits)");
   }
 
-  Reduction& reduction(ReduceOp op) {
-    Reduction& r = reductions_[static_cast<std::size_t>(op)];
-    std::call_once(r.built, [&] {
-      r.op = array_reduction(op);
-      codegen::CSource src = codegen::cuda_reduction_source(r.op);
-      src.text = "#include <hip/hip_runtime.h>\n" + src.text;  // as HipCodeGen's prelude
-      r.module = hip::build_module(
-          device_, "array reduction\n" + src.text, [&] { return src; }, "the array reduction " + src.entry);
-    });
-    return r;
-  }
-
   std::shared_ptr<Device> device_;
-  std::array<Reduction, 3> reductions_;
+  DeviceReductions<hip::Module> reductions_;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "passes/pack_scalars.hpp"
+#include "runtime/device_reductions.hpp"
 #include "runtime/gpu_variant.hpp"
 
 #include <tack/error.hpp>
@@ -132,7 +133,11 @@ class LevelZeroBackend final : public Backend {
       *out = 0.0;
       return true;
     }
-    Reduction& r = reduction(op);
+    auto& r = reductions_.get(op, [&](codegen::ArrayReduction a) {
+      codegen::CSource src = codegen::opencl_reduction_source(a);
+      return level_zero::build_module(
+          queue_, "array reduction\n" + src.text, [&] { return src; }, "the array reduction " + src.entry);
+    });
     const std::uint32_t identity = codegen::reduction_identity_bits(r.op);
     DeviceBuffer result(queue_, sizeof identity);
     result.fill(&identity, sizeof identity, 1);
@@ -143,7 +148,7 @@ class LevelZeroBackend final : public Backend {
     {
       const ze::Api& api = ze::api();
       std::lock_guard lock(queue_->launch_lock());
-      const ze::ze_kernel_handle_t kernel = r.module->kernel();
+      const ze::ze_kernel_handle_t kernel = r.program->kernel();
       void* x = level_zero::device_pointer(array);
       void* o = result.pointer();
       const std::int64_t n = array.size;
@@ -151,7 +156,7 @@ class LevelZeroBackend final : public Backend {
       ze::check(api.zeKernelSetArgumentValue(kernel, 1, sizeof o, &o), "zeKernelSetArgumentValue");
       ze::check(api.zeKernelSetArgumentValue(kernel, 2, sizeof n, &n), "zeKernelSetArgumentValue");
       ze::check(api.zeKernelSetGroupSize(kernel, kWorkgroupSize, 1, 1), "zeKernelSetGroupSize");
-      queue_->launch(kernel, groups, "the array reduction " + r.module->entry());
+      queue_->launch(kernel, groups, "the array reduction " + r.program->entry());
     }
     float value = 0;
     result.read(0, &value, sizeof value);
@@ -160,12 +165,6 @@ class LevelZeroBackend final : public Backend {
   }
 
  private:
-  struct Reduction {
-    codegen::ArrayReduction op = codegen::ArrayReduction::Sum;
-    std::once_flag built;
-    std::unique_ptr<level_zero::Module> module;
-  };
-
   static std::uint64_t groups_for(std::int64_t count, bool workgroup, std::uint32_t group) {
     const auto n = static_cast<std::uint64_t>(count);
     return workgroup ? n : n / group + (n % group != 0);
@@ -181,19 +180,8 @@ class LevelZeroBackend final : public Backend {
                           std::to_string(d.max_group_count_x) + ", maxGroupCountX)");
   }
 
-  Reduction& reduction(ReduceOp op) {
-    Reduction& r = reductions_[static_cast<std::size_t>(op)];
-    std::call_once(r.built, [&] {
-      r.op = array_reduction(op);
-      codegen::CSource src = codegen::opencl_reduction_source(r.op);
-      r.module = level_zero::build_module(
-          queue_, "array reduction\n" + src.text, [&] { return src; }, "the array reduction " + src.entry);
-    });
-    return r;
-  }
-
   std::shared_ptr<Queue> queue_;
-  std::array<Reduction, 3> reductions_;
+  DeviceReductions<level_zero::Module> reductions_;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "passes/pack_scalars.hpp"
+#include "runtime/device_reductions.hpp"
 #include "runtime/gpu_variant.hpp"
 
 #include <tack/error.hpp>
@@ -151,7 +152,13 @@ class OpenCLBackend final : public Backend {
       *out = 0.0;
       return true;
     }
-    Reduction& r = reduction(op);
+    auto& r = reductions_.get(op, [&](codegen::ArrayReduction a) -> std::unique_ptr<opencl::Program> {
+      if (queue_->device().max_work_group_size < opencl::kGroupSize) return nullptr;
+      codegen::CSource src = codegen::opencl_reduction_source(a);
+      auto program = opencl::build_program(
+          *queue_, "array reduction\n" + src.text, [&] { return src; }, "the array reduction " + src.entry);
+      return program->group_limit() >= opencl::kGroupSize ? std::move(program) : nullptr;
+    });
     if (!r.program) return false;  // the device cannot run groups of 256: the host reduces
     const std::uint32_t identity = codegen::reduction_identity_bits(r.op);
     DeviceBuffer result(queue_, sizeof identity);
@@ -178,28 +185,8 @@ class OpenCLBackend final : public Backend {
   }
 
  private:
-  struct Reduction {
-    codegen::ArrayReduction op = codegen::ArrayReduction::Sum;
-    std::once_flag built;
-    std::unique_ptr<opencl::Program> program;  // null where the device cannot run it
-    std::mutex dispatch;
-  };
-
-  Reduction& reduction(ReduceOp op) {
-    Reduction& r = reductions_[static_cast<std::size_t>(op)];
-    std::call_once(r.built, [&] {
-      r.op = array_reduction(op);
-      if (queue_->device().max_work_group_size < opencl::kGroupSize) return;
-      codegen::CSource src = codegen::opencl_reduction_source(r.op);
-      auto program = opencl::build_program(
-          *queue_, "array reduction\n" + src.text, [&] { return src; }, "the array reduction " + src.entry);
-      if (program->group_limit() >= opencl::kGroupSize) r.program = std::move(program);
-    });
-    return r;
-  }
-
   std::shared_ptr<opencl::Queue> queue_;
-  std::array<Reduction, 3> reductions_;
+  DeviceReductions<opencl::Program> reductions_;
 };
 
 }  // namespace
