@@ -3,6 +3,7 @@
 
 #include "backends/cuda/nvrtc_compile.hpp"
 #include "runtime/build_id.hpp"
+#include "runtime/cached_binary.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/warnings.hpp"
 
@@ -86,14 +87,12 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, co
     for (const char* o : tack::cuda::kNvrtcOptions) cache_key += std::string(o) + " ";
     cache_key += "\n" + key;
     if (std::optional<std::string> entry = cache.load(cache_key)) {
-      // "ENTRY:<kernel name>\n<PTX>"; the cache has checked the checksum.
-      const std::size_t nl = entry->find('\n');
-      if (entry->compare(0, 6, "ENTRY:") == 0 && nl != std::string::npos) {
+      if (std::optional<CachedBinary> cached = decode_cached_binary(*entry)) {
         cu::CUmodule module = nullptr;
         std::string log;
-        if (load_ptx(entry->substr(nl + 1), &module, &log) == cu::CUDA_SUCCESS) {
+        if (load_ptx(cached->image, &module, &log) == cu::CUDA_SUCCESS) {
           g_cache_loads.fetch_add(1, std::memory_order_relaxed);
-          return finish(module, entry->substr(6, nl - 6));
+          return finish(module, cached->entry);
         }
         warn("the cached PTX for " + what + " did not load (" + log + "); compiling again");
       } else {
@@ -111,7 +110,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, co
     throw CompileError("cuda: the driver did not load the PTX NVRTC made for " + what +
                        " (cuModuleLoadDataEx: " + cu::error_text(r) + ptx_version_hint(*context, r) + "):\n" + log +
                        "\n--- source ---\n" + src.text);
-  if (cache.enabled()) cache.store(cache_key, "ENTRY:" + src.entry + "\n" + ptx);
+  if (cache.enabled()) cache.store(cache_key, encode_cached_binary(src.entry, ptx));
   return finish(module, src.entry);
 }
 

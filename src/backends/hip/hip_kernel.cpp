@@ -5,6 +5,7 @@
 #include "codegen/c_family.hpp"
 #include "drivers/rtc_api.hpp"
 #include "runtime/build_id.hpp"
+#include "runtime/cached_binary.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/warnings.hpp"
 
@@ -80,10 +81,8 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, cons
 
   if (!cache_key.empty()) {
     if (std::optional<std::string> entry = cache.load(cache_key)) {
-      // "ENTRY:<kernel name>\n<code object>"; the cache has checked the checksum.
-      const std::size_t nl = entry->find('\n');
-      if (entry->compare(0, 6, "ENTRY:") == 0 && nl != std::string::npos) {
-        if (auto m = finish(entry->substr(nl + 1), entry->substr(6, nl - 6), true)) {
+      if (std::optional<CachedBinary> cached = decode_cached_binary(*entry)) {
+        if (auto m = finish(cached->image, cached->entry, true)) {
           g_cache_loads.fetch_add(1, std::memory_order_relaxed);
           return m;
         }
@@ -99,7 +98,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, cons
   g_compiles.fetch_add(1, std::memory_order_relaxed);
   const std::string image(code.begin(), code.end());
   std::unique_ptr<Module> m = finish(image, src.entry, false);
-  if (!cache_key.empty()) cache.store(cache_key, "ENTRY:" + src.entry + "\n" + image);
+  if (!cache_key.empty()) cache.store(cache_key, encode_cached_binary(src.entry, image));
   return m;
 }
 

@@ -2,6 +2,7 @@
 #include "backends/opencl/opencl_kernel.hpp"
 
 #include "runtime/build_id.hpp"
+#include "runtime/cached_binary.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/warnings.hpp"
 
@@ -117,14 +118,12 @@ std::unique_ptr<Program> build_program(const Queue& queue, const std::string& ke
   // Everything that can change the binary: the toolchain (platform, device, driver), the options, the code.
   std::string cache_key;
   if (cache.enabled()) {
-    cache_key = std::string(kCacheFormat) + "\n" + runtime::library_build_id() + "\nplatform=" + d.platform_name + " | " + d.platform_version +
-                "\ndevice=" + d.device_name + " | " + d.device_version + "\ndriver=" + d.driver_version +
-                "\noptions=" + options + "\n" + key;
+    cache_key = std::string(kCacheFormat) + "\n" + runtime::library_build_id() + "\nplatform=" + d.platform_name +
+                " | " + d.platform_version + "\ndevice=" + d.device_name + " | " + d.device_version +
+                "\ndriver=" + d.driver_version + "\noptions=" + options + "\n" + key;
     if (std::optional<std::string> entry = cache.load(cache_key)) {
-      // "ENTRY:<kernel name>\n<program binary>"; the cache has checked the checksum.
-      std::size_t nl = entry->find('\n');
-      if (entry->compare(0, 6, "ENTRY:") == 0 && nl != std::string::npos) {
-        if (auto p = load_binary(queue, entry->substr(nl + 1), entry->substr(6, nl - 6), options, what)) return p;
+      if (std::optional<CachedBinary> cached = decode_cached_binary(*entry)) {
+        if (auto p = load_binary(queue, cached->image, cached->entry, options, what)) return p;
       } else {
         warn("the cached OpenCL entry for " + what + " is malformed; rebuilding");
       }
@@ -149,7 +148,7 @@ std::unique_ptr<Program> build_program(const Queue& queue, const std::string& ke
   }
   if (cache.enabled()) {
     try {
-      cache.store(cache_key, "ENTRY:" + src.entry + "\n" + program_binary(program));
+      cache.store(cache_key, encode_cached_binary(src.entry, program_binary(program)));
     } catch (const BackendError& e) {
       warn("the OpenCL program binary for " + what + " could not be read for the disk cache (" + e.what() + ")");
     }
