@@ -3,6 +3,7 @@
 
 #include <tack/device.hpp>
 #include <tack/dtype.hpp>
+#include <tack/native_memory.hpp>
 
 #include <cstdint>
 #include <exception>
@@ -57,6 +58,22 @@ class Array {
   template <Arithmetic T>
   T max() const;
 
+  // Hands the memory to code outside Tack: waits for the launches queued so far
+  // (raising their error), then marks the array shared, so every later launch or
+  // fill that uses it completes before returning, since the other side may read
+  // the memory with no Tack call in between. The handle stays valid while the
+  // array lives.
+  NativeMemory share() const;
+  // Whether the memory was handed out (share(), export_memory()) or came from
+  // outside (array_from_ptr); such an array's launches complete before returning.
+  bool shared() const;
+  // The memory as a file descriptor another process or API can map (CUDA only,
+  // where capabilities().supports_exportable_memory). An array not made with
+  // Device::empty_exportable is first moved, once, into exportable memory: its
+  // contents and the Array stay the same, its device address changes. The array
+  // is shared from then on. InvalidArgument on other devices.
+  ExportedMemory export_memory() const;
+
   const std::shared_ptr<runtime::ArrayStorage>& storage() const { return storage_; }
 
  private:
@@ -69,6 +86,21 @@ class Array {
   void reduce(int op, DType as, void* out) const;
   std::shared_ptr<runtime::ArrayStorage> storage_;
 };
+
+// An array over memory Tack did not allocate: a host pointer on cpu and interp,
+// a device pointer (CUdeviceptr) of the device on cuda. Tack never frees it;
+// keep_alive, if given, is held until the array and every launch using it are
+// done. The array is shared (see Array::share()). The address must be aligned to
+// the dtype; on cuda it must lie, with all its bytes, in one allocation of the
+// device. InvalidArgument otherwise, and on devices that cannot wrap memory
+// (capabilities().supports_wrapped_memory).
+Array array_from_ptr(const Device& device, std::uintptr_t address, DType dtype, std::vector<std::int64_t> shape,
+                     std::shared_ptr<void> keep_alive = {});
+inline Array array_from_ptr(const Device& device, void* pointer, DType dtype, std::vector<std::int64_t> shape,
+                            std::shared_ptr<void> keep_alive = {}) {
+  return array_from_ptr(device, reinterpret_cast<std::uintptr_t>(pointer), dtype, std::move(shape),
+                        std::move(keep_alive));
+}
 
 template <Arithmetic T>
 std::vector<T> Array::to_host() const {

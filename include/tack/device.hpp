@@ -33,6 +33,8 @@ struct Capabilities {
   std::vector<DType> supported_atomic_dtypes;
   std::vector<std::string> device_memory_spaces;
   std::vector<std::string> device_options;  // the option names tack::device() accepts
+  bool supports_exportable_memory = false;  // Device::empty_exportable, Array::export_memory
+  bool supports_wrapped_memory = false;     // tack::array_from_ptr
   std::string dlpack_refusal_note;
 
   bool supports(DType t) const;
@@ -57,6 +59,10 @@ class Device {
   Array from_host(const std::vector<T>& data, std::vector<std::int64_t> shape = {}) const;
   Array zeros(DType dtype, std::vector<std::int64_t> shape) const;
   Array empty(DType dtype, std::vector<std::int64_t> shape) const;  // contents unspecified
+  // An array in memory that Array::export_memory() hands out without a copy
+  // (CUDA virtual memory); contents unspecified. InvalidArgument where
+  // capabilities().supports_exportable_memory is false.
+  Array empty_exportable(DType dtype, std::vector<std::int64_t> shape) const;
 
   // Waits for everything queued on this device.
   void synchronize() const;

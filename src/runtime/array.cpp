@@ -1,5 +1,6 @@
 // tack::Device's array constructors and tack::Array's host-side methods.
 #include "ir/scalar_ops.hpp"
+#include "runtime/array_checks.hpp"
 #include "runtime/backend.hpp"
 #include "ir/dtype_dispatch.hpp"
 #include "runtime/host_reduce.hpp"
@@ -14,35 +15,9 @@
 
 namespace tack {
 namespace {
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string s = "{";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "}";
-}
-
-// Validates a shape and returns its element count.
-std::int64_t checked_count(const std::vector<std::int64_t>& shape, DType dtype, const char* what) {
-  if (shape.empty() || shape.size() > 4)
-    throw InvalidArgument(std::string(what) + ": arrays have 1 to 4 dimensions, got shape " + shape_text(shape));
-  std::int64_t count = 1;
-  for (std::int64_t d : shape) {
-    if (d < 0) throw InvalidArgument(std::string(what) + ": negative extent in shape " + shape_text(shape));
-    if (d != 0 && count > std::numeric_limits<std::int64_t>::max() / d)
-      throw InvalidArgument(std::string(what) + ": shape " + shape_text(shape) + " overflows 64 bits");
-    count *= d;
-  }
-  if (count > std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(dtype_size(dtype)))
-    throw InvalidArgument(std::string(what) + ": shape " + shape_text(shape) + " is too large to address in bytes");
-  return count;
-}
-
-void check_dtype(const Device& dev, DType dtype, const char* what) {
-  if (dtype == DType::Bool) throw TypeError(std::string(what) + ": arrays hold numbers, not bool; use u8");
-  if (!dev.capabilities().supports(dtype))
-    throw TypeError(std::string(what) + ": " + std::string(dtype_name(dtype)) + " arrays are not supported on " +
-                    dev.name());
-}
+using runtime::check_dtype;
+using runtime::checked_count;
+using runtime::shape_text;
 
 Array make_array(const Device& dev, DType dtype, std::vector<std::int64_t> shape, bool zeroed, const char* what) {
   if (!dev.backend()) throw InvalidArgument(std::string(what) + " on an empty tack::Device");
@@ -154,6 +129,8 @@ void Array::fill_bits(DType from, const void* value) {
   unsigned char element[8];
   store_bits(s.dtype, converted, element);
   s.buffer->fill(element, dtype_size(s.dtype), static_cast<std::size_t>(s.size));
+  // The other side of a shared array may read it with no Tack call in between.
+  if (s.buffer->shared()) s.backend->synchronize();
 }
 
 void Array::reduce(int op, DType as, void* out) const {

@@ -1,11 +1,21 @@
 // Shared Backend behaviour: derived capabilities and the in-memory variant cache.
 #include "runtime/backend.hpp"
 
+#include "ir/check.hpp"
+
 #include <algorithm>
 
 namespace tack::runtime {
 
 Backend::Backend(Capabilities caps) : caps_(std::move(caps)) {}
+
+ExportedMemory Backend::export_memory(ArrayStorage&) {
+  TACK_UNREACHABLE("export_memory asked of a backend without exportable memory");
+}
+
+std::shared_ptr<Buffer> Backend::wrap_memory(std::uintptr_t, std::size_t, std::shared_ptr<void>) {
+  TACK_UNREACHABLE("wrap_memory asked of a backend that cannot wrap memory");
+}
 
 std::shared_ptr<const CompiledVariant> Backend::find_variant(const VariantKey& key) const {
   std::shared_lock lock(variants_mutex_);

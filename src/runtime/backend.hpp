@@ -10,7 +10,10 @@
 
 #include <tack/device.hpp>
 
+#include <tack/native_memory.hpp>
+
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -34,10 +37,28 @@ class Buffer {
   virtual void fill(const void* element, std::size_t element_size, std::size_t count) = 0;
   // Host-addressable memory (interp, cpu), else nullptr.
   virtual void* host_data() { return nullptr; }
+  // The memory as the device's API names it (Array::share()).
+  virtual NativeMemory native() const = 0;
   std::size_t bytes() const { return bytes_; }
+
+  // Memory handed outside Tack or taken from there: every launch and fill that
+  // uses it completes before returning (reference: "Memory outside Tack").
+  void mark_shared() { shared_.store(true, std::memory_order_release); }
+  bool shared() const { return shared_.load(std::memory_order_acquire); }
+  // Memory Tack did not allocate (array_from_ptr): it may overlap any other
+  // array's, so buffer identity does not prove two arguments disjoint.
+  bool external() const { return external_; }
+
+ protected:
+  void mark_external() {
+    external_ = true;
+    mark_shared();
+  }
 
  private:
   std::size_t bytes_;
+  std::atomic<bool> shared_{false};
+  bool external_ = false;
 };
 
 struct ArrayStorage {
@@ -98,6 +119,17 @@ class Backend : public std::enable_shared_from_this<Backend> {
   const Capabilities& caps() const { return caps_; }
 
   virtual std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) = 0;
+  // Memory Array::export_memory() can hand out as an OS handle; asked only where
+  // caps().supports_exportable_memory.
+  virtual std::shared_ptr<Buffer> allocate_exportable(std::size_t /*bytes*/) { return nullptr; }
+  // The array's memory as an OS handle, first moving it into exportable memory
+  // if it is not there; asked only where caps().supports_exportable_memory.
+  virtual ExportedMemory export_memory(ArrayStorage& array);
+  // A buffer over memory outside Tack, the address already checked against the
+  // dtype's alignment; throws InvalidArgument when the address cannot be used.
+  // Asked only where caps().supports_wrapped_memory.
+  virtual std::shared_ptr<Buffer> wrap_memory(std::uintptr_t address, std::size_t bytes,
+                                              std::shared_ptr<void> keep_alive);
   // Compiles typed, optimized IR; the key says which kernel and signature it
   // is (for the disk cache and the noalias flag). Throws CompileError on failure.
   virtual std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey& key) = 0;

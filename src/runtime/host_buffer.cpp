@@ -36,7 +36,14 @@ HostBuffer::HostBuffer(std::size_t bytes, bool zeroed) : Buffer(bytes) {
   if (zeroed) std::memset(data_, 0, bytes);
 }
 
-HostBuffer::~HostBuffer() { std::free(data_); }
+HostBuffer::HostBuffer(void* data, std::size_t bytes, std::shared_ptr<void> keep_alive)
+    : Buffer(bytes), data_(data), owned_(false), keep_alive_(std::move(keep_alive)) {
+  mark_external();
+}
+
+HostBuffer::~HostBuffer() {
+  if (owned_) std::free(data_);
+}
 
 void HostBuffer::write(std::size_t offset, const void* src, std::size_t bytes) {
   std::memcpy(static_cast<char*>(data_) + offset, src, bytes);

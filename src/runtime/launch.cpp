@@ -69,6 +69,13 @@ void launch_checked(runtime::Launch l, runtime::ResolvedCall& call, const runtim
   throw IndexError(msg + " (debug mode: the access was skipped)");
 }
 
+// Whether the launch binds memory handed outside Tack, whose other side may read it with no Tack call between.
+bool binds_shared(const runtime::ResolvedCall& call) {
+  for (std::size_t i = 0; i < call.count; ++i)
+    if (const runtime::ArrayStorage* a = call.args[i].array; a && a->buffer->shared()) return true;
+  return false;
+}
+
 }  // namespace
 
 void Kernel::launch(std::span<const KernelArg> args) const {
@@ -98,6 +105,7 @@ void Kernel::launch(std::span<const KernelArg> args) const {
   l.count = count;
   if (variant->debug_error_param >= 0) return launch_checked(l, call, *variant);
   call.backend->launch(l);
+  if (binds_shared(call)) call.backend->synchronize();
 }
 
 const std::string& Kernel::name() const {

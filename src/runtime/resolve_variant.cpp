@@ -11,6 +11,7 @@
 
 #include <tack/error.hpp>
 
+#include <algorithm>
 #include <mutex>
 
 namespace tack::runtime {
@@ -69,6 +70,18 @@ void check_capabilities(const ir::Kernel& typed, const Capabilities& caps) {
 
 namespace {
 std::mutex g_observer_mutex;
+
+// Whether two arguments' memory may overlap: the same buffer, or ranges that meet where either came from outside.
+bool overlap(const Buffer& a, const Buffer& b) {
+  if (&a == &b) return true;
+  if (!a.external() && !b.external()) return false;
+  const NativeMemory x = a.native(), y = b.native();
+  if (x.kind != y.kind) return false;
+  // An empty range still counts at its address, so two wraps of one pointer are never proven disjoint.
+  const std::uintptr_t x_end = x.handle + std::max<std::size_t>(x.bytes, 1),
+                       y_end = y.handle + std::max<std::size_t>(y.bytes, 1);
+  return x.handle < y_end && y.handle < x_end;
+}
 std::function<void(const ir::Kernel&)> g_observer;
 }  // namespace
 
@@ -165,11 +178,12 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
                         std::string(dtype_name(dtype)) + " is not supported on the " + caps.name + " backend");
     call.signature.items[i] = Signature::encode(static_cast<int>(p.kind), static_cast<int>(dtype), rank);
   }
-  // Arrays in distinct buffers cannot overlap: such calls get a noalias variant.
+  // Arrays in distinct buffers cannot overlap, unless one is memory from outside Tack, which may lie inside
+  // another: calls proven disjoint get a noalias variant.
   bool disjoint = true;
   for (size_t i = 0; i < call.count && disjoint; ++i)
     for (size_t j = 0; j < i && disjoint; ++j)
-      if (call.args[i].array && call.args[j].array && call.args[i].array->buffer == call.args[j].array->buffer)
+      if (call.args[i].array && call.args[j].array && overlap(*call.args[i].array->buffer, *call.args[j].array->buffer))
         disjoint = false;
   if (disjoint) call.signature.flags |= kSignatureNoalias;
   call.backend = std::move(backend);

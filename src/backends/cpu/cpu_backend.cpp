@@ -61,7 +61,13 @@ class CpuBackend final : public Backend {
     c.supports_device_reductions = false;
     c.supports_workgroups = true;
     c.device_options = {"num_threads"};
+    c.supports_wrapped_memory = true;
     return derive_capabilities(c, c.supported_dtypes);
+  }
+
+  std::shared_ptr<Buffer> wrap_memory(std::uintptr_t address, std::size_t bytes,
+                                      std::shared_ptr<void> keep_alive) override {
+    return std::make_shared<HostBuffer>(reinterpret_cast<void*>(address), bytes, std::move(keep_alive));
   }
 
   // Memory is not touched at allocation; zeros() clears it over the pool with the

@@ -27,11 +27,17 @@ class InterpBackend final : public Backend {
     c.supports_device_reductions = false;
     c.supports_workgroups = true;
     c.device_options = {"lanes"};
+    c.supports_wrapped_memory = true;
     return derive_capabilities(c, c.supported_dtypes);
   }
 
   std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) override {
     return std::make_shared<HostBuffer>(bytes, zeroed);
+  }
+
+  std::shared_ptr<Buffer> wrap_memory(std::uintptr_t address, std::size_t bytes,
+                                      std::shared_ptr<void> keep_alive) override {
+    return std::make_shared<HostBuffer>(reinterpret_cast<void*>(address), bytes, std::move(keep_alive));
   }
 
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel&, const VariantKey&) override {

@@ -23,6 +23,7 @@ class DeviceBuffer final : public Buffer {
   void read(std::size_t offset, void* dst, std::size_t bytes) override;
   void fill(const void* element, std::size_t element_size, std::size_t count) override;
   void* pointer() const { return ptr_; }
+  NativeMemory native() const override { return {"level_zero", reinterpret_cast<std::uintptr_t>(ptr_), bytes()}; }
 
  private:
   std::shared_ptr<Queue> queue_;  // the context outlives its buffers

@@ -40,15 +40,12 @@ class MetalBuffer final : public Buffer {
   // The host address of the shared memory, for a caller that has waited (synchronize_all).
   void* contents() const;
 
-  // Memory handed outside Tack (export, DLPack): from now on every launch that binds this buffer completes
-  // before it returns, since the other side may read it with no Tack call in between (DeviceBuffer.share()).
-  void share() { shared_.store(true, std::memory_order_relaxed); }
-  bool shared() const { return shared_.load(std::memory_order_relaxed); }
+  // The buffer as an unretained id<MTLBuffer> (Array::share(), the reference's export_memory()).
+  NativeMemory native() const override;
 
  private:
   std::shared_ptr<Device> device_;
   std::unique_ptr<BufferObjects> objects_;
-  std::atomic<bool> shared_{false};
 };
 
 class TextureImage3D final : public TextureImage {
@@ -75,9 +72,5 @@ class TextureImage3D final : public TextureImage {
 
 // The metal buffer behind an array, or nullptr when it lives elsewhere.
 MetalBuffer* metal_buffer(const ArrayStorage& array);
-
-// Metal's export_memory(): the array's id<MTLBuffer> as an unretained pointer (valid while the array
-// lives), after waiting for the queued launches; the buffer is marked shared from then on.
-void* export_memory(const tack::Array& array);
 
 }  // namespace tack::runtime::metal

@@ -75,13 +75,8 @@ void MetalBuffer::fill(const void* element, std::size_t element_size, std::size_
 
 MetalBuffer* metal_buffer(const ArrayStorage& array) { return dynamic_cast<MetalBuffer*>(array.buffer.get()); }
 
-void* export_memory(const tack::Array& array) {
-  if (!array.valid()) throw InvalidArgument("export_memory of an empty tack::Array");
-  MetalBuffer* buffer = metal_buffer(*array.storage());
-  if (!buffer) throw InvalidArgument("export_memory: the array does not live on a metal device");
-  synchronize_all();  // the other side may read it at once
-  buffer->share();
-  return (__bridge void*)buffer->objects().buffer;
+NativeMemory MetalBuffer::native() const {
+  return {"metal", reinterpret_cast<std::uintptr_t>((__bridge void*)objects_->buffer), bytes()};
 }
 
 TextureImage3D::TextureImage3D(std::shared_ptr<Queue> queue, const std::array<std::int64_t, 3>& shape)

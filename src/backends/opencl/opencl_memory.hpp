@@ -20,6 +20,7 @@ class DeviceBuffer final : public Buffer {
   void read(std::size_t offset, void* dst, std::size_t bytes) override;
   void fill(const void* element, std::size_t element_size, std::size_t count) override;
   drivers::cl::cl_mem mem() const { return mem_; }
+  NativeMemory native() const override { return {"opencl", reinterpret_cast<std::uintptr_t>(mem_), bytes()}; }
 
  private:
   std::shared_ptr<Queue> queue_;  // the context must outlive its buffers

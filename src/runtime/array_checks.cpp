@@ -1,0 +1,38 @@
+// Shape and dtype checks shared by the array constructors.
+#include "runtime/array_checks.hpp"
+
+#include <tack/error.hpp>
+
+#include <limits>
+
+namespace tack::runtime {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "{";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "}";
+}
+
+std::int64_t checked_count(const std::vector<std::int64_t>& shape, DType dtype, const char* what) {
+  if (shape.empty() || shape.size() > 4)
+    throw InvalidArgument(std::string(what) + ": arrays have 1 to 4 dimensions, got shape " + shape_text(shape));
+  std::int64_t count = 1;
+  for (std::int64_t d : shape) {
+    if (d < 0) throw InvalidArgument(std::string(what) + ": negative extent in shape " + shape_text(shape));
+    if (d != 0 && count > std::numeric_limits<std::int64_t>::max() / d)
+      throw InvalidArgument(std::string(what) + ": shape " + shape_text(shape) + " overflows 64 bits");
+    count *= d;
+  }
+  if (count > std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(dtype_size(dtype)))
+    throw InvalidArgument(std::string(what) + ": shape " + shape_text(shape) + " is too large to address in bytes");
+  return count;
+}
+
+void check_dtype(const Device& dev, DType dtype, const char* what) {
+  if (dtype == DType::Bool) throw TypeError(std::string(what) + ": arrays hold numbers, not bool; use u8");
+  if (!dev.capabilities().supports(dtype))
+    throw TypeError(std::string(what) + ": " + std::string(dtype_name(dtype)) + " arrays are not supported on " +
+                    dev.name());
+}
+
+}  // namespace tack::runtime

@@ -1,0 +1,22 @@
+// The checks every array constructor makes on a shape and a dtype, with the
+// messages users see.
+#pragma once
+
+#include <tack/device.hpp>
+#include <tack/dtype.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tack::runtime {
+
+// "{2, 3}".
+std::string shape_text(const std::vector<std::int64_t>& shape);
+// The element count of a valid shape (1 to 4 extents, none negative, bytes
+// addressable in 64 bits); InvalidArgument naming `what` otherwise.
+std::int64_t checked_count(const std::vector<std::int64_t>& shape, DType dtype, const char* what);
+// TypeError unless the device holds arrays of dtype.
+void check_dtype(const Device& device, DType dtype, const char* what);
+
+}  // namespace tack::runtime
