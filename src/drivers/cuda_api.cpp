@@ -82,6 +82,8 @@ void load(Loaded& out) {
   TACK_CU_RESOLVE(cuMemUnmap);
   TACK_CU_RESOLVE(cuMemSetAccess);
   TACK_CU_RESOLVE(cuMemExportToShareableHandle);
+  TACK_CU_RESOLVE(cuMemGetAddressRange_v2);
+  TACK_CU_RESOLVE(cuPointerGetAttribute);
 #undef TACK_CU_RESOLVE
   if (!out.lib.missing().empty()) {
     out.failure = out.lib.name() + " lacks " + out.lib.missing() + " (Tack needs a CUDA 12 or newer driver)";

@@ -26,6 +26,7 @@ using CUarray = struct CUarray_st*;
 using CUmemoryPool = struct CUmemPoolHandle_st*;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
+inline constexpr CUresult CUDA_ERROR_INVALID_VALUE = 1;
 inline constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 inline constexpr CUresult CUDA_ERROR_DEINITIALIZED = 4;
 inline constexpr CUresult CUDA_ERROR_STUB_LIBRARY = 34;
@@ -71,6 +72,9 @@ inline constexpr int CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1;
 inline constexpr int CU_MEM_LOCATION_TYPE_DEVICE = 1;
 inline constexpr int CU_MEM_ALLOC_GRANULARITY_MINIMUM = 0;
 inline constexpr int CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3;
+
+// CUpointer_attribute, for memory from outside Tack.
+inline constexpr int CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
 
 struct CUDA_ARRAY3D_DESCRIPTOR {
   std::size_t Width, Height, Depth;
@@ -213,6 +217,8 @@ struct Api {
                              std::size_t count) = nullptr;
   CUresult (*cuMemExportToShareableHandle)(void* handle, CUmemGenericAllocationHandle allocation, int type,
                                            unsigned long long flags) = nullptr;
+  CUresult (*cuMemGetAddressRange_v2)(CUdeviceptr* base, std::size_t* bytes, CUdeviceptr ptr) = nullptr;
+  CUresult (*cuPointerGetAttribute)(void* data, int attribute, CUdeviceptr ptr) = nullptr;
   std::string library;  // the file loaded
 };
 

@@ -26,6 +26,7 @@ namespace {
   static_assert(static_cast<long long>(cu::name) == static_cast<long long>(::name), #name " differs from cuda.h")
 
 TACK_SAME_CONSTANT(CUDA_SUCCESS);
+TACK_SAME_CONSTANT(CUDA_ERROR_INVALID_VALUE);
 TACK_SAME_CONSTANT(CUDA_ERROR_OUT_OF_MEMORY);
 TACK_SAME_CONSTANT(CUDA_ERROR_DEINITIALIZED);
 TACK_SAME_CONSTANT(CUDA_ERROR_STUB_LIBRARY);
@@ -58,6 +59,7 @@ TACK_SAME_CONSTANT(CU_TR_ADDRESS_MODE_CLAMP);
 TACK_SAME_CONSTANT(CU_TR_FILTER_MODE_LINEAR);
 TACK_SAME_CONSTANT(CU_MEM_ALLOCATION_TYPE_PINNED);
 TACK_SAME_CONSTANT(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+TACK_SAME_CONSTANT(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL);
 TACK_SAME_CONSTANT(CU_MEM_LOCATION_TYPE_DEVICE);
 TACK_SAME_CONSTANT(CU_MEM_ALLOC_GRANULARITY_MINIMUM);
 TACK_SAME_CONSTANT(CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
@@ -295,7 +297,9 @@ constexpr bool same_text(std::string_view a, std::string_view b) { return a == b
   X(cuMemMap, cuMemMap)                                           \
   X(cuMemUnmap, cuMemUnmap)                                       \
   X(cuMemSetAccess, cuMemSetAccess)                               \
-  X(cuMemExportToShareableHandle, cuMemExportToShareableHandle)
+  X(cuMemExportToShareableHandle, cuMemExportToShareableHandle)   \
+  X(cuMemGetAddressRange_v2, cuMemGetAddressRange)                \
+  X(cuPointerGetAttribute, cuPointerGetAttribute)
 
 #define TACK_CHECK_ENTRY(member, plain) TACK_SAME_ENTRY(member, plain);
 TACK_CU_ENTRIES(TACK_CHECK_ENTRY)

@@ -23,7 +23,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <mutex>
+#include <shared_mutex>
 
 namespace tack::runtime {
 namespace {
@@ -75,16 +77,25 @@ class StreamMarker final : public WaitMarker {
   cu::CUevent event_ = nullptr;
 };
 
-Capabilities cuda_capabilities() {
+Capabilities cuda_capabilities(const cuda::DeviceInfo& d) {
   Capabilities c = find_source_target("cuda")->caps;
   c.device_memory_spaces = {"cuda"};
   c.device_options = {"device"};
+  c.supports_exportable_memory = d.virtual_memory && d.posix_fd_handles;
+  c.supports_wrapped_memory = true;
   return c;
+}
+
+std::string hex(std::uint64_t address) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(address));
+  return text;
 }
 
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(std::shared_ptr<Context> context) : Backend(cuda_capabilities()), context_(std::move(context)) {}
+  explicit CudaBackend(std::shared_ptr<Context> context)
+      : Backend(cuda_capabilities(context->device())), context_(std::move(context)) {}
 
   ~CudaBackend() override {
     try {
@@ -105,6 +116,45 @@ class CudaBackend final : public Backend {
       buffer->fill(&zero, 1, bytes);
     }
     return buffer;
+  }
+
+  std::shared_ptr<Buffer> allocate_exportable(std::size_t bytes) override {
+    const cuda::DeviceInfo& d = context_->device();
+    if (d.total_memory && bytes > d.total_memory)
+      throw InvalidArgument("cuda: an exportable array of " + std::to_string(bytes) + " bytes is larger than the " +
+                            std::to_string(d.total_memory) + " bytes of " + d.name);
+    return DeviceBuffer::exportable(context_, bytes);
+  }
+
+  ExportedMemory export_memory(ArrayStorage& array) override {
+    return static_cast<DeviceBuffer&>(*array.buffer).export_memory();
+  }
+
+  // Memory outside Tack must be this device's, with every byte of the array in one allocation.
+  std::shared_ptr<Buffer> wrap_memory(std::uintptr_t address, std::size_t bytes,
+                                      std::shared_ptr<void> keep_alive) override {
+    const cu::Api& api = cu::api();
+    const cuda::DeviceInfo& d = context_->device();
+    const auto ptr = static_cast<cu::CUdeviceptr>(address);
+    {
+      Context::Scope scope(*context_);
+      int ordinal = -1;
+      if (const cu::CUresult r = api.cuPointerGetAttribute(&ordinal, cu::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
+          r != cu::CUDA_SUCCESS)
+        throw InvalidArgument("array_from_ptr: " + hex(ptr) +
+                              " is not CUDA device memory (cuPointerGetAttribute: " + cu::error_text(r) + ")");
+      if (ordinal != d.ordinal)
+        throw InvalidArgument("array_from_ptr: " + hex(ptr) + " is memory of CUDA device " + std::to_string(ordinal) +
+                              ", not of this device (" + std::to_string(d.ordinal) + ", " + d.name + ")");
+      // Virtual-memory mappings of other libraries may not report a range; then the owner vouches for the size.
+      cu::CUdeviceptr base = 0;
+      std::size_t size = 0;
+      if (api.cuMemGetAddressRange_v2(&base, &size, ptr) == cu::CUDA_SUCCESS && ptr - base + bytes > size)
+        throw InvalidArgument("array_from_ptr: the allocation holding " + hex(ptr) + " has " +
+                              std::to_string(size - (ptr - base)) + " bytes from there, but the array needs " +
+                              std::to_string(bytes));
+    }
+    return DeviceBuffer::wrap(context_, ptr, bytes, std::move(keep_alive));
   }
 
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey&) override {
@@ -167,6 +217,8 @@ class CudaBackend final : public Backend {
     v.layout.write_packs(l, v.scratch, [&](std::size_t a, const void* bytes, std::size_t size) {
       v.pack_buffers[a]->write(0, bytes, size);
     });
+    // Array addresses stay put until the launch is queued (export_memory() moves memory exclusively).
+    std::shared_lock hold(context_->relocation());
     for (std::size_t i = 0; i < v.layout.buffer_args.size(); ++i) {
       const int p = v.layout.buffer_args[i];
       if (p < 0) {
@@ -212,6 +264,7 @@ class CudaBackend final : public Backend {
         std::min<std::uint64_t>({wanted, 32u * static_cast<std::uint64_t>(context_->device().multiprocessors),
                                  static_cast<std::uint64_t>(context_->device().max_grid_dim_x)}));
     {
+      std::shared_lock hold(context_->relocation());
       Context::Scope scope(*context_);
       cu::CUdeviceptr x = cuda::device_pointer(array), o = result.pointer();
       long long n = array.size;

@@ -59,6 +59,8 @@ DeviceInfo query(const cu::Api& api, int ordinal) {
       attribute(api, cu::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, d.device, "cuDeviceGetAttribute") != 0;
   d.virtual_memory = attribute(api, cu::CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, d.device,
                                "cuDeviceGetAttribute") != 0;
+  d.posix_fd_handles = attribute(api, cu::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, d.device,
+                                 "cuDeviceGetAttribute") != 0;
   d.max_texture3d = {attribute(api, cu::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH, d.device, "cuDeviceGetAttribute"),
                      attribute(api, cu::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT, d.device, "cuDeviceGetAttribute"),
                      attribute(api, cu::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH, d.device, "cuDeviceGetAttribute")};

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ struct DeviceInfo {
   std::size_t total_memory = 0;
   bool memory_pools = false;  // cuMemAllocAsync works; false on TCC-mode GPUs
   bool virtual_memory = false;
+  bool posix_fd_handles = false;                // virtual memory exportable as a POSIX file descriptor
   std::array<std::int64_t, 3> max_texture3d{};  // width, height, depth
   int driver_version = 0;                       // e.g. 13000
 };
@@ -81,6 +83,10 @@ class Context {
   // Waits for the stream; raises the first error of a queued launch (BackendError).
   void synchronize();
 
+  // Held shared by whatever reads a buffer's device address and queues work on it (launches, copies, fills),
+  // and exclusively while export_memory() moves a buffer to another address, so no work lands in the old one.
+  std::shared_mutex& relocation() { return relocation_; }
+
  private:
   Context(DeviceInfo info, drivers::cu::CUcontext context, bool owned);
   void configure_pool();
@@ -93,6 +99,7 @@ class Context {
   std::atomic<drivers::cu::CUstream> stream_{nullptr};
   std::mutex dropped_mutex_;
   std::vector<drivers::cu::CUdeviceptr> dropped_;
+  std::shared_mutex relocation_;
 };
 
 // What the device's capabilities are (the reference's table for CUDA).

@@ -1,4 +1,4 @@
-// Stream-ordered device buffers of the cuda backend.
+// Device buffers of the cuda backend: stream-ordered, exportable or wrapped.
 #include "backends/cuda/cuda_memory.hpp"
 
 #include "ir/check.hpp"
@@ -6,69 +6,146 @@
 #include <tack/error.hpp>
 
 #include <cstring>
+#include <mutex>
+#include <shared_mutex>
 
 namespace tack::runtime::cuda {
 namespace cu = drivers::cu;
 
-DeviceBuffer::DeviceBuffer(std::shared_ptr<Context> context, std::size_t bytes)
-    : Buffer(bytes), context_(std::move(context)), ptr_(context_->allocate(bytes)) {}
+DeviceBuffer::DeviceBuffer(std::shared_ptr<Context> context, std::size_t bytes, Origin origin)
+    : Buffer(bytes), context_(std::move(context)), origin_(origin), outside_(origin == Origin::Outside) {}
 
-DeviceBuffer::~DeviceBuffer() { context_->free(ptr_); }
+DeviceBuffer::DeviceBuffer(std::shared_ptr<Context> context, std::size_t bytes)
+    : DeviceBuffer(std::move(context), bytes, Origin::Pool) {
+  ptr_.store(context_->allocate(bytes), std::memory_order_release);
+}
+
+std::shared_ptr<DeviceBuffer> DeviceBuffer::exportable(std::shared_ptr<Context> context, std::size_t bytes) {
+  std::shared_ptr<DeviceBuffer> b(new DeviceBuffer(context, bytes, Origin::Virtual));
+  b->virtual_ = std::make_unique<VirtualAllocation>(std::move(context), bytes);
+  b->ptr_.store(b->virtual_->pointer(), std::memory_order_release);
+  return b;
+}
+
+std::shared_ptr<DeviceBuffer> DeviceBuffer::wrap(std::shared_ptr<Context> context, cu::CUdeviceptr ptr,
+                                                 std::size_t bytes, std::shared_ptr<void> keep_alive) {
+  std::shared_ptr<DeviceBuffer> b(new DeviceBuffer(std::move(context), bytes, Origin::Outside));
+  b->ptr_.store(ptr, std::memory_order_release);
+  b->keep_alive_ = std::move(keep_alive);
+  b->mark_external();
+  return b;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  switch (origin_) {
+    case Origin::Pool: context_->free(pointer()); return;
+    case Origin::Virtual:
+      // Unmapping is not stream-ordered: the launches queued on the memory finish first.
+      try {
+        Context::Scope scope(*context_);
+        if (cu::CUstream stream = context_->stream()) cu::api().cuStreamSynchronize(stream);
+      } catch (const Error&) {
+      }
+      virtual_.reset();
+      return;
+    case Origin::Outside: return;  // shared: every launch using it has completed
+  }
+}
 
 void DeviceBuffer::write(std::size_t offset, const void* src, std::size_t bytes) {
   if (!bytes) return;
+  std::shared_lock hold(context_->relocation());
   Context::Scope scope(*context_);
   // From pageable memory the driver stages the bytes before returning, so the caller's memory is free to change.
-  cu::check(cu::api().cuMemcpyHtoDAsync_v2(ptr_ + offset, src, bytes, context_->stream()), "cuMemcpyHtoDAsync");
+  cu::check(cu::api().cuMemcpyHtoDAsync_v2(pointer() + offset, src, bytes, context_->stream()), "cuMemcpyHtoDAsync");
 }
 
 void DeviceBuffer::read(std::size_t offset, void* dst, std::size_t bytes) {
   if (!bytes) return;
+  std::shared_lock hold(context_->relocation());
   // Wait in cuStreamSynchronize, which holds nothing a launch from another thread needs; a copy to pageable
   // memory behind queued work would wait inside the driver with the context held.
   context_->synchronize();
   Context::Scope scope(*context_);
-  cu::check(cu::api().cuMemcpyDtoH_v2(dst, ptr_ + offset, bytes), "cuMemcpyDtoH");
+  cu::check(cu::api().cuMemcpyDtoH_v2(dst, pointer() + offset, bytes), "cuMemcpyDtoH");
 }
 
 void DeviceBuffer::fill(const void* element, std::size_t element_size, std::size_t count) {
   if (!count) return;
+  std::shared_lock hold(context_->relocation());
+  queue_fill(element, element_size, count);
+}
+
+void DeviceBuffer::queue_fill(const void* element, std::size_t element_size, std::size_t count) {
   const cu::Api& api = cu::api();
   Context::Scope scope(*context_);
   cu::CUstream stream = context_->stream();
+  const cu::CUdeviceptr ptr = pointer();
   switch (element_size) {
     case 1: {
       unsigned char v;
       std::memcpy(&v, element, 1);
-      cu::check(api.cuMemsetD8Async(ptr_, v, count, stream), "cuMemsetD8Async");
+      cu::check(api.cuMemsetD8Async(ptr, v, count, stream), "cuMemsetD8Async");
       return;
     }
     case 2: {
       unsigned short v;
       std::memcpy(&v, element, 2);
-      cu::check(api.cuMemsetD16Async(ptr_, v, count, stream), "cuMemsetD16Async");
+      cu::check(api.cuMemsetD16Async(ptr, v, count, stream), "cuMemsetD16Async");
       return;
     }
     case 4: {
       unsigned v;
       std::memcpy(&v, element, 4);
-      cu::check(api.cuMemsetD32Async(ptr_, v, count, stream), "cuMemsetD32Async");
+      cu::check(api.cuMemsetD32Async(ptr, v, count, stream), "cuMemsetD32Async");
       return;
     }
     case 8: {
       unsigned half[2];
       std::memcpy(half, element, 8);
       if (half[0] == half[1]) {
-        cu::check(api.cuMemsetD32Async(ptr_, half[0], 2 * count, stream), "cuMemsetD32Async");
+        cu::check(api.cuMemsetD32Async(ptr, half[0], 2 * count, stream), "cuMemsetD32Async");
         return;
       }
       // Each half of every element as a column of a pitched 2-D fill: one 32-bit word per 8-byte row.
-      cu::check(api.cuMemsetD2D32Async(ptr_, 8, half[0], 1, count, stream), "cuMemsetD2D32Async");
-      cu::check(api.cuMemsetD2D32Async(ptr_ + 4, 8, half[1], 1, count, stream), "cuMemsetD2D32Async");
+      cu::check(api.cuMemsetD2D32Async(ptr, 8, half[0], 1, count, stream), "cuMemsetD2D32Async");
+      cu::check(api.cuMemsetD2D32Async(ptr + 4, 8, half[1], 1, count, stream), "cuMemsetD2D32Async");
       return;
     }
     default: TACK_UNREACHABLE("fill of an element size that is not 1, 2, 4 or 8 bytes");
   }
+}
+
+ExportedMemory DeviceBuffer::export_memory() {
+  if (outside_)
+    throw InvalidArgument(
+        "export_memory(): the array wraps memory from outside Tack (array_from_ptr), which only its owner can "
+        "export");
+  mark_shared();  // before the wait, so a launch another thread makes meanwhile completes
+  // No launch, copy or fill may read the address while the memory moves.
+  std::unique_lock moving(context_->relocation());
+  context_->synchronize();
+  if (origin_ == Origin::Pool) {
+    auto moved = std::make_unique<VirtualAllocation>(context_, bytes());
+    const cu::CUdeviceptr old = pointer();
+    {
+      Context::Scope scope(*context_);
+      if (bytes())
+        cu::check(cu::api().cuMemcpyDtoDAsync_v2(moved->pointer(), old, bytes(), context_->stream()),
+                  "cuMemcpyDtoDAsync");
+    }
+    context_->synchronize();
+    virtual_ = std::move(moved);
+    ptr_.store(virtual_->pointer(), std::memory_order_release);
+    origin_ = Origin::Virtual;
+    context_->free(old);
+  }
+  ExportedMemory out;
+  out.fd = virtual_->export_fd();
+  out.allocation_bytes = virtual_->size();
+  out.bytes = bytes();
+  out.device_ordinal = context_->device().ordinal;
+  return out;
 }
 
 cu::CUdeviceptr device_pointer(const ArrayStorage& array) {

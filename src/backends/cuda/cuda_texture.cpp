@@ -6,6 +6,7 @@
 
 #include <tack/error.hpp>
 
+#include <shared_mutex>
 #include <string>
 
 namespace tack::runtime::cuda {
@@ -73,6 +74,7 @@ TextureImage3D::~TextureImage3D() {
 void TextureImage3D::upload(const ArrayStorage& source) {
   TACK_CHECK(source.dtype == DType::F32 && source.size == shape_[0] * shape_[1] * shape_[2]);
   const cu::Api& api = cu::api();
+  std::shared_lock hold(context_->relocation());
   Context::Scope scope(*context_);
   const std::size_t row = static_cast<std::size_t>(shape_[0]) * sizeof(float);
   cu::CUDA_MEMCPY3D copy{};

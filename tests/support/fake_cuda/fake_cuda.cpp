@@ -298,6 +298,17 @@ bool side(State& s, int type, const void* host, CUdeviceptr device, CUarray arra
   return true;
 }
 
+// The allocation or mapped range holding ptr: {base, bytes}, or {0, 0}.
+std::pair<CUdeviceptr, std::size_t> containing(State& s, CUdeviceptr ptr) {
+  for (const auto* ranges : {&s.allocations, &s.reservations}) {
+    auto it = ranges->upper_bound(ptr);
+    if (it == ranges->begin()) continue;
+    --it;
+    if (ptr >= it->first && ptr < it->first + std::max<std::size_t>(it->second, 1)) return {it->first, it->second};
+  }
+  return {0, 0};
+}
+
 }  // namespace
 
 namespace {
@@ -857,6 +868,23 @@ CUresult cuMemExportToShareableHandle(void* handle, CUmemGenericAllocationHandle
   auto it = s.physical.find(allocation);
   if (it == s.physical.end() || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return kInvalidValue;
   *static_cast<int*>(handle) = dup(it->second.fd);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, std::size_t* bytes, CUdeviceptr ptr) {
+  FAKE_ENTER("cuMemGetAddressRange_v2", true);
+  auto [b, n] = containing(s, ptr);
+  if (!b) return kNotFound;
+  if (base) *base = b;
+  if (bytes) *bytes = n;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuPointerGetAttribute(void* data, int attribute, CUdeviceptr ptr) {
+  FAKE_ENTER("cuPointerGetAttribute", false);
+  if (attribute != CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) return kInvalidValue;
+  if (!containing(s, ptr).first) return kInvalidValue;  // host memory, or nothing
+  *static_cast<int*>(data) = 0;
   return CUDA_SUCCESS;
 }
 
