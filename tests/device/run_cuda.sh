@@ -157,6 +157,7 @@ gtest_group device_async "$(bin tack_device_tests)" '*' 120
 # The same backend over the stand-in driver: the fake's checks hold in a Release build too.
 fake=$(find "$build" -name libtack_fake_cuda.so 2>/dev/null | head -n 1)
 TACK_CUDA_LIBRARY=${fake:-/nonexistent} gtest_group fake_driver "$(bin tack_cuda_runtime_tests)" '*' 90
+TACK_CUDA_LIBRARY=${fake:-/nonexistent} gtest_group fake_shared "$(bin tack_cuda_shared_memory_tests)" '*' 60
 
 # ---- benchmarks -----------------------------------------------------------------
 bench_bin=$(bin tack_bench_cuda)

@@ -4,8 +4,10 @@
 // launch's own scalars, host uploads while a long kernel runs, temporaries
 // dropped before the work that reads them has run, the waits, and four threads
 // dispatching one variant, and sharing the primary context with another
-// library. Without a CUDA device every test skips with the
-// reason (tests/device/run_cuda.sh runs them on a lent GPU machine).
+// library (test_cuda_shared_memory.cpp adds the shared buffers). Without a CUDA
+// device every test skips with the reason (tests/device/run_cuda.sh runs them on a lent GPU machine).
+#include "device/cuda_device_test.hpp"
+
 #include "backends/cuda/cuda_memory.hpp"
 #include "drivers/cuda_api.hpp"
 
@@ -46,19 +48,7 @@ const tack::Kernel& spin() {
   return k;
 }
 
-class CudaAsync : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto names = tack::backend_names();
-    if (std::find(names.begin(), names.end(), "cuda") == names.end()) GTEST_SKIP() << "this Tack has no cuda backend";
-    try {
-      dev_ = tack::device("cuda");
-    } catch (const tack::BackendUnavailable& e) {
-      GTEST_SKIP() << "no CUDA device: " << e.what();
-    }
-  }
-  tack::Device dev_;
-};
+using CudaAsync = CudaDeviceTest;
 
 constexpr std::int64_t kN = 1 << 20;
 
