@@ -36,17 +36,6 @@ const tack::Kernel& add_scalar() {
       tack::kernel("add_scalar", [](Array y, Scalar a) { parallel_for(y.size(), [&](Index i) { y[i] = y[i] + a; }); });
   return k;
 }
-// Long enough per element to keep the stream busy while the host goes on: v -> v/2 + 1 converges to 2 exactly.
-const tack::Kernel& spin() {
-  static const tack::Kernel k = tack::kernel("spin", [](Array y, Scalar iterations) {
-    parallel_for(y.size(), [&](Index i) {
-      Var v = y[i];
-      for_range(0, iterations, [&](Index) { v = v * 0.5f + 1.0f; });
-      y[i] = v;
-    });
-  });
-  return k;
-}
 
 using CudaAsync = CudaDeviceTest;
 

@@ -20,18 +20,6 @@ using namespace tack::lang;
 namespace cu = tack::drivers::cu;
 using CudaAsync = CudaDeviceTest;
 
-// Slow enough per element that a launch still runs when the host goes on, unless it was waited for.
-const tack::Kernel& converge() {
-  static const tack::Kernel k = tack::kernel("converge", [](Array y, Scalar iterations) {
-    parallel_for(y.size(), [&](Index i) {
-      Var v = y[i];
-      for_range(0, iterations, [&](Index) { v = v * 0.5f + 1.0f; });
-      y[i] = v;
-    });
-  });
-  return k;
-}
-
 // The other library's side: calls in the device's primary context, made current for the call, on a stream of
 // its own that does not wait for Tack's (CU_STREAM_NON_BLOCKING; the legacy default stream would wait for it
 // and hide a launch still queued there).
@@ -78,8 +66,8 @@ constexpr std::int64_t kSlow = 200000;  // iterations: milliseconds of device ti
 TEST_F(CudaAsync, SharedBuffersCompleteEveryLaunchBeforeReturning) {
   tack::Array y = dev_.zeros(tack::DType::F32, {kN});
   const tack::NativeMemory m = y.share();
-  converge()(y, kSlow);  // v -> v/2 + 1 reaches 2 exactly
-  OtherLibrary other;    // reads with no Tack call in between
+  spin()(y, kSlow);    // v -> v/2 + 1 reaches 2 exactly
+  OtherLibrary other;  // reads with no Tack call in between
   std::vector<float> seen = other.read(m.handle, kN);
   EXPECT_EQ(std::count(seen.begin(), seen.end(), 2.0f), kN) << "seen[0] = " << seen[0];
   y.fill(7.0f);
@@ -97,7 +85,7 @@ TEST_F(CudaAsync, WrappedDeviceMemoryIsUsedInPlace) {
   ASSERT_EQ(api.cuStreamSynchronize(nullptr), cu::CUDA_SUCCESS);
   {
     tack::Array y = tack::array_from_ptr(dev_, static_cast<std::uintptr_t>(ptr), tack::DType::F32, {kN});
-    converge()(y, kSlow);
+    spin()(y, kSlow);
     std::vector<float> seen = other.read(ptr, kN);
     EXPECT_EQ(std::count(seen.begin(), seen.end(), 2.0f), kN) << "seen[0] = " << seen[0];
     EXPECT_EQ(y.sum<float>(), 2.0f * static_cast<float>(kN));
@@ -137,7 +125,7 @@ TEST_F(CudaAsync, ExportedMemoryIsSeenThroughAnImportedMapping) {
   ASSERT_EQ(api.cuMemSetAccess(view, e.allocation_bytes, &access, 1), cu::CUDA_SUCCESS);
 
   EXPECT_EQ(other.read(view, kN), values) << "the contents moved with the array";
-  converge()(a, kSlow);  // shared from the export on: complete when it returns
+  spin()(a, kSlow);  // shared from the export on: complete when it returns
   std::vector<float> seen = other.read(view, kN);
   EXPECT_EQ(std::count(seen.begin(), seen.end(), 2.0f), kN) << "seen[0] = " << seen[0];
 
