@@ -136,7 +136,7 @@ if ((do_build)); then
       -DCMAKE_BUILD_TYPE=Release -DTACK_BUILD_TESTS=ON -DTACK_BUILD_BENCH=ON -DTACK_BUILD_EXAMPLES=OFF; then
     ((dry_run)) || { tail -n 40 "$logs/configure.log"; rows+=("configure|-|-|-|failed: see $logs/configure.log"); overall=1; }
   fi
-  targets=(tack_conformance_tests tack_device_tests tack_cuda_runtime_tests tack_bench_cuda)
+  targets=(tack_conformance_tests tack_device_tests tack_cuda_runtime_tests tack_cuda_shared_memory_tests tack_bench_cuda)
   if ! run_step build 330 "$logs/build.log" cmake --build "$build" --target "${targets[@]}" -j "$jobs"; then
     if ((dry_run == 0)); then
       # Go on with whatever was built; the table says which group is missing.
