@@ -12,6 +12,8 @@
 #include <memory>
 #include <vector>
 
+struct DLManagedTensor;  // <dlpack/dlpack.h>
+
 namespace tack {
 
 namespace runtime {
@@ -73,6 +75,12 @@ class Array {
   // contents and the Array stay the same, its device address changes. The array
   // is shared from then on. InvalidArgument on other devices.
   ExportedMemory export_memory() const;
+  // The array as a DLPack tensor (compact row-major, strides null), after
+  // share(): the consumer owns the result and calls its deleter, which releases
+  // the array's memory once Tack is done with it too. Device type: kDLCPU (cpu,
+  // interp), kDLCUDA, kDLROCM (hip), kDLOpenCL (data is the cl_mem), kDLMetal
+  // (data is the id<MTLBuffer>), 14 = kDLOneAPI (level_zero).
+  DLManagedTensor* to_dlpack() const;
 
   const std::shared_ptr<runtime::ArrayStorage>& storage() const { return storage_; }
 
@@ -101,6 +109,14 @@ inline Array array_from_ptr(const Device& device, void* pointer, DType dtype, st
   return array_from_ptr(device, reinterpret_cast<std::uintptr_t>(pointer), dtype, std::move(shape),
                         std::move(keep_alive));
 }
+
+// An array over a DLPack tensor's memory (array_from_ptr), on `device`, or
+// when it is empty on the device the tensor names (kDLCPU: cpu, else interp;
+// kDLCUDA: tack::device("cuda"); a tensor of another CUDA device needs that
+// device passed). On success Tack owns the tensor and calls its deleter when the
+// array is gone; on an error the caller still owns it. The tensor must be
+// row-major and contiguous, of a Tack dtype, with 1 to 4 dimensions.
+Array from_dlpack(DLManagedTensor* tensor, const Device& device = {});
 
 template <Arithmetic T>
 std::vector<T> Array::to_host() const {

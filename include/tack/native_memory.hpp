@@ -16,6 +16,7 @@ struct NativeMemory {
   std::string kind;
   std::uintptr_t handle = 0;
   std::size_t bytes = 0;  // the array's bytes, from `handle` on
+  int device_id = 0;      // the device's ordinal in its API (CUDA, HIP); 0 elsewhere
 };
 
 // A CUDA array's memory as an OS handle, for another process or API

@@ -7,6 +7,8 @@
 
 #include "backends/cuda/cuda_memory.hpp"
 
+#include <dlpack/dlpack.h>
+
 #include <atomic>
 #include <memory>
 #include <numeric>
@@ -197,6 +199,20 @@ TEST_F(CudaSharedMemory, ArrayFromPtrRefusesMemoryItCannotUse) {
   } catch (const tack::InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("array_from_ptr"), std::string::npos) << e.what();
   }
+}
+
+TEST_F(CudaSharedMemory, DlpackExportsAndImportsDeviceMemory) {
+  tack::Array a = dev_.from_host(std::vector<float>(32, 1.5f));
+  DLManagedTensor* t = a.to_dlpack();
+  EXPECT_TRUE(a.shared());
+  EXPECT_EQ(t->dl_tensor.device.device_type, kDLCUDA);
+  EXPECT_EQ(t->dl_tensor.device.device_id, 0);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t->dl_tensor.data), tack::runtime::cuda::device_pointer(a));
+  tack::Array b = tack::from_dlpack(t);  // back on the default cuda device, the same memory
+  EXPECT_EQ(b.device(), dev_);
+  EXPECT_EQ(b.share().handle, a.share().handle);
+  b.fill(2.0f);
+  EXPECT_EQ(a.to_host<float>(), std::vector<float>(32, 2.0f));
 }
 
 }  // namespace

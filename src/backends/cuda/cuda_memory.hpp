@@ -32,7 +32,9 @@ class DeviceBuffer final : public Buffer {
   void write(std::size_t offset, const void* src, std::size_t bytes) override;
   void read(std::size_t offset, void* dst, std::size_t bytes) override;
   void fill(const void* element, std::size_t element_size, std::size_t count) override;
-  NativeMemory native() const override { return {"cuda", static_cast<std::uintptr_t>(pointer()), bytes()}; }
+  NativeMemory native() const override {
+    return {"cuda", static_cast<std::uintptr_t>(pointer()), bytes(), context_->device().ordinal};
+  }
   // The current address; read it under a shared hold of context()->relocation() when queuing work on it.
   drivers::cu::CUdeviceptr pointer() const { return ptr_.load(std::memory_order_acquire); }
   const std::shared_ptr<Context>& context() const { return context_; }

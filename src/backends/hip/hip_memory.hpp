@@ -22,7 +22,9 @@ class DeviceBuffer final : public Buffer {
   void read(std::size_t offset, void* dst, std::size_t bytes) override;
   void fill(const void* element, std::size_t element_size, std::size_t count) override;
   void* pointer() const { return block_.ptr; }
-  NativeMemory native() const override { return {"hip", reinterpret_cast<std::uintptr_t>(block_.ptr), bytes()}; }
+  NativeMemory native() const override {
+    return {"hip", reinterpret_cast<std::uintptr_t>(block_.ptr), bytes(), device_->info().ordinal};
+  }
   const std::shared_ptr<Device>& device() const { return device_; }
 
  private:

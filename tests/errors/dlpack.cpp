@@ -1,0 +1,95 @@
+// DLPack import errors: tensors Tack cannot use are refused by name, and a
+// refused tensor stays the caller's (its deleter is not called).
+#include "errors/error_helpers.hpp"
+
+#include <tack/tack.hpp>
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+// A tensor over `data` whose deleter must not run: a refused import leaves it to the caller.
+struct Tensor {
+  std::vector<float> data = std::vector<float>(16);
+  std::vector<std::int64_t> shape{16};
+  std::vector<std::int64_t> strides;
+  DLManagedTensor m{};
+  Tensor() {
+    m.dl_tensor.data = data.data();
+    m.dl_tensor.device = {kDLCPU, 0};
+    m.dl_tensor.ndim = 1;
+    m.dl_tensor.dtype = {kDLFloat, 32, 1};
+    m.dl_tensor.shape = shape.data();
+    m.deleter = [](DLManagedTensor*) { ADD_FAILURE() << "a refused tensor was deleted"; };
+  }
+};
+
+TEST(Dlpack, NullTensor) {
+  EXPECT_TACK_ERROR(tack::from_dlpack(nullptr), tack::InvalidArgument, "from_dlpack: the tensor is null");
+}
+
+TEST(Dlpack, DtypesTackDoesNotHave) {
+  Tensor half;
+  half.m.dl_tensor.dtype = {kDLFloat, 16, 1};
+  EXPECT_TACK_ERROR(tack::from_dlpack(&half.m), tack::TypeError, "code 2, 16 bits) is not a Tack dtype");
+  Tensor vec;
+  vec.m.dl_tensor.dtype = {kDLFloat, 32, 4};
+  EXPECT_TACK_ERROR(tack::from_dlpack(&vec.m), tack::TypeError, "a vector dtype", "4 lanes");
+  Tensor bf;
+  bf.m.dl_tensor.dtype = {kDLBfloat, 16, 1};
+  EXPECT_TACK_ERROR(tack::from_dlpack(&bf.m), tack::TypeError, "not a Tack dtype");
+}
+
+TEST(Dlpack, ShapesTackDoesNotHave) {
+  Tensor scalar;
+  scalar.m.dl_tensor.ndim = 0;
+  EXPECT_TACK_ERROR(tack::from_dlpack(&scalar.m), tack::InvalidArgument, "1 to 4 dimensions, the tensor has 0");
+  Tensor noshape;
+  noshape.m.dl_tensor.shape = nullptr;
+  EXPECT_TACK_ERROR(tack::from_dlpack(&noshape.m), tack::InvalidArgument, "the tensor has no shape");
+  Tensor negative;
+  negative.shape = {-16};
+  negative.m.dl_tensor.shape = negative.shape.data();
+  EXPECT_TACK_ERROR(tack::from_dlpack(&negative.m), tack::InvalidArgument, "from_dlpack: negative extent");
+}
+
+TEST(Dlpack, NonContiguousTensor) {
+  Tensor strided;
+  strided.shape = {4, 4};
+  strided.strides = {1, 4};  // column-major
+  strided.m.dl_tensor.ndim = 2;
+  strided.m.dl_tensor.shape = strided.shape.data();
+  strided.m.dl_tensor.strides = strided.strides.data();
+  EXPECT_TACK_ERROR(tack::from_dlpack(&strided.m), tack::InvalidArgument,
+                    "is not row-major and contiguous (shape {4, 4}, stride 4 of dimension 1 should be 1)",
+                    "make a contiguous copy first");
+}
+
+TEST(Dlpack, DeviceTypesTackDoesNotHave) {
+  Tensor vulkan;
+  vulkan.m.dl_tensor.device = {kDLVulkan, 0};
+  EXPECT_TACK_ERROR(tack::from_dlpack(&vulkan.m), tack::InvalidArgument,
+                    "DLPack device type 7 is not memory of a Tack device");
+}
+
+TEST(Dlpack, TensorOnTheWrongDevice) {
+  Tensor gpu;
+  gpu.m.dl_tensor.device = {kDLCUDA, 0};
+  EXPECT_TACK_ERROR(tack::from_dlpack(&gpu.m, tack::device("interp")), tack::InvalidArgument,
+                    "a kDLCUDA tensor cannot be used on the interp device (use cuda)");
+}
+
+TEST(Dlpack, MisalignedTensor) {
+  Tensor odd;
+  odd.m.dl_tensor.byte_offset = 2;
+  EXPECT_TACK_ERROR(tack::from_dlpack(&odd.m), tack::InvalidArgument, "is not aligned to the 4 bytes of a f32 element");
+}
+
+TEST(Dlpack, EmptyArray) {
+  EXPECT_TACK_ERROR(tack::Array().to_dlpack(), tack::InvalidArgument, "to_dlpack() of an empty tack::Array");
+}
+
+}  // namespace
