@@ -96,21 +96,15 @@ Array Device::empty(DType dtype, std::vector<std::int64_t> shape) const {
 
 Array::Array(std::shared_ptr<runtime::ArrayStorage> storage) : storage_(std::move(storage)) {}
 
-namespace {
-const runtime::ArrayStorage& need(const std::shared_ptr<runtime::ArrayStorage>& s, const char* what) {
-  if (!s) throw InvalidArgument(std::string(what) + " of an empty tack::Array (default-constructed or moved from)");
-  return *s;
-}
-}  // namespace
 
-DType Array::dtype() const { return need(storage_, "dtype()").dtype; }
-const std::vector<std::int64_t>& Array::shape() const { return need(storage_, "shape()").shape; }
-int Array::rank() const { return static_cast<int>(need(storage_, "rank()").shape.size()); }
-std::int64_t Array::size() const { return need(storage_, "size()").size; }
-Device Array::device() const { return Device(need(storage_, "device()").backend); }
+DType Array::dtype() const { return runtime::storage_of(storage_, "dtype()").dtype; }
+const std::vector<std::int64_t>& Array::shape() const { return runtime::storage_of(storage_, "shape()").shape; }
+int Array::rank() const { return static_cast<int>(runtime::storage_of(storage_, "rank()").shape.size()); }
+std::int64_t Array::size() const { return runtime::storage_of(storage_, "size()").size; }
+Device Array::device() const { return Device(runtime::storage_of(storage_, "device()").backend); }
 
 void Array::read_bytes(DType as, std::int64_t start, std::int64_t count, void* out) const {
-  const auto& s = need(storage_, "reading");
+  const auto& s = runtime::storage_of(storage_, "reading");
   if (as != s.dtype)
     throw TypeError("reading a " + std::string(dtype_name(s.dtype)) + " array as " + std::string(dtype_name(as)) +
                     "; ask for the array's own dtype");
@@ -123,7 +117,7 @@ void Array::read_bytes(DType as, std::int64_t start, std::int64_t count, void* o
 }
 
 void Array::fill_bits(DType from, const void* value) {
-  const auto& s = need(storage_, "fill()");
+  const auto& s = runtime::storage_of(storage_, "fill()");
   ir::Bits b = from == DType::Bool ? (*static_cast<const bool*>(value) ? 1 : 0) : host_bits(from, value);
   ir::Bits converted = ir::eval_cast(from, s.dtype, b);
   unsigned char element[8];
@@ -134,7 +128,7 @@ void Array::fill_bits(DType from, const void* value) {
 }
 
 void Array::reduce(int op, DType as, void* out) const {
-  const auto& s = need(storage_, op == 0 ? "sum()" : op == 1 ? "min()" : "max()");
+  const auto& s = runtime::storage_of(storage_, op == 0 ? "sum()" : op == 1 ? "min()" : "max()");
   if (op != 0 && s.size == 0) throw InvalidArgument(std::string(op == 1 ? "min()" : "max()") + " of an empty array");
   const runtime::ReduceOp rop = op == 0 ? runtime::ReduceOp::Sum : op == 1 ? runtime::ReduceOp::Min : runtime::ReduceOp::Max;
   DType acc_t = DType::F64;

@@ -3,6 +3,7 @@
 
 #include <tack/error.hpp>
 
+#include <cstdio>
 #include <limits>
 
 namespace tack::runtime {
@@ -33,6 +34,17 @@ void check_dtype(const Device& dev, DType dtype, const char* what) {
   if (!dev.capabilities().supports(dtype))
     throw TypeError(std::string(what) + ": " + std::string(dtype_name(dtype)) + " arrays are not supported on " +
                     dev.name());
+}
+
+ArrayStorage& storage_of(const std::shared_ptr<ArrayStorage>& s, const char* what) {
+  if (!s) throw InvalidArgument(std::string(what) + " of an empty tack::Array (default-constructed or moved from)");
+  return *s;
+}
+
+std::string address_text(std::uint64_t address) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(address));
+  return text;
 }
 
 }  // namespace tack::runtime

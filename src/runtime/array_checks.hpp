@@ -6,10 +6,13 @@
 #include <tack/dtype.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace tack::runtime {
+
+struct ArrayStorage;
 
 // "{2, 3}".
 std::string shape_text(const std::vector<std::int64_t>& shape);
@@ -18,5 +21,9 @@ std::string shape_text(const std::vector<std::int64_t>& shape);
 std::int64_t checked_count(const std::vector<std::int64_t>& shape, DType dtype, const char* what);
 // TypeError unless the device holds arrays of dtype.
 void check_dtype(const Device& device, DType dtype, const char* what);
+// An array's storage; InvalidArgument "<what> of an empty tack::Array ..." when there is none.
+ArrayStorage& storage_of(const std::shared_ptr<ArrayStorage>& storage, const char* what);
+// "0x7f3a00000000", for messages about addresses.
+std::string address_text(std::uint64_t address);
 
 }  // namespace tack::runtime

@@ -90,7 +90,7 @@ struct Exported {
 }  // namespace
 
 DLManagedTensor* Array::to_dlpack() const {
-  if (!storage_) throw InvalidArgument("to_dlpack() of an empty tack::Array (default-constructed or moved from)");
+  runtime::storage_of(storage_, "to_dlpack()");
   const NativeMemory m = share();
   const DeviceType* d = by_kind(m.kind);
   if (!d) throw InvalidArgument("to_dlpack(): DLPack has no device type for " + m.kind + " memory");

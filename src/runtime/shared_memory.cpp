@@ -9,36 +9,19 @@
 #include <tack/array.hpp>
 #include <tack/error.hpp>
 
-#include <sstream>
-
 namespace tack {
-namespace {
-
-runtime::ArrayStorage& need(const std::shared_ptr<runtime::ArrayStorage>& s, const char* what) {
-  if (!s) throw InvalidArgument(std::string(what) + " of an empty tack::Array (default-constructed or moved from)");
-  return *s;
-}
-
-std::string hex(std::uintptr_t address) {
-  std::ostringstream out;
-  out << "0x" << std::hex << address;
-  return out.str();
-}
-
-}  // namespace
-
 NativeMemory Array::share() const {
-  runtime::ArrayStorage& s = need(storage_, "share()");
+  runtime::ArrayStorage& s = runtime::storage_of(storage_, "share()");
   // Marked before the wait, so a launch another thread makes meanwhile completes too.
   s.buffer->mark_shared();
   s.backend->synchronize();
   return s.buffer->native();
 }
 
-bool Array::shared() const { return need(storage_, "shared()").buffer->shared(); }
+bool Array::shared() const { return runtime::storage_of(storage_, "shared()").buffer->shared(); }
 
 ExportedMemory Array::export_memory() const {
-  runtime::ArrayStorage& s = need(storage_, "export_memory()");
+  runtime::ArrayStorage& s = runtime::storage_of(storage_, "export_memory()");
   if (!s.backend->caps().supports_exportable_memory)
     throw InvalidArgument("export_memory(): the " + s.backend->caps().name +
                           " device has no exportable memory (supports_exportable_memory is false); use share() for "
@@ -72,12 +55,12 @@ Array array_from_ptr(const Device& device, std::uintptr_t address, DType dtype, 
   const std::int64_t count = runtime::checked_count(shape, dtype, "array_from_ptr");
   if (address == 0) throw InvalidArgument("array_from_ptr: the address is null");
   if (address % dtype_size(dtype) != 0)
-    throw InvalidArgument("array_from_ptr: address " + hex(address) + " is not aligned to the " +
+    throw InvalidArgument("array_from_ptr: address " + runtime::address_text(address) + " is not aligned to the " +
                           std::to_string(dtype_size(dtype)) + " bytes of a " + std::string(dtype_name(dtype)) +
                           " element");
   const std::size_t bytes = static_cast<std::size_t>(count) * dtype_size(dtype);
   if (address + bytes < address)
-    throw InvalidArgument("array_from_ptr: " + std::to_string(bytes) + " bytes from " + hex(address) +
+    throw InvalidArgument("array_from_ptr: " + std::to_string(bytes) + " bytes from " + runtime::address_text(address) +
                           " wrap around the address space");
   auto s = std::make_shared<runtime::ArrayStorage>();
   s->backend = device.backend();

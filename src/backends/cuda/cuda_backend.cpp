@@ -14,6 +14,7 @@
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "passes/pack_scalars.hpp"
+#include "runtime/array_checks.hpp"
 #include "runtime/device_reductions.hpp"
 #include "runtime/gpu_variant.hpp"
 #include "runtime/source_targets.hpp"
@@ -23,7 +24,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <mutex>
 #include <shared_mutex>
 
@@ -86,12 +86,6 @@ Capabilities cuda_capabilities(const cuda::DeviceInfo& d) {
   return c;
 }
 
-std::string hex(std::uint64_t address) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(address));
-  return text;
-}
-
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(std::shared_ptr<Context> context)
@@ -106,10 +100,7 @@ class CudaBackend final : public Backend {
   }
 
   std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) override {
-    const cuda::DeviceInfo& d = context_->device();
-    if (d.total_memory && bytes > d.total_memory)
-      throw InvalidArgument("cuda: an array of " + std::to_string(bytes) + " bytes is larger than the " +
-                            std::to_string(d.total_memory) + " bytes of " + d.name);
+    check_fits(bytes, "an array");
     auto buffer = std::make_shared<DeviceBuffer>(context_, bytes);
     if (zeroed && bytes) {
       const unsigned char zero = 0;
@@ -119,10 +110,7 @@ class CudaBackend final : public Backend {
   }
 
   std::shared_ptr<Buffer> allocate_exportable(std::size_t bytes) override {
-    const cuda::DeviceInfo& d = context_->device();
-    if (d.total_memory && bytes > d.total_memory)
-      throw InvalidArgument("cuda: an exportable array of " + std::to_string(bytes) + " bytes is larger than the " +
-                            std::to_string(d.total_memory) + " bytes of " + d.name);
+    check_fits(bytes, "an exportable array");
     return DeviceBuffer::exportable(context_, bytes);
   }
 
@@ -141,16 +129,17 @@ class CudaBackend final : public Backend {
       int ordinal = -1;
       if (const cu::CUresult r = api.cuPointerGetAttribute(&ordinal, cu::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
           r != cu::CUDA_SUCCESS)
-        throw InvalidArgument("array_from_ptr: " + hex(ptr) +
+        throw InvalidArgument("array_from_ptr: " + address_text(ptr) +
                               " is not CUDA device memory (cuPointerGetAttribute: " + cu::error_text(r) + ")");
       if (ordinal != d.ordinal)
-        throw InvalidArgument("array_from_ptr: " + hex(ptr) + " is memory of CUDA device " + std::to_string(ordinal) +
-                              ", not of this device (" + std::to_string(d.ordinal) + ", " + d.name + ")");
+        throw InvalidArgument("array_from_ptr: " + address_text(ptr) + " is memory of CUDA device " +
+                              std::to_string(ordinal) + ", not of this device (" + std::to_string(d.ordinal) + ", " +
+                              d.name + ")");
       // Virtual-memory mappings of other libraries may not report a range; then the owner vouches for the size.
       cu::CUdeviceptr base = 0;
       std::size_t size = 0;
       if (api.cuMemGetAddressRange_v2(&base, &size, ptr) == cu::CUDA_SUCCESS && ptr - base + bytes > size)
-        throw InvalidArgument("array_from_ptr: the allocation holding " + hex(ptr) + " has " +
+        throw InvalidArgument("array_from_ptr: the allocation holding " + address_text(ptr) + " has " +
                               std::to_string(size - (ptr - base)) + " bytes from there, but the array needs " +
                               std::to_string(bytes));
     }
@@ -280,6 +269,14 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // Refuses more memory than the device has, before the driver is asked.
+  void check_fits(std::size_t bytes, const char* what) const {
+    const cuda::DeviceInfo& d = context_->device();
+    if (d.total_memory && bytes > d.total_memory)
+      throw InvalidArgument("cuda: " + std::string(what) + " of " + std::to_string(bytes) +
+                            " bytes is larger than the " + std::to_string(d.total_memory) + " bytes of " + d.name);
+  }
+
   static std::uint64_t blocks_for(std::int64_t count, bool workgroup, unsigned block) {
     const auto n = static_cast<std::uint64_t>(count);
     return workgroup ? n : n / block + (n % block != 0);

@@ -122,14 +122,8 @@ class MetalBackend final : public Backend {
       std::memcpy(uniforms.data() + at, bytes, size);
     });
 
-    // A launch that binds memory handed outside Tack completes before returning (_shared).
-    bool complete = false;
-    for (int p : v.layout.buffer_args) {
-      if (p < 0 || l.args[p].kind == ir::ParamKind::Texture3D) continue;
-      const MetalBuffer* b = metal::metal_buffer(*l.args[p].array);
-      TACK_CHECK(b);
-      complete = complete || b->shared();
-    }
+    // A launch that binds memory handed outside Tack completes before returning (_shared): Kernel::launch
+    // waits after it, as on every backend.
 
     // The argument buffer, struct <entry>_args: each array's, texture's and pack's 8-byte GPU handle in the
     // kernel's order, then long __n__ (iterations, or groups of a workgroup kernel).
@@ -200,8 +194,7 @@ class MetalBackend final : public Backend {
             [pass dispatchThreads:MTLSizeMake(count, 1, 1) threadsPerThreadgroup:MTLSizeMake(v.width, 1, 1)];
           }
           [pass endEncoding];
-        },
-        complete);
+        });
   }
 
   void synchronize() override { queue_->synchronize(); }
