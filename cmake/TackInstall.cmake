@@ -14,3 +14,7 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/TackConfig.cmake.in
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/TackConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/TackConfig.cmake ${PROJECT_BINARY_DIR}/TackConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Tack)
+
+# The build tree is a package too (find_package(Tack PATHS <build>)), so the
+# Python package's build can link the library a test build just made.
+export(EXPORT TackTargets NAMESPACE Tack:: FILE ${PROJECT_BINARY_DIR}/TackTargets.cmake)

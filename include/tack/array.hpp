@@ -19,6 +19,9 @@ namespace tack {
 namespace runtime {
 struct ArrayStorage;
 }
+namespace detail {
+struct RawAccess;  // the untyped calls below, for bindings to other languages (src/api/raw_access.hpp)
+}
 
 class Array {
  public:
@@ -85,6 +88,7 @@ class Array {
   const std::shared_ptr<runtime::ArrayStorage>& storage() const { return storage_; }
 
  private:
+  friend struct detail::RawAccess;
   void read_bytes(DType as, std::int64_t start, std::int64_t count, void* out) const;
   // Marks the device's queue now and calls then(error of the wait or nullptr)
   // once the mark is reached: in a tack-wait thread, or before returning where

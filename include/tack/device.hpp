@@ -19,6 +19,9 @@ class Array;
 namespace runtime {
 class Backend;
 }
+namespace detail {
+struct RawAccess;
+}
 
 // What a backend can do; callers read these rather than probing. Derived
 // entries (supports_f64, supported_atomic_dtypes) are computed from the others
@@ -75,6 +78,7 @@ class Device {
   const std::shared_ptr<runtime::Backend>& backend() const { return backend_; }
 
  private:
+  friend struct detail::RawAccess;
   Array from_host_bytes(DType dtype, const void* data, std::size_t count, std::vector<std::int64_t> shape) const;
   std::shared_ptr<runtime::Backend> backend_;
 };

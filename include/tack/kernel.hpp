@@ -39,9 +39,13 @@ struct KernelArg {
   DType dtype = DType::F32;
   int rank = 0;
   std::uint64_t bits = 0;  // a scalar's value, as tack's IR holds it
+  // A weak scalar (a Python int or float) adapts to the other operand wherever it
+  // is used, as a literal does; its dtype (i64, u64 or f64) only holds the value.
+  bool weak = false;
   const tack::Array* array = nullptr;
   const tack::Texture* texture = nullptr;
 
+  KernelArg() = default;  // the scalar 0 (i32)
   KernelArg(const tack::Array& a) : kind(Kind::Array), array(&a) {}
   KernelArg(const tack::Texture& t) : kind(Kind::Texture), dtype(DType::F32), texture(&t) {}
   KernelArg(const tack::ArraySpec& s) : kind(Kind::ArraySpec), dtype(s.dtype), rank(s.rank) {}

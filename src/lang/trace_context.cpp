@@ -6,6 +6,8 @@
 
 #include <tack/error.hpp>
 
+#include <mutex>
+#include <string>
 #include <unordered_set>
 
 namespace tack::lang::detail {
@@ -19,7 +21,29 @@ void TraceContext::note_origin(const ir::ExprNode* e) {
   if (blocks_.size() > 1) origin_.emplace(e, std::make_pair(blocks_.back().id, last_loc_));
 }
 
-ir::SourceLoc to_loc(const std::source_location& l) { return {l.file_name(), static_cast<int>(l.line())}; }
+namespace {
+thread_local ir::SourceLoc g_location_override;
+}
+
+ir::SourceLoc to_loc(const std::source_location& l) {
+  if (g_location_override.file) return g_location_override;
+  return {l.file_name(), static_cast<int>(l.line())};
+}
+
+const char* intern_file_name(std::string_view file) {
+  // Locations hold `const char*` for the life of the process, as std::source_location's do.
+  static std::mutex mutex;
+  static std::unordered_set<std::string> names;
+  std::lock_guard lock(mutex);
+  return names.emplace(file).first->c_str();
+}
+
+LocationOverride::LocationOverride(const char* file, int line) : previous_(g_location_override) {
+  g_location_override = {file, line};
+}
+LocationOverride::~LocationOverride() { g_location_override = previous_; }
+
+void set_location_override(const char* file, int line) { g_location_override = {file, line}; }
 
 TraceContext::TraceContext(ir::Kernel& kernel) : kernel_(kernel), previous_(g_current) { g_current = this; }
 TraceContext::~TraceContext() { g_current = previous_; }

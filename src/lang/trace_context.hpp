@@ -8,12 +8,29 @@
 
 #include <source_location>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 namespace tack::lang::detail {
 
 ir::SourceLoc to_loc(const std::source_location& l);
+
+// For front ends other than C++ (the Python package): while an override is set
+// on this thread, every traced call takes its file and line instead of the C++
+// caller's. `file` must live as long as the process: see intern_file_name.
+const char* intern_file_name(std::string_view file);
+void set_location_override(const char* file, int line);  // file == nullptr clears it
+class LocationOverride {
+ public:
+  LocationOverride(const char* file, int line);
+  ~LocationOverride();
+  LocationOverride(const LocationOverride&) = delete;
+  LocationOverride& operator=(const LocationOverride&) = delete;
+
+ private:
+  ir::SourceLoc previous_;
+};
 
 class TraceContext {
  public:

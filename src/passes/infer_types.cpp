@@ -106,7 +106,10 @@ class Inference {
   Type compute_type(const Expr& e) {
     switch (e->kind) {
       case ExprKind::Const: return e->type;
-      case ExprKind::ScalarParam: return Type::strong(params_[e.as<ScalarParam>()->param].dtype);
+      case ExprKind::ScalarParam: {
+        const ParamType& p = params_[e.as<ScalarParam>()->param];
+        return p.weak ? Type::weak(p.dtype) : Type::strong(p.dtype);
+      }
       case ExprKind::ArrayDim:
       case ExprKind::LoopIndex:
       case ExprKind::GroupValue: return Type::strong(DType::I64);
@@ -247,7 +250,9 @@ class Inference {
     TACK_CHECK(t.is_strong());
     switch (e->kind) {
       case ExprKind::Const: return e->type.is_weak() ? literal(e.as<Const>(), t.dtype) : e;
-      case ExprKind::ScalarParam: return ScalarParam::make(t, e.as<ScalarParam>()->param);
+      // A weak scalar keeps its own dtype here; coerce() casts it where it meets another type.
+      case ExprKind::ScalarParam: return ScalarParam::make(Type::strong(params_[e.as<ScalarParam>()->param].dtype),
+                                                           e.as<ScalarParam>()->param);
       case ExprKind::ArrayDim: {
         auto d = e.as<ArrayDim>();
         int rank = params_[d->param].rank;

@@ -10,7 +10,8 @@ namespace tack::passes {
 
 struct ParamType {
   DType dtype = DType::F32;
-  int rank = 0;  // arrays only
+  int rank = 0;       // arrays only
+  bool weak = false;  // scalars only: typed as a literal of dtype is (Python ints and floats)
 };
 
 // Returns the kernel with every expression Strong, explicit Casts where operand

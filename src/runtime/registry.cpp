@@ -148,24 +148,20 @@ Device device(std::string_view name, const DeviceOptions& options) {
   return Device(backend);
 }
 
+namespace runtime {
+std::vector<std::shared_ptr<Backend>> live_backends() {
+  std::vector<std::shared_ptr<Backend>> live;
+  std::lock_guard lock(g_mutex);
+  for (const auto& w : g_live)
+    if (auto b = w.lock()) live.push_back(b);
+  return live;
+}
+}  // namespace runtime
+
 void sync() {
-  std::vector<std::shared_ptr<runtime::Backend>> live;
-  {
-    std::lock_guard lock(runtime::g_mutex);
-    for (const auto& w : runtime::g_live)
-      if (auto b = w.lock()) live.push_back(b);
-  }
-  for (const auto& b : live) b->synchronize();
+  for (const auto& b : runtime::live_backends()) b->synchronize();
 }
 
-std::future<void> sync_async() {
-  std::vector<std::shared_ptr<runtime::Backend>> live;
-  {
-    std::lock_guard lock(runtime::g_mutex);
-    for (const auto& w : runtime::g_live)
-      if (auto b = w.lock()) live.push_back(b);
-  }
-  return runtime::wait_async(live);
-}
+std::future<void> sync_async() { return runtime::wait_async(runtime::live_backends()); }
 
 }  // namespace tack

@@ -21,6 +21,8 @@ struct BackendFactory {
 
 const std::vector<BackendFactory>& backend_factories();
 std::shared_ptr<Backend> default_backend();
+// Every device made so far that is still alive (what tack::sync() waits for).
+std::vector<std::shared_ptr<Backend>> live_backends();
 // " (did you mean 'x'?)" for the closest candidate, or "".
 std::string did_you_mean(std::string_view wrong, const std::vector<std::string>& candidates);
 // "a, b, c", or "none".

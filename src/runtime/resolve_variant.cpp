@@ -158,6 +158,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
       case ir::ParamKind::Scalar:
         expect(p.kind, a.kind == KernelArg::Kind::Scalar);
         b.scalar = a.bits;
+        rank = a.weak ? 1 : 0;  // a scalar's "rank" says whether it is weak
         break;
       case ir::ParamKind::Texture3D:
         expect(p.kind, a.kind == KernelArg::Kind::Texture);
@@ -196,6 +197,10 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
   for (size_t i = 0; i < types.size(); ++i) {
     types[i].dtype = static_cast<DType>((sig.items[i] >> 2) & 0xF);
     types[i].rank = sig.items[i] >> 6;
+    if (k.params[i].kind == ir::ParamKind::Scalar) {
+      types[i].weak = types[i].rank == 1;
+      types[i].rank = 0;
+    }
   }
   ir::Kernel typed = passes::infer_types(k, types);
   for (size_t i = 0; i < types.size(); ++i)

@@ -1,0 +1,36 @@
+// The untyped halves of the host API's templates (to_host<T>, fill<T>, sum<T>,
+// from_host<T>, to_host_async<T>), for bindings to other languages, which hold
+// a dtype at run time rather than a C++ type.
+#pragma once
+
+#include <tack/array.hpp>
+#include <tack/device.hpp>
+
+#include <exception>
+#include <functional>
+
+namespace tack::detail {
+
+enum class Reduction { Sum = 0, Min = 1, Max = 2 };
+
+struct RawAccess {
+  // Copies `count` elements of dtype `dtype` from `data` into a new array of `shape`.
+  static Array from_host(const Device& d, DType dtype, const void* data, std::size_t count,
+                         std::vector<std::int64_t> shape) {
+    return d.from_host_bytes(dtype, data, count, std::move(shape));
+  }
+  // Reads elements [start, start + count) as `as` (the array's dtype) into out; waits.
+  static void read(const Array& a, DType as, std::int64_t start, std::int64_t count, void* out) {
+    a.read_bytes(as, start, count, out);
+  }
+  // `value` points at one element of dtype `from`, converted as cast() does.
+  static void fill(Array& a, DType from, const void* value) { a.fill_bits(from, value); }
+  // The result is written to `out` as dtype `as` (see Array::sum for the rules).
+  static void reduce(const Array& a, Reduction op, DType as, void* out) { a.reduce(static_cast<int>(op), as, out); }
+  // then(error or nullptr) once the launches queued on the array's device so far have run.
+  static void after_queued(const Array& a, std::function<void(std::exception_ptr)> then) {
+    a.after_queued(a.dtype(), std::move(then));
+  }
+};
+
+}  // namespace tack::detail
