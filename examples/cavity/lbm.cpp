@@ -1,6 +1,7 @@
-// The lattice-Boltzmann kernels (stream+collide, moments, residual terms) and
-// the host loop that drives them.
+// The host loop that drives the lattice-Boltzmann kernels of lbm_kernels.hpp.
 #include "lbm.hpp"
+
+#include "lbm_kernels.hpp"
 
 #include <cmath>
 #include <utility>
@@ -10,107 +11,9 @@ using namespace tack::lang;
 namespace cavity {
 namespace {
 
-// D2Q9: velocity c_k, weight w_k and the opposite direction of each.
-constexpr int kCx[9] = {0, 1, 0, -1, 0, 1, -1, -1, 1};
-constexpr int kCy[9] = {0, 0, 1, 0, -1, 1, 1, -1, -1};
-constexpr int kOpp[9] = {0, 3, 4, 1, 2, 7, 8, 5, 6};
-constexpr float kW[9] = {4.f / 9, 1.f / 9, 1.f / 9, 1.f / 9, 1.f / 9, 1.f / 36, 1.f / 36, 1.f / 36, 1.f / 36};
-
-// The arrays hold g_k = f_k - w_k, the deviation from the fluid at rest. The
-// deviations are small (|g| ~ 0.01), so f32 keeps ~3 more digits of them than
-// of f itself; the residual then levels off lower and the corner eddies stay clean.
-
-// Density deviation and momentum of one cell from its nine g's
-// (sum_k w_k = 1 and sum_k w_k c_k = 0, so the w's drop out).
-struct Moments {
-  Value drho, rho, ux, uy;
-};
-Moments moments_of(const std::vector<Value>& g) {
-  Value drho = g[0];
-  for (int k = 1; k < 9; ++k) drho = drho + g[k];
-  Value jx = (g[1] + g[5] + g[8]) - (g[3] + g[6] + g[7]);
-  Value jy = (g[2] + g[5] + g[6]) - (g[4] + g[7] + g[8]);
-  Value rho = 1.0f + drho;
-  Value inv = 1.0f / rho;
-  return {drho, rho, jx * inv, jy * inv};
-}
-
-// One time step, pull scheme: each cell gathers the populations streaming into
-// it, relaxes them towards equilibrium (BGK) and writes them to g_out. A
-// population whose source is a wall is the cell's own opposite population from
-// the previous step (half-way bounce-back); below the moving lid it also gains
-// the lid's momentum, 6 w_k (c_k . u_lid) for density 1. Walls are handled with
-// select, not branches: every cell runs the same straight-line code.
-tack::Kernel stream_collide =
-    tack::kernel("lbm_stream_collide", [](Array g_out, Array g_in, Scalar omega, Scalar lid_u) {
-      parallel_for({g_in.shape(1), g_in.shape(2)}, [&](Index y, Index x) {
-        Value ny = g_in.shape(1), nx = g_in.shape(2);
-        std::vector<Value> g;
-        g.push_back(g_in(0, y, x));
-        for (int k = 1; k < 9; ++k) {
-          // Only the components that can leave the grid need a test and a clamp.
-          Value sy = y - kCy[k], sx = x - kCx[k];
-          std::vector<Value> inside;  // the tests that must all hold for the source to be fluid
-          if (kCy[k] > 0) {
-            inside.push_back(sy >= 0);
-            sy = max(sy, 0);
-          }
-          if (kCy[k] < 0) {
-            inside.push_back(sy < ny);
-            sy = min(sy, ny - 1);
-          }
-          if (kCx[k] > 0) {
-            inside.push_back(sx >= 0);
-            sx = max(sx, 0);
-          }
-          if (kCx[k] < 0) {
-            inside.push_back(sx < nx);
-            sx = min(sx, nx - 1);
-          }
-          Value fluid = inside[0];
-          for (std::size_t t = 1; t < inside.size(); ++t) fluid = fluid && inside[t];
-          Value bounced = g_in(kOpp[k], y, x);  // w_k == w_opp, so g bounces like f
-          if (kCy[k] < 0 && kCx[k] != 0)        // coming down from the lid: it carries the lid's momentum
-            bounced = bounced + select(y + 1 >= ny, lid_u * (6.0f * kW[k] * static_cast<float>(kCx[k])), 0.0f);
-          g.push_back(select(fluid, g_in(k, sy, sx), bounced));
-        }
-
-        Moments m = moments_of(g);
-        Value usq15 = 1.5f * (m.ux * m.ux + m.uy * m.uy);
-        for (int k = 0; k < 9; ++k) {
-          Value cu = 3.0f * (static_cast<float>(kCx[k]) * m.ux + static_cast<float>(kCy[k]) * m.uy);
-          // f_eq - w = w (rho - 1) + w rho (3 c.u + 4.5 (c.u)^2 - 1.5 u.u)
-          Value geq = kW[k] * (m.drho + m.rho * (cu + 0.5f * cu * cu - usq15));
-          g_out(k, y, x) = g[k] + omega * (geq - g[k]);
-        }
-      });
-    });
-
-// Density and velocity of every cell, for output and the residual.
-tack::Kernel moments = tack::kernel("lbm_moments", [](Array rho, Array ux, Array uy, Array g_in) {
-  parallel_for({g_in.shape(1), g_in.shape(2)}, [&](Index y, Index x) {
-    std::vector<Value> g;
-    for (int k = 0; k < 9; ++k) g.push_back(g_in(k, y, x));
-    Moments m = moments_of(g);
-    rho(y, x) = m.rho;
-    ux(y, x) = m.ux;
-    uy(y, x) = m.uy;
-  });
-});
-
-// Per-cell terms of the residual |u - u_prev|^2 and |u|^2; then u_prev = u.
-// The host sums both with Array::sum.
-tack::Kernel residual_terms = tack::kernel(
-    "lbm_residual_terms", [](Array change2, Array magnitude2, Array ux_prev, Array uy_prev, Array ux, Array uy) {
-      parallel_for(ux.size(), [&](Index i) {
-        Value u = ux[i], v = uy[i];
-        Value du = u - ux_prev[i], dv = v - uy_prev[i];
-        change2[i] = du * du + dv * dv;
-        magnitude2[i] = u * u + v * v;
-        ux_prev[i] = u;
-        uy_prev[i] = v;
-      });
-    });
+tack::Kernel stream_collide = kernels::stream_collide_kernel();
+tack::Kernel moments = kernels::moments_kernel();
+tack::Kernel residual_terms = kernels::residual_terms_kernel();
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 //
 //   tack_mandelbrot [--device NAME] [--size WIDTH] [--out DIR]   -> DIR/mandelbrot.png
 #include "../common/image.hpp"
+#include "mandelbrot_kernel.hpp"
 
 #include <tack/tack.hpp>
 
@@ -29,25 +30,7 @@ int main(int argc, char** argv) {
   }
   const std::int64_t height = width * 2 / 3;
 
-  // A smooth escape count per pixel (n + 1 - log2(log|z|)), or -1 inside the set.
-  auto mandelbrot = tack::kernel("mandelbrot", [](ArrayOf<f32> out, ScalarOf<i32> max_iter) {
-    parallel_for({out.shape(0), out.shape(1)}, [&](Index row, Index col) {
-      Value h = cast<f32>(out.shape(0));
-      Value cx = -0.75f + 3.0f * (cast<f32>(col) - 0.5f * cast<f32>(out.shape(1))) / (1.5f * h);
-      Value cy = 1.0f - 2.0f * cast<f32>(row) / h;
-      Var x = 0.0f, y = 0.0f;
-      Var n = 0;
-      for_range(0, max_iter, [&](Index) {
-        Value x2 = x * x, y2 = y * y;
-        if_(x2 + y2 > 256.0f, [&] { break_(); });  // far past 2: the smooth count is accurate
-        y = 2.0f * x * y + cy;
-        x = x2 - y2 + cx;
-        n += 1;
-      });
-      Value smooth = cast<f32>(n) + 1.0f - log2(log(sqrt(x * x + y * y)));
-      out(row, col) = select(n < max_iter, smooth, -1.0f);
-    });
-  });
+  tack::Kernel mandelbrot = mandelbrot_kernel();
 
   try {
     tack::Device dev;
