@@ -1,0 +1,247 @@
+// The host API: devices, arrays, textures and the memory that crosses Tack's
+// edge. Every call that may wait for a device releases the GIL while it waits.
+#include "bindings.hpp"
+
+#include "api/raw_access.hpp"
+#include "runtime/async_wait.hpp"
+#include "runtime/registry.hpp"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <Python.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tack::python {
+namespace {
+
+using Shape = std::vector<std::int64_t>;
+using HostArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+using HostOut = nb::ndarray<nb::c_contig, nb::device::cpu>;
+
+nb::tuple shape_tuple(const Shape& shape) {
+  nb::list out;
+  for (std::int64_t d : shape) out.append(d);
+  return nb::tuple(out);
+}
+
+// Calls back into Python from a tack-wait thread (or inline) once a mark is reached.
+std::function<void(std::exception_ptr)> python_callback(nb::object callback) {
+  auto ref = std::make_shared<PyRef>(std::move(callback));
+  return [ref](std::exception_ptr error) {
+    if (!enter_python()) return;  // Python is exiting: nobody is waiting any more
+    {
+      nb::gil_scoped_acquire gil;
+      try {
+        ref->object(error ? exception_object(error) : nb::none());
+      } catch (nb::python_error& e) {
+        e.discard_as_unraisable("tack: an asynchronous wait's callback");
+      }
+    }
+    leave_python();
+  };
+}
+
+DeviceOptions to_options(const nb::dict& options) {
+  DeviceOptions out;
+  for (auto [key, value] : options) {
+    std::string name = nb::cast<std::string>(nb::str(key));
+    PyObject* v = value.ptr();
+    if (PyBool_Check(v))
+      out.emplace(name, v == Py_True);
+    else if (PyLong_Check(v))
+      out.emplace(name, nb::cast<std::int64_t>(value));
+    else if (PyFloat_Check(v))
+      out.emplace(name, nb::cast<double>(value));
+    else if (PyUnicode_Check(v))
+      out.emplace(name, nb::cast<std::string>(value));
+    else
+      throw InvalidArgument("device option '" + name + "' must be a bool, int, float or str, got " +
+                            std::string(nb::type_name(value.type()).c_str()));
+  }
+  return out;
+}
+
+Array from_buffer(const Device& d, const HostArray& data, DType dtype, const Shape& shape) {
+  if (data.itemsize() != dtype_size(dtype))
+    throw TypeError("from_buffer: the data has " + std::to_string(data.itemsize()) + "-byte elements but " +
+                    std::string(dtype_name(dtype)) + " has " + std::to_string(dtype_size(dtype)));
+  const std::size_t count = data.size();
+  nb::gil_scoped_release release;
+  return detail::RawAccess::from_host(d, dtype, data.data(), count, shape);
+}
+
+void read_into(const Array& a, HostOut& out, std::int64_t start, std::int64_t count) {
+  if (out.itemsize() != dtype_size(a.dtype()))
+    throw TypeError("read_into: the output has " + std::to_string(out.itemsize()) + "-byte elements, the array is " +
+                    std::string(dtype_name(a.dtype())));
+  if (count > 0 && static_cast<std::size_t>(count) > out.size())
+    throw InvalidArgument("read_into: the output holds " + std::to_string(out.size()) + " elements, " +
+                          std::to_string(count) + " were asked for");
+  void* dst = out.data();
+  nb::gil_scoped_release release;
+  detail::RawAccess::read(a, a.dtype(), start, count, dst);
+}
+
+void fill(Array& a, nb::handle value) {
+  KernelArg v(0);
+  if (!scalar_arg(value, v))
+    throw TypeError("fill() takes a number, got " + std::string(nb::type_name(value.type()).c_str()));
+  if (v.dtype == DType::Bool) {
+    const bool b = v.bits != 0;
+    nb::gil_scoped_release release;
+    return detail::RawAccess::fill(a, DType::Bool, &b);
+  }
+  nb::gil_scoped_release release;
+  detail::RawAccess::fill(a, v.dtype, &v.bits);  // the bits of an i64, u64, f64 or the scalar's dtype, little-endian
+}
+
+nb::object reduce(const Array& a, detail::Reduction op) {
+  const DType t = a.dtype();
+  if (is_float(t)) {
+    double out = 0;
+    {
+      nb::gil_scoped_release release;
+      detail::RawAccess::reduce(a, op, DType::F64, &out);
+    }
+    return nb::float_(out);
+  }
+  if (is_unsigned_int(t)) {
+    std::uint64_t out = 0;
+    {
+      nb::gil_scoped_release release;
+      detail::RawAccess::reduce(a, op, DType::U64, &out);
+    }
+    return nb::int_(out);
+  }
+  std::int64_t out = 0;
+  {
+    nb::gil_scoped_release release;
+    detail::RawAccess::reduce(a, op, DType::I64, &out);
+  }
+  return nb::int_(out);
+}
+
+}  // namespace
+
+void bind_host(nb::module_& m) {
+  auto dtype = nb::enum_<DType>(m, "DType");
+  dtype.value("bool", DType::Bool);
+  for (DType t : kNumericDTypes) dtype.value(std::string(dtype_name(t)).c_str(), t);
+
+  nb::class_<Capabilities>(m, "Capabilities")
+      .def_ro("name", &Capabilities::name)
+      .def_ro("display_name", &Capabilities::display_name)
+      .def_ro("supported_dtypes", &Capabilities::supported_dtypes)
+      .def_ro("supports_f64", &Capabilities::supports_f64)
+      .def_ro("supports_device_reductions", &Capabilities::supports_device_reductions)
+      .def_ro("supports_workgroups", &Capabilities::supports_workgroups)
+      .def_ro("supported_atomic_dtypes", &Capabilities::supported_atomic_dtypes)
+      .def_ro("device_memory_spaces", &Capabilities::device_memory_spaces)
+      .def_ro("device_options", &Capabilities::device_options)
+      .def_ro("supports_exportable_memory", &Capabilities::supports_exportable_memory)
+      .def_ro("supports_wrapped_memory", &Capabilities::supports_wrapped_memory)
+      .def_ro("dlpack_refusal_note", &Capabilities::dlpack_refusal_note);
+
+  nb::class_<NativeMemory>(m, "NativeMemory")
+      .def_ro("kind", &NativeMemory::kind)
+      .def_ro("handle", &NativeMemory::handle)
+      .def_ro("bytes", &NativeMemory::bytes)
+      .def_ro("device_id", &NativeMemory::device_id)
+      .def("__repr__", [](const NativeMemory& n) {
+        return "NativeMemory(kind='" + n.kind + "', handle=" + std::to_string(n.handle) +
+               ", bytes=" + std::to_string(n.bytes) + ", device_id=" + std::to_string(n.device_id) + ")";
+      });
+  nb::class_<ExportedMemory>(m, "ExportedMemory")
+      .def_ro("fd", &ExportedMemory::fd)
+      .def_ro("allocation_bytes", &ExportedMemory::allocation_bytes)
+      .def_ro("bytes", &ExportedMemory::bytes)
+      .def_ro("device_ordinal", &ExportedMemory::device_ordinal);
+
+  nb::class_<Device>(m, "Device")
+      .def_prop_ro("name", &Device::name)
+      .def_prop_ro("capabilities", &Device::capabilities, nb::rv_policy::reference_internal)
+      .def("_from_buffer", &from_buffer, nb::arg("data"), nb::arg("dtype"), nb::arg("shape"))
+      .def("_zeros", [](const Device& d, DType t, const Shape& s) { return d.zeros(t, s); })
+      .def("_empty", [](const Device& d, DType t, const Shape& s) { return d.empty(t, s); })
+      .def("_empty_exportable", [](const Device& d, DType t, const Shape& s) { return d.empty_exportable(t, s); })
+      .def("synchronize", &Device::synchronize, nb::call_guard<nb::gil_scoped_release>(),
+           "Waits for everything queued on this device.")
+      .def("_when_done",
+           [](const Device& d, nb::object callback) {
+             runtime::after_mark(runtime::take_mark({d.backend()}), python_callback(std::move(callback)));
+           })
+      .def("__eq__",
+           [](const Device& a, nb::handle b) { return nb::isinstance<Device>(b) && a == nb::cast<const Device&>(b); })
+      .def("__hash__", [](const Device& d) { return std::hash<const void*>{}(d.backend().get()); })
+      .def("__repr__", [](const Device& d) { return "tack.Device('" + d.name() + "')"; });
+
+  m.def(
+      "device",
+      [](const std::string& name, const nb::dict& options) { return tack::device(name, to_options(options)); },
+      nb::arg("name"), nb::arg("options"));
+  m.def("backend_names", &tack::backend_names);
+  m.def("sync", &tack::sync, nb::call_guard<nb::gil_scoped_release>());
+  m.def("_when_all_done", [](nb::object callback) {
+    runtime::after_mark(runtime::take_mark(runtime::live_backends()), python_callback(std::move(callback)));
+  });
+  m.def("set_debug", &tack::set_debug);
+  m.def("debug", &tack::debug);
+
+  nb::class_<Array>(m, "Array")
+      .def_prop_ro("_dtype", &Array::dtype)
+      .def_prop_ro("shape", [](const Array& a) { return shape_tuple(a.shape()); })
+      .def_prop_ro("size", &Array::size)
+      .def_prop_ro("ndim", &Array::rank)
+      .def_prop_ro("device", &Array::device)
+      .def("_read_into", &read_into, nb::arg("out"), nb::arg("start"), nb::arg("count"))
+      .def("_when_done",
+           [](const Array& a, nb::object callback) {
+             detail::RawAccess::after_queued(a, python_callback(std::move(callback)));
+           })
+      .def("fill", &fill, nb::arg("value"), "Sets every element to value, converted as tack.cast does.")
+      .def("sum", [](const Array& a) { return reduce(a, detail::Reduction::Sum); })
+      .def("min", [](const Array& a) { return reduce(a, detail::Reduction::Min); })
+      .def("max", [](const Array& a) { return reduce(a, detail::Reduction::Max); })
+      .def("share", &Array::share, nb::call_guard<nb::gil_scoped_release>())
+      .def("shared", &Array::shared)
+      .def("export_memory", &Array::export_memory, nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "__dlpack__",
+          [](const Array& a, nb::handle, nb::handle, nb::handle, nb::handle) { return dlpack_capsule(a); },
+          nb::arg("stream").none() = nb::none(), nb::arg("max_version").none() = nb::none(),
+          nb::arg("dl_device").none() = nb::none(), nb::arg("copy").none() = nb::none())
+      .def("__dlpack_device__", &dlpack_device_of);
+
+  m.def(
+      "_array_from_ptr",
+      [](const Device& d, std::uintptr_t address, DType dtype, const Shape& shape, nb::object keep_alive) {
+        std::shared_ptr<void> hold;
+        if (!keep_alive.is_none()) hold = std::make_shared<PyRef>(std::move(keep_alive));
+        return array_from_ptr(d, address, dtype, shape, std::move(hold));
+      },
+      nb::arg("device"), nb::arg("address"), nb::arg("dtype"), nb::arg("shape"), nb::arg("keep_alive").none());
+
+  nb::class_<Texture>(m, "Texture")
+      .def("update", &Texture::update, nb::call_guard<nb::gil_scoped_release>(), "Copies the source array again.")
+      .def_prop_ro("shape",
+                   [](const Texture& t) {
+                     auto s = t.shape();
+                     return nb::make_tuple(s[0], s[1], s[2]);
+                   })
+      .def_prop_ro("device", &Texture::device);
+  m.def("texture3d", [](const Array& a, const std::array<std::int64_t, 3>& shape) {
+    nb::gil_scoped_release release;
+    return tack::texture3d(a, shape);
+  });
+}
+
+}  // namespace tack::python

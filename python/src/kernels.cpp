@@ -1,0 +1,211 @@
+// Kernels from Python: a kernel object over the same runtime::KernelImpl a C++
+// tack::kernel makes, whose body runs the Python front end when it is traced;
+// the call path (argument conversion, launch) is here, in C++, so a warm call
+// from Python costs little more than the C++ call; and tack.inspect.
+#include "bindings.hpp"
+
+#include "ir/scalar_ops.hpp"
+#include "lang/trace_context.hpp"
+#include "runtime/kernel_impl.hpp"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <Python.h>
+
+#include <array>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tack::python {
+namespace {
+
+enum class ParamKind { Array = 0, Scalar = 1, Texture = 2 };
+
+// Clears the Python location override when a trace ends, however it ends.
+struct LocationReset {
+  ~LocationReset() { lang::detail::set_location_override(nullptr, 0); }
+};
+
+std::string arg_type(nb::handle h) { return nb::type_name(h.type()).c_str(); }
+
+// A Python number passed to a ScalarOf<T> parameter becomes a T, as C++'s
+// conversion at the call would; one that T cannot hold exactly is refused.
+void convert_to_fixed(KernelArg& a, DType fixed, const std::string& kernel, std::size_t i) {
+  if (a.dtype == fixed) {
+    a.weak = false;
+    return;
+  }
+  auto refuse = [&](const std::string& why) {
+    throw TypeError("kernel '" + kernel + "', argument " + std::to_string(i) + ": the parameter is declared Scalar[" +
+                    std::string(dtype_name(fixed)) + "], " + why);
+  };
+  if (!a.weak) refuse("got a " + std::string(dtype_name(a.dtype)) + " scalar; convert it first");
+  if (is_float(a.dtype) && !is_float(fixed)) refuse("got a Python float");
+  if (is_integer(a.dtype) && is_integer(fixed)) {
+    const ir::Bits back = ir::eval_cast(fixed, a.dtype, ir::eval_cast(a.dtype, fixed, a.bits));
+    const bool sign_flip = (a.dtype == DType::I64 && is_unsigned_int(fixed) && static_cast<std::int64_t>(a.bits) < 0) ||
+                           (a.dtype == DType::U64 && is_signed_int(fixed) && a.bits > std::uint64_t(INT64_MAX));
+    if (back != a.bits || sign_flip) refuse("and the Python int does not fit it");
+  }
+  a.bits = ir::eval_cast(a.dtype, fixed, a.bits);
+  a.dtype = fixed;
+  a.weak = false;
+}
+
+// The arguments of one call, converted without allocating (kMaxKernelParams slots).
+struct CallArgs {
+  std::array<KernelArg, 33> items;  // kMaxKernelParams + 1
+  std::size_t count = 0;
+};
+
+// The bound types, looked up once: nb::isinstance<T> searches nanobind's type
+// map on every call, which a warm launch cannot afford three times.
+PyTypeObject* g_array_type = nullptr;
+PyTypeObject* g_texture_type = nullptr;
+
+void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::size_t n, bool for_inspect,
+                  CallArgs& out) {
+  if (n > 32)
+    throw InvalidArgument("kernel '" + impl.name + "' got " + std::to_string(n) +
+                          " arguments; at most 32 are supported");
+  out.count = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    nb::handle h = args[i];
+    KernelArg& a = out.items[i];
+    PyTypeObject* type = Py_TYPE(h.ptr());
+    if (type == g_array_type) {
+      a = KernelArg(*nb::inst_ptr<Array>(h));
+    } else if (type == g_texture_type) {
+      a = KernelArg(*nb::inst_ptr<Texture>(h));
+    } else if (for_inspect && nb::isinstance<ArraySpec>(h)) {
+      a = KernelArg(*nb::inst_ptr<ArraySpec>(h));
+    } else if (scalar_arg(h, a)) {
+      if (i < impl.specs.size() && impl.specs[i].kind == 1 && impl.specs[i].fixed)
+        convert_to_fixed(a, impl.specs[i].dtype, impl.name, i);
+    } else {
+      throw TypeError("kernel '" + impl.name + "', argument " + std::to_string(i) + ": a " + arg_type(h) +
+                      " cannot be passed to a kernel; pass a tack.Array (Device.array() copies a NumPy array), a "
+                      "tack.Texture or a number");
+    }
+  }
+}
+
+// The kernel object tack.kernel returns (tack.Kernel subclasses it in Python).
+struct PyKernel {
+  Kernel kernel;
+  runtime::KernelImpl* impl = nullptr;
+};
+
+void init_kernel(PyKernel* self, const std::string& name,
+                 const std::vector<std::pair<ParamKind, std::optional<DType>>>& params, nb::object body,
+                 const std::string& file, int line) {
+  auto impl = std::make_shared<runtime::KernelImpl>();
+  if (name.empty()) throw InvalidArgument("a kernel needs a name");
+  impl->name = name;
+  for (const auto& [kind, fixed] : params) {
+    detail::ParamSpec s{static_cast<int>(kind)};
+    if (kind == ParamKind::Texture) {
+      s.fixed = true;
+      s.dtype = DType::F32;
+    } else if (fixed) {
+      s.fixed = true;
+      s.dtype = *fixed;
+    }
+    impl->specs.push_back(s);
+  }
+  impl->loc = {lang::detail::intern_file_name(file), line};
+  auto fn = std::make_shared<PyRef>(std::move(body));
+  std::vector<ParamKind> kinds;
+  for (const auto& p : params) kinds.push_back(p.first);
+  // Traced on first use, maybe on a thread that released the GIL to launch.
+  impl->body = [fn, kinds] {
+    nb::gil_scoped_acquire gil;
+    LocationReset reset;
+    nb::list list;
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+      const int p = static_cast<int>(i);
+      if (kinds[i] == ParamKind::Array)
+        list.append(nb::cast(lang::Array(p)));
+      else if (kinds[i] == ParamKind::Scalar)
+        list.append(nb::cast(lang::Scalar(p)));
+      else
+        list.append(nb::cast(lang::Texture3D(p)));
+    }
+    fn->object(list);
+    // Traced for good: drop the function, which (through its globals) usually holds
+    // this kernel, a cycle through C++ that Python's collector cannot see.
+    fn->object.reset();
+  };
+  new (self) PyKernel{Kernel(impl), impl.get()};
+}
+
+// tp_vectorcall-free fast path: nanobind hands the positional arguments over as a tuple.
+void call_kernel(const PyKernel& k, nb::args args) {
+  CallArgs call;
+  const std::size_t n = args.size();
+  std::array<nb::handle, 33> handles;
+  if (n > 32) throw InvalidArgument("kernel '" + k.impl->name + "': at most 32 arguments are supported");
+  for (std::size_t i = 0; i < n; ++i) handles[i] = args[i];
+  convert_args(*k.impl, handles.data(), n, false, call);
+  nb::gil_scoped_release release;
+  k.kernel.launch(std::span<const KernelArg>(call.items.data(), call.count));
+}
+
+Inspection inspect_kernel(const PyKernel& k, const std::string& backend, const nb::sequence& args) {
+  std::vector<nb::handle> handles;
+  for (nb::handle h : args) handles.push_back(h);
+  CallArgs call;
+  convert_args(*k.impl, handles.data(), handles.size(), true, call);
+  nb::gil_scoped_release release;
+  return inspect_args(k.kernel, backend, std::span<const KernelArg>(call.items.data(), call.count));
+}
+
+}  // namespace
+
+nb::object wrap_kernel(Kernel k) {
+  runtime::KernelImpl* impl = k.impl().get();
+  return nb::cast(PyKernel{std::move(k), impl});
+}
+
+void bind_kernels(nb::module_& m) {
+  g_array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
+  g_texture_type = reinterpret_cast<PyTypeObject*>(nb::type<Texture>().ptr());
+  nb::enum_<ParamKind>(m, "ParamKind")
+      .value("array", ParamKind::Array)
+      .value("scalar", ParamKind::Scalar)
+      .value("texture", ParamKind::Texture);
+
+  nb::class_<ArraySpec>(m, "ArraySpec")
+      .def(nb::init<>())
+      .def(
+          "__init__",
+          [](ArraySpec* s, DType t, int rank) {
+            new (s) ArraySpec{t, rank};
+          },
+          nb::arg("dtype"), nb::arg("rank") = 1)
+      .def_ro("_dtype", &ArraySpec::dtype)
+      .def_ro("rank", &ArraySpec::rank);
+
+  nb::class_<Inspection>(m, "Inspection")
+      .def_ro("ir", &Inspection::ir)
+      .def_ro("typed_ir", &Inspection::typed_ir)
+      .def_ro("source", &Inspection::source);
+
+  nb::class_<PyKernel>(m, "Kernel", nb::is_weak_referenceable())
+      .def("__init__", &init_kernel, nb::arg("name"), nb::arg("params"), nb::arg("body"), nb::arg("file"),
+           nb::arg("line"))
+      .def_prop_ro("name", [](const PyKernel& k) { return k.impl->name; })
+      .def(
+          "ir", [](const PyKernel& k) { return k.kernel.ir(); }, "The traced, untyped IR (traces the kernel)")
+      .def("__call__", &call_kernel);
+
+  m.def("inspect", &inspect_kernel, nb::arg("kernel"), nb::arg("backend"), nb::arg("args"));
+}
+
+}  // namespace tack::python

@@ -1,0 +1,66 @@
+// C++ twins of kernels the Python tests write again in Python, for the test
+// that both front ends give the same typed IR (and so share disk-cache entries).
+// The cavity's and Mandelbrot's are the C++ examples' own kernels; the Python
+// versions live in python/tests/test_twins.py and examples/python/.
+#include "bindings.hpp"
+
+#include "cavity/lbm_kernels.hpp"
+#include "mandelbrot/mandelbrot_kernel.hpp"
+
+#include <nanobind/stl/string.h>
+
+#include <string>
+#include <vector>
+
+// Outside namespace tack, so Array is the kernel language's, as in a user's file.
+namespace twins {
+
+using namespace tack::lang;
+using tack::Kernel;
+
+Kernel twin(const std::string& name) {
+  if (name == "saxpy")
+    return tack::kernel(
+        "saxpy", [](Array y, Array x, Scalar a) { parallel_for(y.size(), [&](Index i) { y[i] = a * x[i] + y[i]; }); });
+  if (name == "jacobi")
+    return tack::kernel("jacobi", [](Array out, Array in) {
+      parallel_for({in.shape(0) - 2, in.shape(1) - 2}, [&](Index i, Index j) {
+        out(i + 1, j + 1) = 0.25f * (in(i, j + 1) + in(i + 2, j + 1) + in(i + 1, j) + in(i + 1, j + 2));
+      });
+    });
+  if (name == "lbm_stream_collide") return cavity::kernels::stream_collide_kernel();
+  if (name == "lbm_moments") return cavity::kernels::moments_kernel();
+  if (name == "lbm_residual_terms") return cavity::kernels::residual_terms_kernel();
+  if (name == "mandelbrot") return mandelbrot_kernel();
+  if (name == "histogram")
+    return tack::kernel("histogram", [](ArrayOf<i32> bins, Array data) {
+      parallel_for(data.size(), [&](Index i) {
+        Value b = cast<i64>(data[i] * cast<f32>(bins.size()));
+        atomic_add(bins, clamp(b, 0, bins.size() - 1), 1);
+      });
+    });
+  if (name == "block_sum")
+    return tack::kernel("block_sum", [](Array out, Array in) {
+      workgroup_for(out.size(), [&](Group g) {
+        Value i = g.global_id();
+        SharedArray tile = g.shared<float>(256);
+        tile[g.local_id()] = select(i < in.size(), in[min(i, in.size() - 1)], 0.0f);
+        g.barrier();
+        Value s = g.reduce_add(tile[g.local_id()]);
+        if_(g.local_id() == 0, [&] { out[g.group_id()] = s; });
+      });
+    });
+  throw tack::InvalidArgument("no C++ twin named '" + name + "'");
+}
+
+}  // namespace twins
+
+namespace tack::python {
+
+void bind_twins(nb::module_& m) {
+  m.def(
+      "_cpp_twin", [](const std::string& name) { return wrap_kernel(twins::twin(name)); },
+      "A C++-written kernel for the test that Python and C++ give the same IR.");
+}
+
+}  // namespace tack::python

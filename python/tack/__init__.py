@@ -1,0 +1,47 @@
+"""Tack: compute kernels written once, in Python or C++, compiled at run time
+for the CPU (LLVM), NVIDIA (CUDA), AMD (HIP), Intel (Level Zero), Apple (Metal)
+and OpenCL devices, with one numerical contract on all of them.
+
+    import numpy as np, tack
+
+    @tack.kernel
+    def saxpy(y: tack.Array, x: tack.Array, a: tack.Scalar):
+        for i in tack.parallel(y.size):
+            y[i] = a * x[i] + y[i]
+
+    dev = tack.device()                  # TACK_DEVICE, else the default (cpu)
+    x = dev.array(np.ones(1000, np.float32))
+    y = dev.zeros(1000, np.float32)
+    saxpy(y, x, 3.0)                     # a Python float is weak: computed in f32
+    print(y.numpy()[:4])
+
+See docs/python.md.
+"""
+from . import _core
+from ._errors import (BackendError, BackendUnavailable, CompileError, Error, IndexError, InvalidArgument,
+                      TypeError)
+from ._dtypes import to_dtype, to_numpy
+from ._host import ArraySpec, Capabilities, array_from_ptr, device, from_dlpack, inspect, texture3d
+from ._async import sync_async
+
+Device = _core.Device
+Array = _core.Array
+Texture = _core.Texture
+NativeMemory = _core.NativeMemory
+ExportedMemory = _core.ExportedMemory
+Inspection = _core.Inspection
+backend_names = _core.backend_names
+sync = _core.sync
+set_debug = _core.set_debug
+debug = _core.debug
+
+from ._frontend.builtins import *  # noqa: F401,F403 - the kernel language: parallel, sqrt, atomic_add, ...
+from ._kernel import Kernel, func, kernel
+from ._types import Scalar, Texture3D
+
+# Before the interpreter finalizes, Tack's wait threads must stop calling into it.
+import atexit as _atexit
+
+_atexit.register(_core._close_gate)
+
+__version__ = "0.1.0"

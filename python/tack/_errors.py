@@ -1,0 +1,39 @@
+"""The exceptions Tack raises: one class per C++ ``tack::Error`` subclass.
+
+Each derives from :class:`tack.Error` and from the builtin exception the
+reference implementation raised, so ``except ValueError`` keeps working in code
+written for it. The C++ message reaches Python unchanged.
+"""
+import builtins
+
+
+class Error(Exception):
+    """Base of every error Tack raises for bad input or a failing device."""
+
+
+class InvalidArgument(Error, ValueError):
+    """A value is wrong: a size, a shape, an option, an argument count."""
+
+
+class TypeError(Error, builtins.TypeError):  # noqa: A001 - mirrors tack::TypeError
+    """A dtype is wrong or ambiguous, or a construct has no meaning in a kernel."""
+
+
+class IndexError(Error, builtins.IndexError):  # noqa: A001 - mirrors tack::IndexError
+    """An array access out of range (debug mode) or a host index out of range."""
+
+
+class CompileError(Error, RuntimeError):
+    """A backend's compiler rejected generated code; the message holds the log."""
+
+
+class BackendError(Error, RuntimeError):
+    """A driver call failed at run time; the message names the call."""
+
+
+class BackendUnavailable(Error, ImportError):
+    """A backend cannot be used here: its driver, compiler or device is missing."""
+
+
+__all__ = ["Error", "InvalidArgument", "TypeError", "IndexError", "CompileError", "BackendError",
+           "BackendUnavailable"]

@@ -1,0 +1,176 @@
+"""The host API in Python's conventions, over tack._core: NumPy dtypes and
+arrays in, NumPy arrays out. These functions are attached to the native
+Device and Array classes, so ``tack.Array`` is the one array type."""
+import numpy as np
+
+from . import _core
+from ._dtypes import to_dtype, to_numpy
+from ._errors import InvalidArgument, TypeError as _TackTypeError
+
+
+def _shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        return [int(shape)]
+    try:
+        return [int(d) for d in shape]
+    except TypeError:
+        raise _TackTypeError(f"a shape is an int or a sequence of ints, got {shape!r}") from None
+
+
+def _host_copy(obj, dtype):
+    """obj as a C-contiguous NumPy array of one of Tack's dtypes."""
+    if isinstance(obj, _core.Array):
+        obj = obj.numpy()
+    elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+        try:
+            obj = np.from_dlpack(obj)
+        except (RuntimeError, BufferError, TypeError, ValueError) as e:
+            raise InvalidArgument(f"Device.array: cannot read the {type(obj).__name__} through DLPack: {e}") from None
+    host = np.asarray(obj, dtype=to_numpy(to_dtype(dtype)) if dtype is not None else None)
+    if host.dtype == np.bool_:
+        raise _TackTypeError("Device.array: Tack arrays hold numbers, not bools; convert with .astype(np.uint8)")
+    if host.dtype not in (np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
+                                                  np.int64, np.uint64, np.float32, np.float64)):
+        if dtype is None and host.dtype.kind in "iuf":
+            host = host.astype(np.float64 if host.dtype.kind == "f" else np.int64)
+        else:
+            to_dtype(host.dtype)  # raises the error naming the dtype
+    if host.ndim == 0:
+        raise InvalidArgument("Device.array: a 0-d value is not an array; Tack arrays have 1 to 4 dimensions "
+                              "(pass [x] for one element, or pass the number to the kernel as a scalar)")
+    return np.ascontiguousarray(host)
+
+
+def _device_array(self, obj, dtype=None):
+    """A copy of obj (a NumPy array, any buffer or array-like, or a __dlpack__ producer) on this device."""
+    host = _host_copy(obj, dtype)
+    return self._from_buffer(host, to_dtype(host.dtype), list(host.shape))
+
+
+def _device_zeros(self, shape, dtype=np.float32):
+    """A zero-filled array."""
+    return self._zeros(to_dtype(dtype), _shape(shape))
+
+
+def _device_empty(self, shape, dtype=np.float32):
+    """An array whose contents are unspecified until written."""
+    return self._empty(to_dtype(dtype), _shape(shape))
+
+
+def _device_empty_exportable(self, shape, dtype=np.float32):
+    """An array in memory export_memory() hands out without a copy (CUDA)."""
+    return self._empty_exportable(to_dtype(dtype), _shape(shape))
+
+
+class Capabilities:
+    """What a backend can do; read these rather than probing. Dtypes are NumPy dtypes."""
+
+    __slots__ = ("name", "display_name", "supported_dtypes", "supports_f64", "supports_device_reductions",
+                 "supports_workgroups", "supported_atomic_dtypes", "device_memory_spaces", "device_options",
+                 "supports_exportable_memory", "supports_wrapped_memory", "dlpack_refusal_note")
+
+    def __init__(self, core):
+        for name in self.__slots__:
+            value = getattr(core, name)
+            if name in ("supported_dtypes", "supported_atomic_dtypes"):
+                value = frozenset(to_numpy(d) for d in value)
+            elif isinstance(value, list):
+                value = tuple(value)
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Capabilities are read-only")
+
+    def __repr__(self):
+        return f"Capabilities(name={self.name!r}, supports_workgroups={self.supports_workgroups}, ...)"
+
+
+_CORE_CAPABILITIES = _core.Device.capabilities
+
+
+def _device_capabilities(self):
+    return Capabilities(_CORE_CAPABILITIES.__get__(self))
+
+
+def _array_dtype(self):
+    return to_numpy(self._dtype)
+
+
+def _array_numpy(self):
+    """A NumPy copy of the array; waits for the launches queued before it."""
+    out = np.empty(self.shape, dtype=to_numpy(self._dtype))
+    self._read_into(out, 0, self.size)
+    return out
+
+
+def _array_read_range(self, start, count):
+    """Elements [start, start + count) of the flat array, as a NumPy array; waits."""
+    start, count = int(start), int(count)
+    out = np.empty(max(count, 0), dtype=to_numpy(self._dtype))
+    self._read_into(out, start, count)
+    return out
+
+
+def _array_array(self, dtype=None, copy=None):
+    out = self.numpy()
+    return out if dtype is None else out.astype(dtype, copy=False)
+
+
+def _array_repr(self):
+    return f"tack.Array(shape={self.shape}, dtype={np.dtype(self.dtype).name}, device='{self.device.name}')"
+
+
+def _array_len(self):
+    return self.shape[0]
+
+
+_core.Device.array = _device_array
+_core.Device.zeros = _device_zeros
+_core.Device.empty = _device_empty
+_core.Device.empty_exportable = _device_empty_exportable
+_core.Device.capabilities = property(_device_capabilities, doc=Capabilities.__doc__)
+_core.Array.dtype = property(_array_dtype, doc="The element type, as a NumPy dtype.")
+_core.Array.numpy = _array_numpy
+_core.Array.read_range = _array_read_range
+_core.Array.__array__ = _array_array
+_core.Array.__repr__ = _array_repr
+_core.Array.__len__ = _array_len
+
+
+def device(name=None, **options):
+    """The device `name` ('cpu', 'interp', 'opencl', 'cuda', ...); None means TACK_DEVICE, else the default.
+    Unknown names and options raise InvalidArgument before anything is made; a backend that cannot run here
+    raises BackendUnavailable (an ImportError) with the reason."""
+    return _core.device(name or "", options)
+
+
+def from_dlpack(obj, device=None):
+    """An array over obj's memory without a copy (a __dlpack__ producer or a 'dltensor' capsule): NumPy
+    arrays and other host memory on the CPU, device memory on cuda. The producer's memory stays alive
+    until the array and the launches that use it are gone."""
+    if isinstance(obj, _core.Array):
+        return obj
+    capsule = obj.__dlpack__() if hasattr(obj, "__dlpack__") else obj
+    return _core._from_dlpack_capsule(capsule, device)
+
+
+def array_from_ptr(device, address, dtype, shape, keep_alive=None):
+    """An array over memory Tack did not allocate (a host pointer on cpu and interp, a device pointer on
+    cuda). Tack never frees it; keep_alive is held until the array and its launches are done."""
+    return _core._array_from_ptr(device, int(address), to_dtype(dtype), _shape(shape), keep_alive)
+
+
+def texture3d(array, shape):
+    """A 3-D f32 texture: a copy of array (width*height*depth elements), taken now and at update()."""
+    return _core.texture3d(array, [int(d) for d in shape])
+
+
+def ArraySpec(dtype, rank=1):  # noqa: N802 - reads as the C++ type it stands for
+    """An array argument without data, for tack.inspect."""
+    return _core.ArraySpec(to_dtype(dtype), int(rank))
+
+
+def inspect(kernel, backend, *args):
+    """What kernel becomes for these arguments on backend, without running anything: .ir (traced),
+    .typed_ir (typed and optimized) and .source (the code the backend compiles)."""
+    return _core.inspect(kernel, backend, list(args))
