@@ -1,0 +1,159 @@
+# The kernel language's functions and loop markers as the `tack` namespace
+# offers them: tack.parallel, tack.sqrt, tack.cast(x, np.float32), tack.select,
+# tack.atomic_add, ... Each function adds to the kernel being traced (through
+# tack._core); outside a kernel the core refuses them. The tracer recognizes
+# these objects by identity (KERNEL_FUNCTIONS, LOOP_MARKERS).
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _core
+
+
+def _dtype(d: Any):
+    from .._dtypes import to_dtype
+    return d if isinstance(d, _core.DType) else to_dtype(d)
+
+
+# ---- loop markers: only meaningful as the iterable of a kernel's `for` ----------
+
+def _marker_outside(what: str) -> Exception:
+    from .._errors import InvalidArgument
+    return InvalidArgument(f"{what} only works as the iterable of a for loop inside a @tack.kernel "
+                           f"(for i in {what}(...):)")
+
+
+def parallel(*extents: Any):
+    """The kernel's parallel loop: `for i in tack.parallel(n):` runs the body once
+    for each i in [0, n); `for i, j in tack.parallel(n, m):` (up to 4 extents)
+    numbers the iterations row-major. Each index is an i64 Value."""
+    raise _marker_outside("tack.parallel")
+
+
+def workgroups(num_groups: Any):
+    """`for g in tack.workgroups(n):` runs n groups of 256 work-items; g is the
+    Group (g.local_id, g.group_id, g.size, g.num_groups, g.global_id,
+    g.shared(dtype, count), g.barrier(), g.reduce_add/min/max(v))."""
+    raise _marker_outside("tack.workgroups")
+
+
+def static_range(*args: int) -> range:
+    """`for k in tack.static_range(...)` unrolls at trace time: k is a Python int
+    and the body is traced once per value (like a C++ for over plain ints).
+    Outside a kernel it is just range()."""
+    return range(*args)
+
+
+LOOP_MARKERS = frozenset({parallel, workgroups, static_range})
+
+# ---- expressions -----------------------------------------------------------------
+
+
+def cast(x: Any, dtype: Any) -> Any:
+    """x converted to dtype (a NumPy dtype or type: np.float32, 'int64', ...) by
+    the rules of docs/semantics.md: floats to ints truncate and saturate."""
+    return _core.cast(_dtype(dtype), x)
+
+
+def select(cond: Any, a: Any, b: Any) -> Any:
+    """a where cond (a bool Value) is true, else b; both are evaluated."""
+    return _core.select(cond, a, b)
+
+
+def logical_and(a: Any, b: Any) -> Any:
+    """a and b on bool Values; both sides are evaluated (no short circuit)."""
+    return _core.logical_and(a, b)
+
+
+def logical_or(a: Any, b: Any) -> Any:
+    """a or b on bool Values; both sides are evaluated (no short circuit)."""
+    return _core.logical_or(a, b)
+
+
+def logical_not(a: Any) -> Any:
+    """not a, on a bool Value."""
+    return _core.logical_not(a)
+
+
+_MATH = {
+    # name: (arity, what it computes)
+    "abs": (1, "|x|; integers too (abs of the most negative integer is itself)"),
+    "min": (2, "the smaller of a and b; for floats a NaN operand yields the other"),
+    "max": (2, "the larger of a and b; for floats a NaN operand yields the other"),
+    "clamp": (3, "min(max(x, lo), hi)"),
+    "floor": (1, "floor(x), floats"), "ceil": (1, "ceil(x), floats"),
+    "round": (1, "x rounded half to even, floats"), "trunc": (1, "x rounded toward zero, floats"),
+    "sqrt": (1, "the square root, floats, correctly rounded"), "rsqrt": (1, "1 / sqrt(x), floats"),
+    "exp": (1, "e ** x, floats"), "exp2": (1, "2 ** x, floats"), "log": (1, "the natural log, floats"),
+    "log2": (1, "log base 2, floats"), "log10": (1, "log base 10, floats"),
+    "sin": (1, "floats"), "cos": (1, "floats"), "tan": (1, "floats"), "asin": (1, "floats"),
+    "acos": (1, "floats"), "atan": (1, "floats"), "atan2": (2, "atan2(y, x), floats"),
+    "sinh": (1, "floats"), "cosh": (1, "floats"), "tanh": (1, "floats"),
+    "pow": (2, "x ** y, floats"), "copysign": (2, "|x| with the sign of s, floats"),
+    "fma": (3, "a * b + c with one rounding, floats"),
+    "isnan": (1, "whether x is NaN (a bool), floats"), "isinf": (1, "whether x is infinite (a bool), floats"),
+    "floordiv": (2, "a / b rounded toward minus infinity; integers by 0 give 0"),
+    "floormod": (2, "a - floordiv(a, b) * b: the sign of b; integers by 0 give 0"),
+}
+
+
+def _math_function(name: str, arity: int, doc: str):
+    core = getattr(_core, name)
+
+    def fn(*args: Any) -> Any:
+        if len(args) != arity:
+            from .._errors import TypeError as TackTypeError
+            raise TackTypeError(f"tack.{name} takes {arity} argument{'s' if arity > 1 else ''}, got {len(args)}")
+        return core(*args)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = "tack"
+    fn.__doc__ = f"tack.{name}: {doc}. Kernel language: adds to the kernel being traced."
+    return fn
+
+
+for _name, (_arity, _doc) in _MATH.items():
+    globals()[_name] = _math_function(_name, _arity, _doc)
+
+
+# ---- atomics -----------------------------------------------------------------------
+
+def _flat_index(fn: str, index: Any) -> Any:
+    if isinstance(index, (tuple, list)):
+        from .._errors import TypeError as TackTypeError
+        raise TackTypeError(f"tack.{fn} takes a flat index: for a 2-D array write "
+                            f"tack.{fn}(a, r * a.shape[1] + c, v)")
+    return index
+
+
+def _atomic_function(op: str):
+    name = "atomic_" + op
+
+    def fn(array: Any, index: Any, value: Any) -> Any:
+        return _core.atomic(op, array, _flat_index(name, index), value)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = "tack"
+    fn.__doc__ = (f"tack.{name}(a, i, v): atomically updates a[i] (a flat index; an array parameter or a "
+                  "group's shared array) and returns the old value, in a's dtype.")
+    return fn
+
+
+_ATOMIC_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "exchange")
+for _op in _ATOMIC_OPS:
+    globals()["atomic_" + _op] = _atomic_function(_op)
+
+
+def atomic_cas(array: Any, index: Any, expected: Any, value: Any) -> Any:
+    """tack.atomic_cas(a, i, expected, v): stores v into a[i] where a[i] equals
+    expected bit for bit; returns the old value."""
+    return _core.atomic("cas", array, _flat_index("atomic_cas", index), value, expected)
+
+
+atomic_cas.__module__ = "tack"
+
+__all__ = (["parallel", "workgroups", "static_range", "cast", "select", "logical_and", "logical_or",
+            "logical_not", "atomic_cas"] + list(_MATH) + ["atomic_" + op for op in _ATOMIC_OPS])
+
+# Everything above that a kernel may call; the tracer allows calls of exactly these.
+KERNEL_FUNCTIONS = frozenset(globals()[n] for n in __all__ if n not in ("parallel", "workgroups", "static_range"))

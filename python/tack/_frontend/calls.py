@@ -1,0 +1,151 @@
+# Which calls a kernel may make, and what each becomes: tack's kernel-language
+# functions, methods of traced objects (g.barrier(), t.sample(...), v.cast(...)),
+# the builtins abs/min/max/float/int, NumPy scalar types and math functions on
+# Python numbers (trace-time constants), and @tack.func functions, which are
+# inlined: their body is traced in a new scope bound to the arguments, as a
+# C++ helper taking Values is inlined by running it.
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import math
+from typing import Any, Callable
+
+from .. import _core
+from .builtins import KERNEL_FUNCTIONS, LOOP_MARKERS
+from .expressions import describe, has_value
+
+MAX_INLINE_DEPTH = 32
+_BUILTINS = (builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int, builtins.bool)
+
+
+def dtype_of(d: Any) -> Any:
+    from .._dtypes import to_dtype
+    return d if isinstance(d, _core.DType) else to_dtype(d)
+
+
+class CoreMethod:
+    """A method of a traced object (a Group's, a texture's, a Value's cast),
+    looked up in a kernel: calling it is allowed."""
+
+    __slots__ = ("fn", "name")
+
+    def __init__(self, fn: Callable, name: str):
+        self.fn = fn
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+
+def _member(x: Any, group: frozenset) -> bool:
+    try:
+        return x in group
+    except TypeError:  # unhashable
+        return False
+
+
+def _is_numpy_scalar_type(fn: Any) -> bool:
+    import numpy as np
+    return isinstance(fn, type) and issubclass(fn, np.generic)
+
+
+def _is_constant_helper(fn: Any) -> bool:
+    import numpy as np
+    return fn is np.dtype or (callable(fn) and getattr(math, getattr(fn, "__name__", ""), None) is fn)
+
+
+class CallMixin:
+    """The call half of the Tracer (tracer.py)."""
+
+    def expr_Call(self, node: ast.Call) -> Any:
+        from .._kernel import Func, Kernel
+
+        fn = self.eval(node.func)
+        shown = ast.unparse(node.func)
+        if _member(fn, LOOP_MARKERS) or fn is builtins.range:
+            raise self.error(node, f"{shown}(...) only works as the iterable of a for loop")
+        # Last argument first, as C++ evaluates a call's (expressions.py, "Evaluation order").
+        kwargs = {k.arg: self.eval(k.value) for k in reversed(node.keywords)}
+        kwargs = dict(reversed(kwargs.items()))
+        args = list(reversed([self.eval(a) for a in reversed(node.args)]))
+        self.at(node)
+        if isinstance(fn, Func):
+            return self.inline(fn, args, kwargs, node)
+        if isinstance(fn, CoreMethod) or _member(fn, KERNEL_FUNCTIONS):
+            return fn(*args, **kwargs)
+        if any(fn is b for b in _BUILTINS):
+            return self.python_builtin(fn, args, kwargs, node)
+        if _is_numpy_scalar_type(fn):
+            if has_value(args) or has_value(kwargs):
+                if len(args) != 1 or kwargs:
+                    raise self.error(node, f"{shown}(x) on a traced Value takes one argument (it casts)", "type")
+                return _core.cast(dtype_of(fn), args[0])
+            return fn(*args, **kwargs)
+        if _is_constant_helper(fn):
+            if has_value(args) or has_value(kwargs):
+                hint = f"; use tack.{fn.__name__}" if hasattr(_core, fn.__name__) else ""
+                raise self.error(node, f"{shown}() runs at trace time on Python numbers and cannot take a "
+                                       f"traced Value{hint}", "type")
+            return fn(*args, **kwargs)
+        if isinstance(fn, Kernel):
+            raise self.error(node, f"a kernel cannot call another kernel ('{shown}'); make the shared code a "
+                                   "@tack.func", "type")
+        if inspect.isfunction(fn):
+            raise self.error(node, f"'{shown}' is a plain Python function; decorate it with @tack.func to call "
+                                   "it from a kernel (it is then inlined)", "type")
+        raise self.error(node, f"'{shown}' ({describe(fn)}) cannot be called in a kernel: a kernel calls tack "
+                               "functions (tack.sqrt, tack.cast, tack.atomic_add, ...), @tack.func functions, "
+                               "abs/min/max/float/int, methods of a workgroup or texture, and NumPy scalar "
+                               "types or math functions on Python numbers", "type")
+
+    def python_builtin(self, fn: Any, args: list, kwargs: dict, node: ast.Call) -> Any:
+        if not has_value(args) and not has_value(kwargs):
+            return fn(*args, **kwargs)      # plain Python at trace time
+        name = fn.__name__
+        if kwargs:
+            raise self.error(node, f"{name}() on traced Values takes no keyword arguments", "type")
+        if fn is builtins.abs:
+            return _core.abs(*args)
+        if fn in (builtins.min, builtins.max):
+            if len(args) < 2:
+                raise self.error(node, f"{name}() on traced Values takes two or more arguments, not an "
+                                       "iterable", "type")
+            result = args[0]
+            for a in args[1:]:
+                result = getattr(_core, name)(result, a)
+            return result
+        if fn is builtins.bool:
+            raise self.error(node, "bool() of a traced Value: compare it instead (x != 0)", "type")
+        if len(args) != 1:
+            raise self.error(node, f"{name}() takes one argument", "type")
+        # float() is f64, int() is i32, as C++'s double(x) and int(x) are.
+        return _core.cast(_core.DType.f64 if fn is builtins.float else _core.DType.i32, args[0])
+
+    def inline(self, func: Any, args: list, kwargs: dict, node: ast.Call) -> Any:
+        from .tracer import Frame, Return
+
+        if self.depth >= MAX_INLINE_DEPTH:
+            raise self.error(node, f"@tack.func calls nest more than {MAX_INLINE_DEPTH} deep (is "
+                                   f"'{func.__name__}' recursive? Recursion is unrolled at trace time and "
+                                   "must end on Python values)")
+        try:
+            bound = func.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise self.error(node, f"@tack.func '{func.__name__}': {e}", "type") from None
+        bound.apply_defaults()
+        frame = Frame(self, func.source, "func", func.__name__, dict(bound.arguments))
+        caller, caller_loc = self.frame, self.loc
+        self.frame = frame
+        self.depth += 1
+        result = None
+        try:
+            self.exec_block(func.source.node.body)
+        except Return as r:
+            result = r.value
+        finally:
+            self.frame = caller
+            self.depth -= 1
+        self.set_loc(*caller_loc)
+        return result

@@ -1,0 +1,265 @@
+# Evaluating a kernel's Python expressions at trace time: names, constants,
+# operators, comparisons, subscripts and attributes. Python values fold as
+# Python does (they are trace-time constants, like plain C++ in a C++ kernel);
+# anything touching a traced Value becomes a call of the tack._core operators,
+# which record it. Calls live in calls.py.
+#
+# Evaluation order. Reading an array element or a Var records a `let` where it
+# happens, so the order of evaluation shows in the IR. A C++ compiler (GCC, as
+# the project builds) evaluates the operands of an overloaded operator and the
+# arguments of a call right to left; to give the same IR as a C++ twin, and so
+# share its compiled variants and disk-cache entries, operands are evaluated
+# the same way here: the right operand of a binary operator or of a single
+# comparison first, call arguments and subscripts last to first. Nothing a
+# kernel may call has a Python side effect, so only the IR sees the order.
+# `and`, `or`, chained comparisons and `a if c else b` evaluate their first
+# operand first: Python must know whether it is a Python value to short-circuit.
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Any
+
+from .. import _core
+
+CORE_TYPES = (_core.Value, _core.ArrayParam, _core.SharedArray, _core.TextureParam, _core.Group,
+              _core.Shape, _core.Var)
+ARRAY_TYPES = (_core.ArrayParam, _core.SharedArray)
+
+# ast operator -> (Python's operator, the Value method, its reflected method).
+# A Value operand's own method is called directly: Python would otherwise try a
+# ScalarParam's (a Value subclass) reflected method first, and `x < a` would be
+# recorded as `a > x`, unlike the C++ twin.
+_BINOPS = {
+    ast.Add: (operator.add, "__add__", "__radd__"), ast.Sub: (operator.sub, "__sub__", "__rsub__"),
+    ast.Mult: (operator.mul, "__mul__", "__rmul__"), ast.Div: (operator.truediv, "__truediv__", "__rtruediv__"),
+    ast.FloorDiv: (operator.floordiv, "__floordiv__", "__rfloordiv__"),
+    ast.Mod: (operator.mod, "__mod__", "__rmod__"), ast.Pow: (operator.pow, "__pow__", "__rpow__"),
+    ast.LShift: (operator.lshift, "__lshift__", "__rlshift__"),
+    ast.RShift: (operator.rshift, "__rshift__", "__rrshift__"), ast.BitOr: (operator.or_, "__or__", "__ror__"),
+    ast.BitXor: (operator.xor, "__xor__", "__rxor__"), ast.BitAnd: (operator.and_, "__and__", "__rand__"),
+}
+# A comparison with the traced Value on the right only is turned around, so
+# that the Value's method (not a NumPy scalar's) sees it.
+_COMPARE = {
+    ast.Eq: (operator.eq, "__eq__", "__eq__"), ast.NotEq: (operator.ne, "__ne__", "__ne__"),
+    ast.Lt: (operator.lt, "__lt__", "__gt__"), ast.LtE: (operator.le, "__le__", "__ge__"),
+    ast.Gt: (operator.gt, "__gt__", "__lt__"), ast.GtE: (operator.ge, "__ge__", "__le__"),
+    ast.Is: (operator.is_, None, None), ast.IsNot: (operator.is_not, None, None),
+    ast.In: (lambda a, b: a in b, None, None), ast.NotIn: (lambda a, b: a not in b, None, None),
+}
+_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+
+
+def is_value(x: Any) -> bool:
+    return isinstance(x, _core.Value)
+
+
+def has_value(x: Any) -> bool:
+    """Whether x is, or (in a tuple, list or dict) holds, a traced object."""
+    if isinstance(x, CORE_TYPES):
+        return True
+    if isinstance(x, (tuple, list)):
+        return any(has_value(e) for e in x)
+    if isinstance(x, dict):
+        return any(has_value(e) for e in x.values())
+    return False
+
+
+def describe(x: Any) -> str:
+    if isinstance(x, _core.ScalarParam):
+        return "a scalar parameter"
+    if is_value(x):
+        return "a traced Value"
+    names = {_core.ArrayParam: "an array parameter", _core.SharedArray: "a shared array",
+             _core.TextureParam: "a texture parameter", _core.Group: "a workgroup (Group)",
+             _core.Shape: "an array's shape", _core.Var: "a Var"}
+    for t, name in names.items():
+        if isinstance(x, t):
+            return name
+    return f"a Python {type(x).__name__}"
+
+
+class ExpressionMixin:
+    """The expression half of the Tracer (tracer.py): `self.frame`,
+    `self.error` and `self.at` come from there."""
+
+    def eval(self, node: ast.expr) -> Any:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(node, f"{type(node).__name__} expressions are not supported in a kernel")
+        return method(node)
+
+    def expr_Constant(self, node: ast.Constant) -> Any:
+        return node.value
+
+    def expr_Name(self, node: ast.Name) -> Any:
+        frame, name = self.frame, node.id
+        if name in frame.locals:
+            v = frame.locals[name]
+            if isinstance(v, _core.Var):
+                self.at(node)
+                return v.value          # each read is a snapshot, as C++'s conversion of a Var
+            return v
+        if name in frame.ended:
+            raise self.error(node, f"'{name}' is not defined here: {frame.ended[name]}")
+        if name in frame.local_names:
+            raise self.error(node, f"'{name}' is read before it is assigned (a value carried from one "
+                                   "iteration of a traced loop to the next must be assigned before the loop)")
+        found, v = frame.lookup_outer(name)
+        if not found:
+            raise self.error(node, f"name '{name}' is not defined")
+        return v
+
+    def expr_Attribute(self, node: ast.Attribute) -> Any:
+        obj = self.eval(node.value)
+        attr = node.attr
+        if isinstance(obj, CORE_TYPES):
+            from .calls import CoreMethod, dtype_of
+            if is_value(obj) and attr == "cast":
+                return CoreMethod(lambda dtype: obj.cast(dtype_of(dtype)), "cast")
+            if isinstance(obj, _core.Group) and attr == "shared":
+                return CoreMethod(lambda dtype, count: obj.shared(dtype_of(dtype), count), "shared")
+            if attr.startswith("_"):
+                raise self.error(node, f"{describe(obj)} has no attribute '{attr}'", "type")
+            self.at(node)
+            try:
+                v = getattr(obj, attr)
+            except AttributeError:
+                raise self.error(node, f"{describe(obj)} has no attribute '{attr}'", "type") from None
+            return CoreMethod(v, attr) if callable(v) else v
+        return getattr(obj, attr)
+
+    def index_of(self, node: ast.expr) -> Any:
+        if isinstance(node, ast.Tuple):
+            return tuple(reversed([self.eval(e) for e in reversed(node.elts)]))   # as C++'s a(i, j)
+        return self.eval(node)
+
+    def expr_Subscript(self, node: ast.Subscript) -> Any:
+        obj = self.eval(node.value)
+        index = self.index_of(node.slice)
+        self.at(node)
+        if isinstance(obj, ARRAY_TYPES):
+            return obj.load(list(index) if isinstance(index, tuple) else [index])
+        if isinstance(obj, _core.Shape):
+            if not isinstance(index, int) or isinstance(index, bool):
+                raise self.error(node, "a shape is indexed with a Python int (a.shape[0])", "type")
+            return obj[index]
+        if isinstance(obj, CORE_TYPES):
+            raise self.error(node, f"{describe(obj)} cannot be indexed", "type")
+        if has_value(index):
+            raise self.error(node, f"a Python {type(obj).__name__} cannot be indexed with a traced Value: its "
+                                   "elements are only known at trace time (index it with a Python int, e.g. "
+                                   "the target of tack.static_range, or put the table in an array)", "type")
+        return obj[index]
+
+    def expr_BinOp(self, node: ast.BinOp) -> Any:
+        right = self.eval(node.right)      # first: see "Evaluation order" above
+        left = self.eval(node.left)
+        if type(node.op) not in _BINOPS:
+            raise self.error(node, "the operator @ is not supported in a kernel")
+        if is_value(left) or is_value(right):
+            self.at(node)
+        return self.binop(node, type(node.op), left, right)
+
+    def binop(self, node: ast.AST, op: type, left: Any, right: Any) -> Any:
+        python_op, method, reflected = _BINOPS[op]
+        if is_value(left):
+            result = getattr(left, method)(right)
+        elif is_value(right):
+            # Straight to the Value's reflected method: a NumPy scalar on the
+            # left would otherwise take the Value for an object array.
+            result = getattr(right, reflected)(left)
+        elif isinstance(left, CORE_TYPES) or isinstance(right, CORE_TYPES):
+            raise self.error(node, f"no arithmetic on {describe(left if isinstance(left, CORE_TYPES) else right)}"
+                                   " (index it first)", "type")
+        else:
+            return python_op(left, right)
+        if result is NotImplemented:
+            raise self.error(node, f"unsupported operand types in '{ast.unparse(node)}'", "type")
+        return result
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        v = self.eval(node.operand)
+        if isinstance(node.op, ast.Not):
+            if is_value(v):
+                self.at(node)
+                return _core.logical_not(v)
+            return not v
+        if is_value(v):
+            self.at(node)
+        return _UNARY[type(node.op)](v)
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> Any:
+        # Python semantics (short circuit) while the operands are Python values;
+        # from the first traced operand on, both sides are evaluated, as C++'s && does.
+        is_and = isinstance(node.op, ast.And)
+        result = self.eval(node.values[0])
+        for operand in node.values[1:]:
+            if is_value(result):
+                right = self.eval(operand)
+                self.at(node)
+                result = _core.logical_and(result, right) if is_and else _core.logical_or(result, right)
+            elif bool(result) != is_and:
+                return result
+            else:
+                result = self.eval(operand)
+        return result
+
+    def compare(self, node: ast.AST, op: ast.cmpop, left: Any, right: Any) -> Any:
+        python_op, method, turned = _COMPARE[type(op)]
+        if is_value(left) or is_value(right):
+            if method is None:
+                raise self.error(node, f"'{ast.unparse(node)}' compares a traced Value with is / in, which only "
+                                       "works on Python values", "type")
+            self.at(node)
+            return getattr(left, method)(right) if is_value(left) else getattr(right, turned)(left)
+        return python_op(left, right)
+
+    def expr_Compare(self, node: ast.Compare) -> Any:
+        # a < b < c is (a < b) and (b < c), with b evaluated once.
+        if len(node.ops) == 1:             # the right operand first, as a binary operator's
+            right = self.eval(node.comparators[0])
+            return self.compare(node, node.ops[0], self.eval(node.left), right)
+        left = self.eval(node.left)
+        result = None
+        for op, comparator in zip(node.ops, node.comparators):
+            right = self.eval(comparator)
+            r = self.compare(node, op, left, right)
+            if result is None:
+                result = r
+            elif is_value(result) or is_value(r):
+                self.at(node)
+                result = _core.logical_and(result, r)
+            else:
+                result = r
+            if not is_value(result) and not result:
+                return result
+            left = right
+        return result
+
+    def expr_IfExp(self, node: ast.IfExp) -> Any:
+        test = self.eval(node.test)
+        if is_value(test):
+            b = self.eval(node.orelse)     # as C++'s select(c, a, b) evaluates b, then a
+            a = self.eval(node.body)
+            self.at(node)
+            return _core.select(test, a, b)
+        if isinstance(test, CORE_TYPES):
+            raise self.error(node, f"the condition of 'a if c else b' is {describe(test)}", "type")
+        return self.eval(node.body) if test else self.eval(node.orelse)
+
+    def expr_Tuple(self, node: ast.Tuple) -> tuple:
+        return tuple(self.eval(e) for e in node.elts)
+
+    def expr_List(self, node: ast.List) -> list:
+        return [self.eval(e) for e in node.elts]
+
+    def expr_Set(self, node: ast.Set) -> set:
+        return {self.eval(e) for e in node.elts}
+
+    def expr_Dict(self, node: ast.Dict) -> dict:
+        if any(k is None for k in node.keys):
+            raise self.error(node, "'**' in a dict display is not supported in a kernel")
+        return {self.eval(k): self.eval(v) for k, v in zip(node.keys, node.values)}
+

@@ -1,0 +1,360 @@
+# The AST interpreter: replays a kernel's Python statements as calls of the
+# tack._core tracing API (if_, for_range, while_, begin_parallel, Var, ...),
+# the way a C++ kernel's lambdas call tack::lang. Plain Python runs at trace
+# time; traced control flow runs each body once, inside the core's callbacks.
+# Expressions are in expressions.py, calls in calls.py.
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Any
+
+from .. import _core
+from .analysis import PARALLEL, TRACED, UNROLLED, analyze, is_boolish
+from .builtins import parallel, workgroups
+from .calls import CallMixin
+from .control import ControlMixin
+from .expressions import _BINOPS, ARRAY_TYPES, CORE_TYPES, ExpressionMixin, describe, has_value, is_value
+from .source import Source, message
+
+_TRACED_BODIES = ("if", "else", "for", "while")
+_MISSING = object()
+
+
+def is_number(x: Any) -> bool:
+    """What a Var may hold: a traced Value or a Python / NumPy number."""
+    import numpy as np
+    return is_value(x) or isinstance(x, (bool, int, float, np.generic))
+
+
+class Break(Exception):
+    """Leaves a loop unrolled at trace time (tack.static_range)."""
+
+
+class Continue(Exception):
+    pass
+
+
+class Return(Exception):
+    def __init__(self, value: Any):
+        super().__init__()
+        self.value = value
+
+
+class Frame:
+    """The scope of one kernel or one inlined @tack.func call."""
+
+    def __init__(self, tracer: "Tracer", src: Source, role: str, name: str, local_values: dict):
+        fn = src.fn
+        self.src = src
+        self.role = role                 # "kernel" or "func"
+        self.name = name
+        self.globals = fn.__globals__
+        self.closure = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        self.locals = local_values
+        self.local_names = set(fn.__code__.co_varnames) | set(fn.__code__.co_cellvars)
+        self.ctl: list = []              # the enclosing bodies: if/else/for/while (traced), static, parallel
+        self.ended: dict = {}            # name -> where it was bound, for names of bodies that have ended
+        self.range_indices: dict = {}    # name -> line, for the indices of the range loops being traced
+        self.analysis = tracer.analysis_of(src, self)
+
+    def lookup_outer(self, name: str) -> tuple:
+        """A name that is not a local: closure cell, then globals, then builtins."""
+        cell = self.closure.get(name)
+        if cell is not None:
+            try:
+                return True, cell.cell_contents
+            except ValueError:
+                return False, None
+        if name in self.globals:
+            return True, self.globals[name]
+        b = self.globals.get("__builtins__", builtins)
+        b = b if isinstance(b, dict) else vars(b)
+        return (True, b[name]) if name in b else (False, None)
+
+    def resolve_static(self, node: ast.expr) -> Any:
+        """What a dotted name (range, tack.parallel) refers to, without running
+        anything; None when it names a local or is not a dotted name."""
+        if isinstance(node, ast.Name):
+            if node.id in self.local_names:
+                return None
+            return self.lookup_outer(node.id)[1]
+        if isinstance(node, ast.Attribute):
+            base = self.resolve_static(node.value)
+            return None if base is None else getattr(base, node.attr, None)
+        return None
+
+
+class Tracer(ExpressionMixin, CallMixin, ControlMixin):
+    def __init__(self, kernel_name: str):
+        self.kernel = kernel_name
+        self.frame: Frame = None
+        self.loc = (None, 0)
+        self.in_parallel = False
+        self.depth = 0
+        self._analyses: dict = {}
+
+    # ---- errors and locations ----------------------------------------------------
+
+    def error(self, node: Any, what: str, kind: str = "invalid") -> Exception:
+        from .._errors import InvalidArgument, TypeError as TackTypeError
+        return self.error_as(TackTypeError if kind == "type" else InvalidArgument, node, what)
+
+    def error_as(self, cls: type, node: Any, what: str) -> Exception:
+        f = self.frame
+        line = getattr(node, "lineno", None) or f.src.line
+        if f.role == "func" and not what.startswith("in @tack.func"):
+            what = f"in @tack.func '{f.name}': {what}"
+        return cls(message(f"kernel '{self.kernel}'", f.src.file, line, what))
+
+    def set_loc(self, file: Any, line: int) -> None:
+        if (file, line) != self.loc:
+            self.loc = (file, line)
+            _core.set_location(file, line)
+
+    def at(self, node: Any) -> None:
+        """Every traced call made from now on carries this node's Python line."""
+        self.set_loc(self.frame.src.file, node.lineno)
+
+    def analysis_of(self, src: Source, frame: Frame):
+        a = self._analyses.get(id(src))
+        if a is None:
+            def classify(loop: ast.For) -> str:
+                it = loop.iter
+                target = frame.resolve_static(it.func) if isinstance(it, ast.Call) else None
+                if target is builtins.range:
+                    return TRACED
+                if target is parallel or target is workgroups:
+                    return PARALLEL
+                return UNROLLED
+            a = self._analyses[id(src)] = analyze(src.node, classify)
+        return a
+
+    # ---- running statements ------------------------------------------------------
+
+    def run_kernel(self, src: Source, params: list) -> None:
+        names = [a.arg for a in src.node.args.posonlyargs + src.node.args.args]
+        self.frame = Frame(self, src, "kernel", self.kernel, dict(zip(names, params)))
+        self.exec_block(src.node.body)
+
+    def exec_block(self, stmts: list) -> None:
+        for s in stmts:
+            self.exec_stmt(s)
+
+    def exec_stmt(self, s: ast.stmt) -> None:
+        from .._errors import Error
+        self.at(s)
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            raise self.error(s, f"a '{type(s).__name__}' statement is not supported in a kernel")
+        try:
+            method(s)
+        except (Break, Continue, Return):
+            raise
+        except Error as e:
+            if str(e).startswith("kernel '"):
+                raise
+            # A tack error raised without a location (a dtype that is not one,
+            # a bad atomic index): give it this statement's.
+            raise self.error_as(type(e), s, str(e)) from e
+        except builtins.TypeError as e:
+            raise self.error(s, str(e), "type") from e
+        except Exception as e:
+            raise self.error(s, f"{type(e).__name__}: {e}") from e
+
+    def run_body(self, stmts: list, kind: str, line: int, bind: dict = None) -> None:
+        """One traced body (an if_ branch, a for_range or while_ body), run inside
+        the core's callback. Names first bound in it are dropped when it ends:
+        their Values belong to the body, as a C++ lambda's locals do."""
+        frame = self.frame
+        before = set(frame.locals)
+        if bind:
+            frame.locals.update(bind)
+        frame.ctl.append(kind)
+        try:
+            self.exec_block(stmts)
+        finally:
+            frame.ctl.pop()
+        for name in [n for n in frame.locals if n not in before]:
+            del frame.locals[name]
+            frame.ended[name] = (f"it was bound in the {kind} body at line {line}, which has ended (a name "
+                                 "assigned inside traced control flow and used after it must be assigned "
+                                 "before it too; it then becomes a Var)")
+        self.set_loc(frame.src.file, line)
+
+    def new_var(self, init: Any, node: Any, name: str) -> Any:
+        if not is_number(init):
+            raise self.error(node, f"'{name}' is assigned inside a traced if/for/while body and used outside "
+                                   f"it, so it is a kernel variable (Var), and a Var holds a number, not "
+                                   f"{describe(init)}", "type")
+        self.at(node)
+        return _core.Var(init)
+
+    def predeclare(self, s: ast.stmt) -> None:
+        """Declares, just before a traced if/for/while statement, the Vars it
+        needs (analysis.analyze) that are not Vars yet: an unbound name as
+        Var(0) (Var(False) when the first value assigned to it is plainly a
+        bool), a bound one (a parameter, a Value, a number) as Var(its value).
+        A Var must exist before the body that assigns it, as in C++."""
+        if not self.in_parallel:
+            return      # traced control flow outside the parallel loop: the core refuses it
+        frame = self.frame
+        needed = frame.analysis.needs_var.get(id(s), ())
+        # Bound names in the order they were first bound (a C++ author declares
+        # `Var x = 0.0f, y = 0.0f;` where Python first assigns them), then the others.
+        position = {name: k for k, name in enumerate(frame.locals)}
+        needed = sorted(needed, key=lambda nf: (0, position[nf[0]]) if nf[0] in position else (1, 0))
+        for name, first in needed:
+            if name in frame.range_indices:
+                continue      # assigning it is refused where it happens
+            current = frame.locals.get(name, _MISSING)
+            if isinstance(current, _core.Var):
+                continue
+            if current is _MISSING:
+                current = False if is_boolish(first) else 0
+            frame.locals[name] = self.new_var(current, s, name)
+            frame.ended.pop(name, None)
+
+    def assign_name(self, name: str, value: Any, node: Any) -> None:
+        frame = self.frame
+        if name in frame.range_indices:
+            raise self.error(node, f"'{name}' is the index of the range loop at line {frame.range_indices[name]} "
+                                   f"and cannot be assigned (copy it first: j = {name})")
+        current = frame.locals.get(name)
+        if isinstance(current, _core.Var):
+            if not is_number(value):
+                raise self.error(node, f"'{name}' is a kernel variable (Var) and holds a number, not "
+                                       f"{describe(value)}", "type")
+            self.at(node)
+            current.assign(value)
+        else:
+            frame.locals[name] = value
+        frame.ended.pop(name, None)
+
+    def assign(self, target: ast.expr, value: Any, node: Any) -> None:
+        if isinstance(target, ast.Name):
+            self.assign_name(target.id, value, node)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, CORE_TYPES) or not isinstance(value, (tuple, list, range)):
+                raise self.error(node, f"cannot unpack {describe(value)} into {len(target.elts)} names", "type")
+            if len(value) != len(target.elts):
+                raise self.error(node, f"cannot unpack {len(value)} values into {len(target.elts)} names", "type")
+            for t, v in zip(target.elts, value):
+                self.assign(t, v, node)
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value)
+            index = self.index_of(target.slice)
+            self.store(obj, index, value, target)
+        else:
+            raise self.error(node, f"cannot assign to '{ast.unparse(target)}' in a kernel")
+
+    def store(self, obj: Any, index: Any, value: Any, node: Any) -> None:
+        if isinstance(obj, ARRAY_TYPES):
+            self.at(node)
+            obj.store(list(index) if isinstance(index, tuple) else [index], value)
+        elif isinstance(obj, (list, dict)) and not has_value(index):
+            obj[index] = value        # a Python table filled at trace time
+        else:
+            raise self.error(node, f"cannot store into {describe(obj)}" +
+                             (" at a traced index" if has_value(index) else ""), "type")
+
+    # ---- simple statements ---------------------------------------------------------
+
+    def stmt_Pass(self, s: ast.Pass) -> None:
+        pass
+
+    def stmt_Expr(self, s: ast.Expr) -> None:
+        if isinstance(s.value, ast.Constant):
+            return            # a docstring
+        if not isinstance(s.value, ast.Call):
+            raise self.error(s, f"the expression '{ast.unparse(s.value)}' on its own does nothing; a kernel "
+                                "statement is an assignment, a store, control flow or a call")
+        self.eval(s.value)
+
+    def stmt_Assign(self, s: ast.Assign) -> None:
+        value = self.eval(s.value)
+        for t in s.targets:
+            self.assign(t, value, s)
+
+    def stmt_AnnAssign(self, s: ast.AnnAssign) -> None:
+        if s.value is not None:
+            self.assign(s.target, self.eval(s.value), s)
+
+    def stmt_AugAssign(self, s: ast.AugAssign) -> None:
+        if type(s.op) not in _BINOPS:
+            raise self.error(s, "the operator @= is not supported in a kernel")
+        op = type(s.op)
+        target = s.target
+        if isinstance(target, ast.Name):
+            rhs = self.eval(s.value)          # first, as C++'s x += v evaluates v first
+            current = self.frame.locals.get(target.id, _MISSING)
+            if isinstance(current, _core.Var):
+                self.at(s)
+                current.assign(self.binop(s, op, current.value, rhs))   # what C++'s Var::operator+= does
+                return
+            old = self.eval(ast.copy_location(ast.Name(target.id, ast.Load()), target))
+            self.assign_name(target.id, self.binop(s, op, old, rhs), s)
+        elif isinstance(target, ast.Subscript):
+            rhs = self.eval(s.value)          # first, as C++17 sequences a compound assignment
+            obj = self.eval(target.value)
+            index = self.index_of(target.slice)
+            if isinstance(obj, ARRAY_TYPES):
+                self.at(s)       # a[i] += v: a load, the operation, a store (not atomic)
+                i = list(index) if isinstance(index, tuple) else [index]
+                obj.store(i, self.binop(s, op, obj.load(i), rhs))
+            else:
+                self.store(obj, index, self.binop(s, op, obj[index], rhs), s)
+        else:
+            raise self.error(s, f"cannot assign to '{ast.unparse(target)}' in a kernel")
+
+    def stmt_Assert(self, s: ast.Assert) -> None:
+        test = self.eval(s.test)
+        if has_value(test):
+            raise self.error(s, "assert on a traced Value: an assert in a kernel checks Python values at trace "
+                                "time", "type")
+        if not test:
+            note = f": {self.eval(s.msg)}" if s.msg is not None else ""
+            raise self.error(s, f"assertion failed at trace time: {ast.unparse(s.test)}{note}")
+
+    def stmt_Return(self, s: ast.Return) -> None:
+        frame = self.frame
+        if frame.role == "kernel":
+            if id(s) not in frame.analysis.terminal_returns:
+                raise self.error(s, "a 'return' in a kernel may only be its last statement")
+            return            # the last statement: nothing follows to skip
+        if any(k in _TRACED_BODIES for k in frame.ctl):
+            raise self.error(s, "'return' inside traced control flow (an if on a traced condition, a range or "
+                                "while loop) is not supported: assign a variable there and return it at the end")
+        raise Return(self.eval(s.value) if s.value is not None else None)
+
+    def leave_loop(self, s: ast.stmt, what: str) -> None:
+        crossed_if = False
+        for kind in reversed(self.frame.ctl):
+            if kind in ("for", "while"):
+                self.at(s)
+                (_core.break_ if what == "break" else _core.continue_)()
+                return
+            if kind == "static":
+                if crossed_if:
+                    raise self.error(s, f"'{what}' inside a traced if cannot leave a tack.static_range loop "
+                                        "(it is unrolled at trace time)")
+                raise Break() if what == "break" else Continue()
+            if kind == "parallel":
+                break
+            crossed_if = True
+        raise self.error(s, f"'{what}' outside a loop: the body of tack.parallel / tack.workgroups is not a "
+                            "loop you can leave (use if to skip work)")
+
+    def stmt_Break(self, s: ast.Break) -> None:
+        self.leave_loop(s, "break")
+
+    def stmt_Continue(self, s: ast.Continue) -> None:
+        self.leave_loop(s, "continue")
+
+
+def trace_kernel(kernel_name: str, src: Source, params: list) -> None:
+    """The body given to _core.Kernel: traces the kernel's function once."""
+    try:
+        Tracer(kernel_name).run_kernel(src, params)
+    finally:
+        _core.set_location(None, 0)

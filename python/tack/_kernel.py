@@ -1,0 +1,140 @@
+# The decorators users write: @tack.kernel makes a tack.Kernel (a _core.Kernel
+# whose body replays the function's AST; traced at first use, in C++), and
+# @tack.func marks a helper that kernels inline. The Kernel class adds only
+# Python niceties: calls go straight to _core.Kernel.__call__, the fast path.
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, Optional
+
+from . import _core
+from ._frontend.analysis import validate
+from ._frontend.source import Source, message, parse_function
+from ._frontend.tracer import trace_kernel
+from ._types import param_spec
+
+
+
+def _closure(fn: Callable) -> dict:
+    out = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:      # a cell not yet filled
+            pass
+    return out
+
+
+def _param_list(fn: Callable, src: Source, kname: str) -> list:
+    """The (ParamKind, fixed DType or None) of each parameter, from its annotation."""
+    from ._errors import TypeError as TackTypeError
+
+    who = f"kernel '{kname}'"
+    args = src.node.args
+
+    def fail(node: Any, what: str) -> Exception:
+        return TackTypeError(message(who, src.file, getattr(node, "lineno", src.line), what))
+
+    if args.vararg or args.kwarg:
+        extra = args.vararg or args.kwarg
+        raise fail(extra, f"parameter '{extra.arg}': a kernel takes a fixed list of parameters (no *args or "
+                          "**kwargs)")
+    if args.kwonlyargs:
+        raise fail(args.kwonlyargs[0], f"parameter '{args.kwonlyargs[0].arg}' is keyword-only; kernel "
+                                       "arguments are passed by position")
+    if args.defaults:
+        first = args.posonlyargs + args.args
+        p = first[len(first) - len(args.defaults)]
+        raise fail(p, f"parameter '{p.arg}' has a default value; kernel parameters have none")
+    annotations = getattr(fn, "__annotations__", {})
+    closure = _closure(fn)
+    hint = "write tack.Array, tack.Scalar or tack.Texture3D (tack.Array[np.float32] fixes the dtype)"
+    out = []
+    for p in args.posonlyargs + args.args:
+        if p.arg not in annotations:
+            raise fail(p, f"parameter '{p.arg}' has no annotation: {hint}")
+        ann = annotations[p.arg]
+        if isinstance(ann, str):           # from __future__ import annotations
+            try:
+                ann = eval(ann, fn.__globals__, closure)
+            except Exception as e:
+                raise fail(p, f"parameter '{p.arg}': its annotation {annotations[p.arg]!r} does not evaluate "
+                              f"({type(e).__name__}: {e})") from None
+        spec = param_spec(ann)
+        if spec is None:
+            raise fail(p, f"parameter '{p.arg}' is annotated {ann!r}, which is not a kernel parameter type: {hint}")
+        out.append((getattr(_core.ParamKind, spec.kind), spec.dtype))
+    return out
+
+
+def _body(kname: str, src: Source) -> Callable[[list], None]:
+    # Holds the source, not the Kernel: the C++ kernel keeps this callable alive,
+    # and a reference back to the Kernel would be a cycle Python cannot see.
+    def body(params: list) -> None:
+        trace_kernel(kname, src, params)
+    return body
+
+
+class Kernel(_core.Kernel):
+    """A compute kernel written in Python: call it with arrays and numbers
+    (k(y, x, 2.0)); it is traced at its first call, then specialized and
+    compiled per argument dtypes and ranks. Made by @tack.kernel."""
+
+    def __init__(self, fn: Callable, name: Optional[str] = None):
+        src = parse_function(fn, "@tack.kernel")
+        kname = fn.__name__ if name is None else name
+        if not isinstance(kname, str) or not kname:
+            from ._errors import InvalidArgument
+            raise InvalidArgument(message(f"kernel {kname!r}", src.file, src.line, "a kernel's name must be a "
+                                          "non-empty string"))
+        validate(src, f"kernel '{kname}'", "@tack.kernel")
+        params = _param_list(fn, src, kname)
+        super().__init__(kname, params, _body(kname, src), src.file, src.line)
+        self.python_function = fn
+        self.__wrapped__ = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self._where = f"{src.file}:{src.line}"
+
+    def __repr__(self) -> str:
+        return f"<tack.Kernel '{self.name}' defined at {self._where}>"
+
+
+def kernel(fn: Optional[Callable] = None, *, name: Optional[str] = None) -> Any:
+    """Makes a tack.Kernel of a Python function: `@tack.kernel` or
+    `@tack.kernel(name="saxpy")`. Parameters are annotated tack.Array,
+    tack.Array[dtype], tack.Scalar, tack.Scalar[dtype] or tack.Texture3D; the
+    body holds one `for ... in tack.parallel(...)` (or tack.workgroups) loop.
+    See docs/python.md for the language."""
+    if fn is None:
+        return lambda f: Kernel(f, name=name)
+    return Kernel(fn, name=name)
+
+
+class Func:
+    """A @tack.func helper: inlined where a kernel calls it (its body is traced
+    with its parameters bound to the arguments). Called outside a kernel it
+    is the plain Python function."""
+
+    def __init__(self, fn: Callable):
+        self.source = parse_function(fn, "@tack.func")
+        validate(self.source, f"@tack.func '{fn.__name__}'", "@tack.func")
+        self.python_function = fn
+        self.signature = inspect.signature(fn)
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.python_function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<tack.func '{self.__name__}' defined at {self.source.file}:{self.source.line}>"
+
+
+def func(fn: Callable) -> Func:
+    """Marks a helper function for kernels: `@tack.func`. It may take Values
+    and Python values and return a value; every call inside a kernel is
+    inlined, as a C++ helper taking Values is."""
+    return Func(fn)

@@ -1,0 +1,111 @@
+# The annotations of kernel parameters: tack.Array, tack.Array[np.float32],
+# tack.Scalar, tack.Scalar[np.int64] and tack.Texture3D. They only mark what a
+# parameter is; @tack.kernel reads them (tack/_kernel.py) and builds the C++
+# kernel's parameter list from them. Nothing here exists at run time.
+from __future__ import annotations
+
+from typing import Any, Optional
+
+
+class ParamSpec:
+    """What one kernel parameter is: its kind ("array", "scalar" or "texture")
+    and, for `Array[dtype]` / `Scalar[dtype]`, the one dtype it accepts."""
+
+    __slots__ = ("kind", "dtype", "marker")
+
+    def __init__(self, kind: str, dtype: Any, marker: str):
+        self.kind = kind
+        self.dtype = dtype  # a _core.DType or None
+        self.marker = marker
+
+    def __repr__(self) -> str:
+        return self.marker
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ParamSpec) and (self.kind, self.dtype) == (other.kind, other.dtype)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.dtype))
+
+
+class _Marker(type):
+    # The classes below are used as annotations, not instantiated; their
+    # metaclass gives them a readable repr and the [dtype] subscript.
+    def __repr__(cls) -> str:
+        return "tack." + cls.__name__
+
+    def __getitem__(cls, dtype: Any) -> ParamSpec:
+        if not cls._fixable:
+            from ._errors import TypeError as TackTypeError
+            raise TackTypeError(f"tack.{cls.__name__} takes no dtype: a 3-D texture always holds f32")
+        if isinstance(dtype, tuple):
+            from ._errors import TypeError as TackTypeError
+            raise TackTypeError(f"tack.{cls.__name__}[...] takes one dtype (the rank is taken from the call), "
+                                f"got {len(dtype)} items")
+        from ._dtypes import to_dtype
+        d = to_dtype(dtype)
+        return ParamSpec(cls._kind, d, f"tack.{cls.__name__}[{d.name}]")
+
+
+class Array(metaclass=_Marker):
+    """Annotation of an array parameter: `tack.Array` takes its dtype and rank
+    from each call; `tack.Array[np.float32]` accepts only f32 arrays."""
+    _kind = "array"
+    _fixable = True
+
+    def __new__(cls, *args, **kwargs):
+        from ._errors import TypeError as TackTypeError
+        raise TackTypeError("tack.Array is a kernel parameter annotation; make arrays with dev.array(...) "
+                            "or dev.zeros(...)")
+
+
+class Scalar(metaclass=_Marker):
+    """Annotation of a scalar parameter: `tack.Scalar` takes its dtype from each
+    call (a Python int or float is weak, a NumPy scalar strong);
+    `tack.Scalar[np.int32]` converts Python numbers to i32 and refuses other dtypes."""
+    _kind = "scalar"
+    _fixable = True
+
+    def __new__(cls, *args, **kwargs):
+        from ._errors import TypeError as TackTypeError
+        raise TackTypeError("tack.Scalar is a kernel parameter annotation; pass a Python or NumPy number")
+
+
+class Texture3D(metaclass=_Marker):
+    """Annotation of a 3-D texture parameter (f32, sampled with t.sample(u, v, w))."""
+    _kind = "texture"
+    _fixable = False
+
+    def __new__(cls, *args, **kwargs):
+        from ._errors import TypeError as TackTypeError
+        raise TackTypeError("tack.Texture3D is a kernel parameter annotation; make textures with tack.texture3d(...)")
+
+
+def param_spec(annotation: Any) -> Optional[ParamSpec]:
+    """The ParamSpec an annotation stands for, or None when it is not one of ours.
+
+    Besides the markers above, any object with a `_tack_param_` attribute
+    holding a ParamSpec is accepted, so another class (a host array type, say)
+    may double as an annotation."""
+    if isinstance(annotation, ParamSpec):
+        return annotation
+    from . import _core
+    if annotation is _core.Array:        # tack.Array is the host array class too
+        return ParamSpec("array", None, "tack.Array")
+    if annotation is _core.Texture:
+        return ParamSpec("texture", None, "tack.Texture3D")
+    if isinstance(annotation, _Marker):
+        return ParamSpec(annotation._kind, None, repr(annotation))
+    spec = getattr(annotation, "_tack_param_", None)
+    return spec if isinstance(spec, ParamSpec) else None
+
+
+def _install_array_subscript() -> None:
+    """tack.Array is the host array class (tack._core.Array); give it the
+    `tack.Array[np.float32]` annotation form of the marker above."""
+    from . import _core
+    if "__class_getitem__" not in _core.Array.__dict__:
+        _core.Array.__class_getitem__ = classmethod(lambda cls, dtype: Array[dtype])
+
+
+_install_array_subscript()
