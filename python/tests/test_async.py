@@ -1,0 +1,211 @@
+"""asyncio and the GIL: waits run in Tack's tack-wait threads, so an event
+loop keeps running during a long kernel, and every blocking call releases the
+GIL. Measured as the reference does: count how often another coroutine or
+thread runs while the device works."""
+import asyncio
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import tack
+
+
+@tack.kernel
+def spin(out: tack.Array, n: tack.Scalar):
+    for i in tack.parallel(out.size):
+        acc = tack.cast(i, np.float32)
+        for k in range(n):
+            acc = acc * 0.999999 + 1e-6
+        out[i] = acc
+
+
+def spin_args(device, seconds_hint):
+    """An output and an iteration count that keep `device` busy for about a tenth of a second or more."""
+    out = device.zeros(4096, np.float32)
+    n = 5000
+    while True:
+        t = time.perf_counter()
+        spin(out, n)
+        out.numpy()
+        if time.perf_counter() - t >= seconds_hint or n > 10**8:
+            return out, n
+        n *= 4
+
+
+class Ticker:
+    """A coroutine that counts how often the event loop lets it run (every 1 ms)."""
+
+    def __init__(self):
+        self.count = 0
+        self._running = True
+        self._task = asyncio.get_running_loop().create_task(self._tick())
+
+    async def _tick(self):
+        while self._running:
+            self.count += 1
+            await asyncio.sleep(0.001)
+
+    async def stop(self):
+        self._running = False
+        await self._task
+        return self.count
+
+
+def queued_device():
+    """opencl (PoCL): its launches are queued, so sync_async has something to wait for."""
+    from conftest import make_device
+    return make_device("opencl")
+
+
+def test_sync_async_keeps_the_loop_running():
+    dev = queued_device()
+    out, n = spin_args(dev, 0.2)
+
+    async def main():
+        ticks = Ticker()
+        await asyncio.sleep(0)
+        spin(out, n)                 # queued: returns at once
+        await tack.sync_async()      # waits in a tack-wait thread
+        during_async = ticks.count
+        spin(out, n)
+        before = ticks.count
+        tack.sync()                  # blocks the loop thread: the ticker cannot run
+        during_sync = ticks.count - before
+        await ticks.stop()
+        return during_async, during_sync
+
+    during_async, during_sync = asyncio.run(main())
+    assert during_async >= 5, f"the loop ran {during_async} times during sync_async"
+    assert during_sync == 0
+
+
+def test_numpy_async_returns_the_data(device):
+    out, n = device.zeros(16, np.float32), 3
+
+    async def main():
+        spin(out, n)
+        return await out.numpy_async()
+
+    got = asyncio.run(main())
+    want = np.arange(16, dtype=np.float32)
+    for _ in range(n):
+        want = want * np.float32(0.999999) + np.float32(1e-6)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_device_synchronize_async(device):
+    async def main():
+        await device.synchronize_async()
+        return True
+
+    assert asyncio.run(main())
+
+
+def test_cpu_launch_releases_the_gil():
+    dev = tack.device("cpu")
+    out, n = spin_args(dev, 0.2)
+    counter = 0
+    running = threading.Event()
+    done = threading.Event()
+
+    def count():
+        nonlocal counter
+        running.set()
+        while not done.is_set():
+            counter += 1
+
+    t = threading.Thread(target=count)
+    t.start()
+    running.wait()
+    before = counter
+    spin(out, n)  # a long launch on the calling thread, with the GIL released
+    during = counter - before
+    done.set()
+    t.join()
+    assert during > 1000, f"another thread ran {during} steps during the launch"
+
+
+def test_cpu_kernel_in_an_executor_keeps_the_loop_running():
+    dev = tack.device("cpu")
+    out, n = spin_args(dev, 0.2)
+
+    async def main():
+        ticks = Ticker()
+        await asyncio.get_running_loop().run_in_executor(None, spin, out, n)
+        return await ticks.stop()
+
+    assert asyncio.run(main()) >= 5
+
+
+def test_blocking_reads_release_the_gil():
+    dev = queued_device()
+    out, n = spin_args(dev, 0.2)
+    counter = 0
+    done = threading.Event()
+
+    def count():
+        nonlocal counter
+        while not done.is_set():
+            counter += 1
+
+    spin(out, n)
+    t = threading.Thread(target=count)
+    t.start()
+    out.numpy()  # waits for the queued launch with the GIL released
+    done.set()
+    t.join()
+    assert counter > 1000
+
+
+def test_threads_dispatch_one_kernel_with_different_scalars(device):
+    @tack.kernel
+    def scaled(out: tack.Array, v: tack.Scalar):
+        for i in tack.parallel(out.size):
+            out[i] = v * tack.cast(i, np.float32)
+
+    outs = [device.zeros(256, np.float32) for _ in range(4)]
+    errors = []
+
+    def work(t):
+        try:
+            for r in range(50):
+                scaled(outs[t], float(t * 100 + r))
+                got = outs[t].numpy()
+                want = np.float32(t * 100 + r) * np.arange(256, dtype=np.float32)
+                if not np.array_equal(got, want):
+                    errors.append((t, r))
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads)
+    assert errors == []
+
+
+def test_exit_right_after_sync_async_is_clean(tmp_path):
+    """A tack-wait thread finishing its callback while Python exits must not abort
+    the process (it did about one run in six before the exit gate)."""
+    import subprocess
+    import sys
+    script = tmp_path / "exit_after_await.py"
+    script.write_text(
+        "import asyncio, numpy as np, tack\n"
+        "@tack.kernel\n"
+        "def inc(y: tack.Array):\n"
+        "    for i in tack.parallel(y.size):\n"
+        "        y[i] = y[i] + 1.0\n"
+        "d = tack.device(%r)\n"
+        "a = d.zeros(1 << 20, np.float32)\n"
+        "inc(a); tack.sync()\n"
+        "async def main():\n"
+        "    inc(a); await tack.sync_async()\n"
+        "asyncio.run(main())\n" % queued_device().name)
+    for _ in range(12):
+        r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr

@@ -1,0 +1,149 @@
+"""Memory across Tack's edge from Python: DLPack both ways, array_from_ptr,
+share(), with the lifetimes of C++'s from_dlpack (the producer's memory lives
+until the Tack array and its launches are done; a deleter runs exactly once)."""
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import tack
+
+
+@tack.kernel
+def add_one(a: tack.Array):
+    for i in tack.parallel(a.size):
+        a[i] = a[i] + 1
+
+
+HOST_DEVICES = ("cpu", "interp")
+
+
+@pytest.fixture(params=HOST_DEVICES)
+def host_device(request):
+    from conftest import make_device
+    return make_device(request.param)
+
+
+def test_numpy_reads_a_tack_array_in_place(host_device):
+    a = host_device.array(np.arange(6, dtype=np.float32))
+    assert a.__dlpack_device__() == (1, 0)
+    view = np.from_dlpack(a)
+    np.testing.assert_array_equal(view, np.arange(6))
+    assert a.shared()
+    add_one(a)  # a shared array's launch completes before returning: the view sees it at once
+    np.testing.assert_array_equal(view, np.arange(6) + 1)
+
+
+def test_numpy_view_keeps_the_memory_alive(host_device):
+    a = host_device.array(np.arange(1000, dtype=np.int64))
+    view = np.from_dlpack(a)
+    del a
+    gc.collect()
+    np.testing.assert_array_equal(view, np.arange(1000))
+
+
+def test_from_dlpack_wraps_numpy_without_a_copy(host_device):
+    host = np.arange(8, dtype=np.int32)
+    t = tack.from_dlpack(host, host_device)
+    assert t.shape == (8,) and t.dtype == np.int32 and t.shared()
+    add_one(t)
+    np.testing.assert_array_equal(host, np.arange(8) + 1)  # written in place
+    host[0] = 100
+    assert t.numpy()[0] == 100
+
+
+def test_from_dlpack_keeps_the_producer_alive_and_releases_it_once():
+    host = np.arange(16, dtype=np.float64).reshape(4, 4)
+    alive = weakref.ref(host)
+    t = tack.from_dlpack(host)  # no device: the CPU for host memory
+    assert t.device.name == "cpu" and t.shape == (4, 4)
+    del host
+    gc.collect()
+    assert alive() is not None, "the Tack array must keep the NumPy array alive"
+    np.testing.assert_array_equal(t.numpy(), np.arange(16).reshape(4, 4))
+    del t
+    gc.collect()
+    assert alive() is None, "the deleter must run (once) when the Tack array is gone"
+
+
+def test_capsule_protocol():
+    host = np.arange(3, dtype=np.float32)
+    capsule = host.__dlpack__()
+    t = tack.from_dlpack(capsule)
+    np.testing.assert_array_equal(t.numpy(), host)
+    with pytest.raises(tack.InvalidArgument, match="already consumed"):
+        tack.from_dlpack(capsule)
+    with pytest.raises(tack.InvalidArgument, match="PyCapsule"):
+        tack.from_dlpack(object.__new__(type("NotATensor", (), {"__dlpack__": lambda self: 42})))
+
+
+def test_refused_tensors_stay_the_producers():
+    strided = np.arange(10, dtype=np.float32)[::2]
+    with pytest.raises(tack.InvalidArgument, match="row-major|contiguous"):
+        tack.from_dlpack(strided)
+    np.testing.assert_array_equal(strided, [0, 2, 4, 6, 8])  # untouched, still valid
+    with pytest.raises(tack.Error):
+        tack.from_dlpack(np.zeros(4, np.float16))
+    with pytest.raises(tack.Error):
+        tack.from_dlpack(np.zeros(4, np.bool_))
+
+
+def test_dlpack_round_trip_every_dtype(cpu):
+    for dt in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.float32,
+               np.float64):
+        host = np.arange(5).astype(dt)
+        back = np.from_dlpack(tack.from_dlpack(host, cpu))
+        assert back.dtype == dt
+        np.testing.assert_array_equal(back, host)
+
+
+def test_torch_round_trip_if_installed(cpu):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed here")
+    t = torch.arange(6, dtype=torch.float32)
+    a = tack.from_dlpack(t, cpu)
+    add_one(a)
+    assert t.tolist() == [1, 2, 3, 4, 5, 6]
+    back = torch.from_dlpack(a)
+    assert back.tolist() == [1, 2, 3, 4, 5, 6]
+
+
+def test_array_from_ptr_and_share(cpu):
+    host = np.zeros(8, np.float32)
+    t = tack.array_from_ptr(cpu, host.ctypes.data, np.float32, 8, keep_alive=host)
+    add_one(t)
+    np.testing.assert_array_equal(host, np.ones(8))
+    mem = t.share()
+    assert mem.kind == "host" and mem.handle == host.ctypes.data and mem.bytes == 32
+    with pytest.raises(tack.InvalidArgument, match="align"):
+        tack.array_from_ptr(cpu, host.ctypes.data + 1, np.float32, 4)
+    with pytest.raises(tack.InvalidArgument):
+        tack.array_from_ptr(cpu, 0, np.float32, 4)
+
+
+def test_array_from_ptr_keep_alive_is_held():
+    cpu = tack.device("cpu")
+    host = np.arange(4, dtype=np.int32)
+    alive = weakref.ref(host)
+    t = tack.array_from_ptr(cpu, host.ctypes.data, np.int32, 4, keep_alive=host)
+    del host
+    gc.collect()
+    assert alive() is not None
+    np.testing.assert_array_equal(t.numpy(), [0, 1, 2, 3])
+    del t
+    gc.collect()
+    assert alive() is None
+
+
+def test_share_marks_an_array(device):
+    a = device.array(np.arange(4, dtype=np.float32))
+    assert not a.shared()
+    mem = a.share()
+    assert a.shared() and mem.bytes == 16 and mem.handle != 0
+
+
+def test_export_memory_is_cuda_only(cpu):
+    with pytest.raises(tack.InvalidArgument):
+        cpu.array(np.zeros(4, np.float32)).export_memory()
+    with pytest.raises(tack.InvalidArgument):
+        cpu.empty_exportable(4, np.float32)

@@ -1,0 +1,118 @@
+"""The same kernel written in C++ and in Python gives the same typed IR, so
+both front ends share variants and disk-cache entries. The C++ twins are in
+python/src/twins.cpp."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tack
+
+F32 = tack.ArraySpec(np.float32, 1)
+
+
+@tack.kernel
+def saxpy(y: tack.Array, x: tack.Array, a: tack.Scalar):
+    for i in tack.parallel(y.size):
+        y[i] = a * x[i] + y[i]
+
+
+@tack.kernel
+def jacobi(out: tack.Array, inp: tack.Array):
+    for i, j in tack.parallel(inp.shape[0] - 2, inp.shape[1] - 2):
+        out[i + 1, j + 1] = 0.25 * (inp[i, j + 1] + inp[i + 2, j + 1] + inp[i + 1, j] + inp[i + 1, j + 2])
+
+
+@tack.kernel
+def mandelbrot(out: tack.Array[np.float32], max_iter: tack.Scalar[np.int32]):
+    for row, col in tack.parallel(out.shape[0], out.shape[1]):
+        h = tack.cast(out.shape[0], np.float32)
+        cx = -0.75 + 3.0 * (tack.cast(col, np.float32) - 0.5 * tack.cast(out.shape[1], np.float32)) / (1.5 * h)
+        cy = 1.0 - 2.0 * tack.cast(row, np.float32) / h
+        x = 0.0
+        y = 0.0
+        n = 0
+        for _ in range(max_iter):
+            x2 = x * x
+            y2 = y * y
+            if x2 + y2 > 256.0:
+                break
+            y = 2.0 * x * y + cy
+            x = x2 - y2 + cx
+            n += 1
+        smooth = tack.cast(n, np.float32) + 1.0 - tack.log2(tack.log(tack.sqrt(x * x + y * y)))
+        out[row, col] = tack.select(n < max_iter, smooth, -1.0)
+
+
+@tack.kernel
+def histogram(bins: tack.Array[np.int32], data: tack.Array):
+    for i in tack.parallel(data.size):
+        b = tack.cast(data[i] * tack.cast(bins.size, np.float32), np.int64)
+        tack.atomic_add(bins, tack.clamp(b, 0, bins.size - 1), 1)
+
+
+@tack.kernel
+def block_sum(out: tack.Array, inp: tack.Array):
+    for g in tack.workgroups(out.size):
+        i = g.global_id
+        tile = g.shared(np.float32, 256)
+        tile[g.local_id] = tack.select(i < inp.size, inp[tack.min(i, inp.size - 1)], 0.0)
+        g.barrier()
+        s = g.reduce_add(tile[g.local_id])
+        if g.local_id == 0:
+            out[g.group_id] = s
+
+
+def cavity_kernel(name):
+    def make():
+        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
+        try:
+            import cavity
+        finally:
+            sys.path.pop(0)
+        return getattr(cavity, name)
+    return make
+
+
+CASES = {
+    "saxpy": (lambda: saxpy, [F32, F32, np.float32(2)]),
+    "jacobi": (lambda: jacobi, [tack.ArraySpec(np.float32, 2)] * 2),
+    "mandelbrot": (lambda: mandelbrot, [tack.ArraySpec(np.float32, 2), np.int32(100)]),
+    "histogram": (lambda: histogram, [tack.ArraySpec(np.int32, 1), F32]),
+    "block_sum": (lambda: block_sum, [F32, F32]),
+    "lbm_stream_collide": (cavity_kernel("stream_collide"),
+                           [tack.ArraySpec(np.float32, 3)] * 2 + [np.float32(1.8), np.float32(0.1)]),
+    "lbm_moments": (cavity_kernel("moments"), [tack.ArraySpec(np.float32, 2)] * 3 + [tack.ArraySpec(np.float32, 3)]),
+    "lbm_residual_terms": (cavity_kernel("residual_terms"), [F32] * 6),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("backend", ["interp", "cpu", "cuda", "opencl"])
+def test_python_and_cpp_give_the_same_typed_ir(name, backend):
+    make, args = CASES[name]
+    py = tack.inspect(make(), backend, *args)
+    cpp = tack.inspect(tack._core._cpp_twin(name), backend, *args)
+    assert py.typed_ir == cpp.typed_ir
+    assert py.source == cpp.source
+    # The untyped IR may differ only in the C++ type of weak literals (0.0f is a
+    # float literal in C++, 0.0 a double in both), which typing removes.
+
+
+def test_a_python_kernel_hits_the_cpp_kernels_disk_cache(tmp_path):
+    import subprocess
+    script = (
+        "import numpy as np, tack, sys\n"
+        "sys.path.insert(0, %r)\n"
+        "import test_twins\n"
+        "k = tack._core._cpp_twin('saxpy') if sys.argv[1] == 'cpp' else test_twins.saxpy\n"
+        "d = tack.device('cpu'); y = d.zeros(8, np.float32); x = d.array(np.ones(8, np.float32))\n"
+        "k(y, x, np.float32(2)); assert y.numpy()[0] == 2\n" % os.path.dirname(__file__))
+    env = dict(os.environ, TACK_CACHE_DIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", script, "cpp"], env=env, check=True, timeout=120)
+    files = sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
+    assert files, "the C++ kernel wrote no cache entry"
+    subprocess.run([sys.executable, "-c", script, "python"], env=env, check=True, timeout=120)
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == files, \
+        "the Python kernel compiled a variant of its own instead of loading the C++ kernel's"
