@@ -3,7 +3,19 @@
 # examples need. Idempotent: when everything is present it only asks dpkg and
 # returns. Runs apt-get as root, or through sudo when not root.
 # Set TACK_SKIP_DEPS=1 to skip it (e.g. on a system without apt).
+#
+#   install-deps.sh                 the Debian packages
+#   install-deps.sh --python VENV   also a Python venv at VENV with what the Python
+#                                   package builds and tests with (PyPI); more
+#                                   package names may follow (numba for benchmarks)
 set -euo pipefail
+
+venv=""
+extra_python=()
+if [[ "${1:-}" == --python ]]; then
+  venv="${2:?install-deps.sh --python needs the venv folder}"
+  extra_python=("${@:3}")
+fi
 
 packages=(
   cmake make g++ ccache                        # the build
@@ -16,10 +28,35 @@ packages=(
   clang                                        # compile checks of MSL, parsed as C++
   libstb-dev                                   # PNG output in examples
   libdlpack-dev                                # tack::from_dlpack / Array::to_dlpack
+  python3-venv python3-dev                     # the Python package's venv and headers
 )
+
+# The Python side: a venv with the build backend, the binding library and the
+# test runner from PyPI. Runs after the Debian packages (it needs python3-venv).
+python_deps() {
+  [[ -z "$venv" ]] && return 0
+  local python="${TACK_PYTHON:-python3}"
+  if [[ ! -x "$venv/bin/python" ]]; then
+    echo "install-deps: making the venv $venv ($("$python" --version 2>&1))"
+    "$python" -m venv "$venv"
+  fi
+  local want=(scikit-build-core nanobind numpy pytest pillow "${extra_python[@]}")
+  if ! "$venv/bin/python" - "${want[@]}" <<'PY' 2>/dev/null; then
+import importlib.metadata as m, sys
+for name in sys.argv[1:]:
+    m.version(name)
+PY
+    echo "install-deps: pip install ${want[*]}"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "${want[@]}"
+  else
+    echo "install-deps: the venv has ${want[*]}"
+  fi
+}
+
 
 if [[ "${TACK_SKIP_DEPS:-0}" == 1 ]]; then
   echo "install-deps: skipped (TACK_SKIP_DEPS=1)"
+  python_deps
   exit 0
 fi
 
@@ -32,6 +69,7 @@ done
 
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages present"
+  python_deps
   exit 0
 fi
 
@@ -55,3 +93,4 @@ apt=("${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -o DPkg::Lock
 "${apt[@]}" update
 "${apt[@]}" install -y --no-install-recommends "${missing[@]}"
 echo "install-deps: installed ${missing[*]}"
+python_deps
