@@ -193,6 +193,9 @@ void bind_host(nb::module_& m) {
   m.def("_when_all_done", [](nb::object callback) {
     runtime::after_mark(runtime::take_mark(runtime::live_backends()), python_callback(std::move(callback)));
   });
+  m.def(
+      "_warm_up", [](const std::string& backend) { runtime::warm_up(backend); },
+      "Starts the backend's start-up work (the CPU's compiler) in the background.");
   m.def("set_debug", &tack::set_debug);
   m.def("debug", &tack::debug);
 

@@ -5,9 +5,9 @@
 
 #include "runtime/async_wait.hpp"
 
-#include "backends/interp/interp_backend.hpp"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/hip/hip_backend.hpp"
+#include "backends/interp/interp_backend.hpp"
 #include "backends/level_zero/level_zero_backend.hpp"
 #include "backends/opencl/opencl_backend.hpp"
 #ifdef TACK_HAVE_METAL
@@ -79,9 +79,9 @@ bool env_flag(const char* name) {
 
 const std::vector<BackendFactory>& backend_factories() {
   static const std::vector<BackendFactory> factories = {
-      // The option lists equal each backend's Capabilities::device_options.
+  // The option lists equal each backend's Capabilities::device_options.
 #ifdef TACK_HAVE_LLVM
-      {"cpu", {"num_threads"}, [](const DeviceOptions& o) { return make_cpu_backend(o); }},
+      {"cpu", {"num_threads"}, [](const DeviceOptions& o) { return make_cpu_backend(o); }, warm_up_cpu_backend},
 #endif
       {"cuda", {"device"}, [](const DeviceOptions& o) { return make_cuda_backend(o); }},
       {"hip", {"device"}, [](const DeviceOptions& o) { return make_hip_backend(o); }},
@@ -98,6 +98,11 @@ const std::vector<BackendFactory>& backend_factories() {
 }
 
 std::shared_ptr<Backend> default_backend() { return device().backend(); }
+
+void warm_up(std::string_view backend) {
+  for (const auto& f : backend_factories())
+    if (f.name == backend && f.warm_up) f.warm_up();
+}
 
 std::string did_you_mean(std::string_view wrong, const std::vector<std::string>& candidates) {
   return suggestion(wrong, candidates);

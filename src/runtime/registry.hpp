@@ -17,10 +17,14 @@ struct BackendFactory {
   std::string name;
   std::vector<std::string> options;  // option names this backend accepts
   std::function<std::shared_ptr<Backend>(const DeviceOptions&)> create;
+  // Optional: starts, in the background, start-up work the first compile would do.
+  std::function<void()> warm_up = {};
 };
 
 const std::vector<BackendFactory>& backend_factories();
 std::shared_ptr<Backend> default_backend();
+// Runs the named backend's warm_up, if it has one (unknown names are ignored).
+void warm_up(std::string_view backend);
 // Every device made so far that is still alive (what tack::sync() waits for).
 std::vector<std::shared_ptr<Backend>> live_backends();
 // " (did you mean 'x'?)" for the closest candidate, or "".

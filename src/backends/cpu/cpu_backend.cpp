@@ -10,9 +10,9 @@
 #include "backends/cpu/launch_policy.hpp"
 #include "backends/cpu/thread_pool.hpp"
 #include "codegen/llvm/llvm_gen.hpp"
-#include "runtime/build_id.hpp"
 #include "ir/printer.hpp"
 #include "passes/lower_workgroups.hpp"
+#include "runtime/build_id.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/host_buffer.hpp"
 #include "runtime/warnings.hpp"
@@ -51,7 +51,7 @@ void run_chunk(void* context, std::int64_t begin, std::int64_t end) {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int threads) : Backend(capabilities(threads)), threads_(threads) {}
+  explicit CpuBackend(int threads) : Backend(capabilities(threads)), threads_(threads) { cpu::warm_up_shared_jit(); }
 
   static Capabilities capabilities(int threads) {
     Capabilities c;
@@ -101,8 +101,8 @@ class CpuBackend final : public Backend {
     if (v->layout.slots > kMaxPackSlots) throw InvalidArgument("kernel '" + typed.name + "' has too many arguments");
     std::string symbol;
     // The typed, optimized (and for workgroups lowered) IR decides the code; its text is the key, with the target.
-    std::string cache_key = std::string(kCpuCacheFormat) + "\n" + library_build_id() + "\n" + jit().target_id() + "\nnoalias=" +
-                            (noalias ? "1" : "0") + "\n" + ir::to_string(typed);
+    std::string cache_key = std::string(kCpuCacheFormat) + "\n" + library_build_id() + "\n" + jit().target_id() +
+                            "\nnoalias=" + (noalias ? "1" : "0") + "\n" + ir::to_string(typed);
     DiskCache& cache = DiskCache::global();
     if (cache.enabled()) {
       if (std::optional<std::string> entry = cache.load(cache_key)) {
@@ -176,14 +176,9 @@ class CpuBackend final : public Backend {
     }
   }
 
-  cpu::Jit& jit() {
-    std::call_once(jit_once_, [this] { jit_ = std::make_unique<cpu::Jit>(); });
-    return *jit_;
-  }
+  static cpu::Jit& jit() { return cpu::shared_jit(); }
 
   int threads_;
-  std::once_flag jit_once_;
-  std::unique_ptr<cpu::Jit> jit_;
 };
 
 }  // namespace
@@ -200,5 +195,7 @@ std::shared_ptr<Backend> make_cpu_backend(const DeviceOptions& options) {
   }
   return std::make_shared<CpuBackend>(threads);
 }
+
+void warm_up_cpu_backend() { cpu::warm_up_shared_jit(); }
 
 }  // namespace tack::runtime

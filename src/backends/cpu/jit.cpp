@@ -9,6 +9,7 @@
 
 #include <tack/error.hpp>
 
+#include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -16,7 +17,6 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Config/llvm-config.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -24,8 +24,11 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <mutex>
+#include <thread>
 
 namespace tack::runtime::cpu {
 namespace {
@@ -37,7 +40,8 @@ std::string error_text(llvm::Error e) {
   return s;
 }
 
-template <class T> T check(llvm::Expected<T> v, const char* what) {
+template <class T>
+T check(llvm::Expected<T> v, const char* what) {
   if (!v) throw BackendError(std::string("LLVM: ") + what + " failed: " + error_text(v.takeError()));
   return std::move(*v);
 }
@@ -123,12 +127,60 @@ void* Jit::load(const std::string& object, const std::string& symbol) {
   auto created = jit.createJITDylib(name);
   if (!created) throw BackendError("LLVM: creating a JIT library failed: " + error_text(created.takeError()));
   llvm::orc::JITDylib& lib = *created;
-  lib.addGenerator(check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-                             jit.getDataLayout().getGlobalPrefix()),
-                         "resolving process symbols (libm)"));
+  lib.addGenerator(
+      check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit.getDataLayout().getGlobalPrefix()),
+            "resolving process symbols (libm)"));
   check(jit.addObjectFile(lib, llvm::MemoryBuffer::getMemBufferCopy(object, name)), "adding object code");
   llvm::orc::ExecutorAddr addr = check(jit.lookup(lib, symbol), "looking up the kernel entry");
   return addr.toPtr<void*>();
+}
+
+namespace {
+
+struct SharedJit {
+  std::once_flag made;
+  Jit* jit = nullptr;  // never destroyed: variants of devices alive at exit point into it
+  std::mutex thread_mutex;
+  std::thread warm_up;
+  bool warm_up_started = false;
+
+  void join() {
+    std::lock_guard lock(thread_mutex);
+    if (warm_up.joinable()) warm_up.join();
+  }
+  ~SharedJit() { join(); }
+};
+
+SharedJit& shared() {
+  static SharedJit s;
+  return s;
+}
+
+// A fork waits for the warm-up, so the child inherits a whole Jit (or none), never one half made.
+void join_before_fork() { shared().join(); }
+
+}  // namespace
+
+Jit& shared_jit() {
+  SharedJit& s = shared();
+  // A failed construction leaves the flag unset: the next caller tries again and sees the error.
+  std::call_once(s.made, [&] { s.jit = new Jit(); });
+  return *s.jit;
+}
+
+void warm_up_shared_jit() {
+  SharedJit& s = shared();
+  std::lock_guard lock(s.thread_mutex);
+  if (s.warm_up_started) return;
+  s.warm_up_started = true;
+  static std::once_flag atfork;
+  std::call_once(atfork, [] { pthread_atfork(join_before_fork, nullptr, nullptr); });
+  s.warm_up = std::thread([] {
+    try {
+      shared_jit();
+    } catch (...) {  // the first real use raises it again, with its message
+    }
+  });
 }
 
 }  // namespace tack::runtime::cpu

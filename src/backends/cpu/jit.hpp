@@ -36,4 +36,12 @@ class Jit {
   std::string target_id_;
 };
 
+// The process's one Jit, shared by every CPU device (object code is loaded into a
+// library of its own per variant, so devices never see each other's symbols).
+// Made at the first use, or in the background by warm_up_shared_jit(), which
+// returns at once: creating LLJIT costs about a millisecond, mostly first touches
+// of libLLVM's pages, and a program has other work to do meanwhile.
+Jit& shared_jit();
+void warm_up_shared_jit();
+
 }  // namespace tack::runtime::cpu
