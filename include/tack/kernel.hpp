@@ -25,10 +25,15 @@ namespace runtime {
 struct KernelImpl;
 }
 
-// Describes an array argument without data, for tack::inspect on any backend.
+// Describes an array argument without data, for tack::inspect and precompile.
 struct ArraySpec {
   DType dtype = DType::F32;
   int rank = 1;
+};
+// Describes a scalar argument by its dtype alone (weak: as a Python number), for precompile and inspect.
+struct ScalarSpec {
+  DType dtype = DType::F32;
+  bool weak = false;
 };
 
 // One argument of a kernel call, as the runtime sees it. Arrays and textures
@@ -49,6 +54,7 @@ struct KernelArg {
   KernelArg(const tack::Array& a) : kind(Kind::Array), array(&a) {}
   KernelArg(const tack::Texture& t) : kind(Kind::Texture), dtype(DType::F32), texture(&t) {}
   KernelArg(const tack::ArraySpec& s) : kind(Kind::ArraySpec), dtype(s.dtype), rank(s.rank) {}
+  KernelArg(const tack::ScalarSpec& s) : kind(Kind::Scalar), dtype(s.dtype), weak(s.weak) {}
   template <Arithmetic T>
   KernelArg(T v) : kind(Kind::Scalar), dtype(dtype_of<T>), bits(to_bits(v)) {}
 
@@ -147,6 +153,17 @@ class Kernel {
     launch(std::span<const KernelArg>(list, sizeof...(A)));
   }
   void launch(std::span<const KernelArg> args) const;
+
+  // Compiles (or loads from the disk cache) the variant these arguments select
+  // on `device` without launching anything; arrays may be ArraySpecs, scalars
+  // ScalarSpecs. A later call with arguments of the same kinds, dtypes and
+  // ranks finds it in memory. tack::precompile does many at once, in parallel.
+  template <class... A>
+  void precompile(const Device& device, const A&... args) const {
+    const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
+    precompile_args(device, std::span<const KernelArg>(list, sizeof...(A)));
+  }
+  void precompile_args(const Device& device, std::span<const KernelArg> args) const;
 
   const std::string& name() const;
   // The traced, untyped IR as text (traces the kernel if it was not yet).

@@ -85,6 +85,12 @@ void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::
       a = KernelArg(*nb::inst_ptr<Texture>(h));
     } else if (for_inspect && nb::isinstance<ArraySpec>(h)) {
       a = KernelArg(*nb::inst_ptr<ArraySpec>(h));
+    } else if (for_inspect && nb::isinstance<DType>(h)) {
+      a = KernelArg(ScalarSpec{nb::cast<DType>(h), false});  // a scalar of this dtype (strong)
+    } else if (for_inspect &&
+               (h.is(reinterpret_cast<PyObject*>(&PyFloat_Type)) || h.is(reinterpret_cast<PyObject*>(&PyLong_Type)))) {
+      // The types float and int: the weak scalar a Python number passes.
+      a = KernelArg(ScalarSpec{h.is(reinterpret_cast<PyObject*>(&PyFloat_Type)) ? DType::F64 : DType::I64, true});
     } else if (scalar_arg(h, a)) {
       if (i < impl.specs.size() && impl.specs[i].kind == 1 && impl.specs[i].fixed)
         convert_to_fixed(a, impl.specs[i].dtype, impl.name, i);
@@ -157,6 +163,26 @@ void call_kernel(const PyKernel& k, nb::args args) {
   k.kernel.launch(std::span<const KernelArg>(call.items.data(), call.count));
 }
 
+// tack.precompile: [(kernel, [args...]), ...], compiled `threads` at a time with the GIL released.
+void precompile_kernels(const Device& device, const nb::sequence& requests, int threads) {
+  std::vector<PrecompileRequest> list;
+  std::vector<std::vector<nb::handle>> keep;
+  for (nb::handle r : requests) {
+    nb::sequence pair = nb::borrow<nb::sequence>(r);
+    if (nb::len(pair) != 2 || !nb::isinstance<PyKernel>(pair[0]))
+      throw TypeError("precompile takes (kernel, arguments) pairs");
+    const PyKernel& k = nb::cast<const PyKernel&>(pair[0]);
+    std::vector<nb::handle> handles;
+    for (nb::handle h : nb::borrow<nb::sequence>(pair[1])) handles.push_back(h);
+    CallArgs call;
+    convert_args(*k.impl, handles.data(), handles.size(), true, call);
+    list.push_back({k.kernel, std::vector<KernelArg>(call.items.begin(), call.items.begin() + call.count)});
+    keep.push_back(std::move(handles));  // the arrays and textures the KernelArgs point into
+  }
+  nb::gil_scoped_release release;
+  tack::precompile(device, list, threads);
+}
+
 Inspection inspect_kernel(const PyKernel& k, const std::string& backend, const nb::sequence& args) {
   std::vector<nb::handle> handles;
   for (nb::handle h : args) handles.push_back(h);
@@ -206,6 +232,25 @@ void bind_kernels(nb::module_& m) {
       .def("__call__", &call_kernel);
 
   m.def("inspect", &inspect_kernel, nb::arg("kernel"), nb::arg("backend"), nb::arg("args"));
+  m.def("_precompile", &precompile_kernels, nb::arg("device"), nb::arg("requests"), nb::arg("threads"));
+
+  nb::class_<CompileStats>(m, "CompileStats")
+      .def_ro("variants", &CompileStats::variants)
+      .def_ro("disk_hits", &CompileStats::disk_hits)
+      .def_ro("disk_misses", &CompileStats::disk_misses)
+      .def_ro("trace_ms", &CompileStats::trace_ms)
+      .def_ro("infer_ms", &CompileStats::infer_ms)
+      .def_ro("optimize_ms", &CompileStats::optimize_ms)
+      .def_ro("codegen_ms", &CompileStats::codegen_ms)
+      .def_ro("compile_ms", &CompileStats::compile_ms)
+      .def_ro("load_ms", &CompileStats::load_ms)
+      .def("__repr__", [](const CompileStats& s) {
+        return "CompileStats(variants=" + std::to_string(s.variants) + ", disk_hits=" + std::to_string(s.disk_hits) +
+               ", disk_misses=" + std::to_string(s.disk_misses) + ", compile_ms=" + std::to_string(s.compile_ms) +
+               ", ...)";
+      });
+  m.def("compile_stats", &tack::compile_stats);
+  m.def("reset_compile_stats", &tack::reset_compile_stats);
 }
 
 }  // namespace tack::python

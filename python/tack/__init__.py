@@ -21,7 +21,8 @@ from . import _core
 from ._errors import (BackendError, BackendUnavailable, CompileError, Error, IndexError, InvalidArgument,
                       TypeError)
 from ._dtypes import to_dtype, to_numpy
-from ._host import ArraySpec, Capabilities, array_from_ptr, device, from_dlpack, inspect, texture3d
+from ._host import (ArraySpec, Capabilities, array_from_ptr, compile_stats, device, from_dlpack, inspect, precompile,
+                    reset_compile_stats, texture3d)
 from ._async import sync_async
 
 Device = _core.Device

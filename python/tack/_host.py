@@ -174,3 +174,41 @@ def inspect(kernel, backend, *args):
     """What kernel becomes for these arguments on backend, without running anything: .ir (traced),
     .typed_ir (typed and optimized) and .source (the code the backend compiles)."""
     return _core.inspect(kernel, backend, list(args))
+
+
+def _precompile_args(args):
+    """Arguments for precompile: arrays or ArraySpecs, textures, and scalars given by a value (a Python
+    number is weak), by a NumPy dtype or type (strong), or by the type float or int (weak)."""
+    out = []
+    for a in args:
+        if a is float or a is int:
+            out.append(a)
+        elif a is bool:
+            out.append(_core.DType.bool)
+        elif isinstance(a, np.dtype) or (isinstance(a, type) and issubclass(a, np.generic)):
+            out.append(to_dtype(a))
+        else:
+            out.append(a)
+    return out
+
+
+def precompile(device, requests, threads=0):
+    """Compiles (or loads from the disk cache) a variant for each (kernel, arguments) pair on device,
+    launching nothing, `threads` at a time (0: one per core). Later calls with arguments of the same
+    kinds, dtypes and ranks find them in memory. Every request is tried; the first failure is raised."""
+    pairs = []
+    for r in requests:
+        if not (isinstance(r, (tuple, list)) and len(r) == 2):
+            raise _TackTypeError(f"tack.precompile takes (kernel, arguments) pairs, got {type(r).__name__}")
+        pairs.append((r[0], _precompile_args(r[1])))
+    _core._precompile(device, pairs, int(threads))
+
+
+def _kernel_precompile(self, device, *args):
+    """Compiles the variant these arguments select on device, without launching (see tack.precompile)."""
+    _core._precompile(device, [(self, _precompile_args(args))], 1)
+
+
+_core.Kernel.precompile = _kernel_precompile
+compile_stats = _core.compile_stats
+reset_compile_stats = _core.reset_compile_stats

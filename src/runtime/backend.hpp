@@ -2,6 +2,8 @@
 // storage objects behind tack::Array and tack::Texture.
 #pragma once
 
+#include "runtime/compile_report.hpp"
+
 #include "ir/ir.hpp"
 #include "passes/bounds_checks.hpp"
 #include "runtime/host_reduce.hpp"
@@ -103,6 +105,8 @@ struct CompiledVariant {
   // array's parameter, which the launch appends to the call's arguments; -1 when off.
   std::vector<passes::CheckedAccess> debug_sites;
   int debug_error_param = -1;
+  // What making it cost; a backend's compile() fills the phases it knows.
+  CompileReport report;
 };
 
 struct Launch {

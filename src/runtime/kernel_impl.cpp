@@ -3,9 +3,13 @@
 
 #include "ir/printer.hpp"
 #include "lang/trace_context.hpp"
+#include "runtime/compile_report.hpp"
 #include "runtime/signature.hpp"
 
 #include <tack/error.hpp>
+
+#include <chrono>
+#include <utility>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -18,6 +22,7 @@ const ir::Kernel& KernelImpl::traced() {
   if (specs.size() > static_cast<std::size_t>(kMaxKernelParams))
     throw InvalidArgument("kernel '" + name + "' has " + std::to_string(specs.size()) + " parameters; at most " +
                           std::to_string(kMaxKernelParams) + " are supported");
+  const auto start = std::chrono::steady_clock::now();
   ir::Kernel k;
   k.name = name;
   k.loc = loc;
@@ -40,7 +45,13 @@ const ir::Kernel& KernelImpl::traced() {
   hash_hi_ = h.high64;
   kernel_ = std::move(k);
   traced_ = true;
+  trace_ms_ = ms_since(start);
   return kernel_;
+}
+
+double KernelImpl::take_trace_ms() {
+  std::lock_guard lock(trace_mutex_);
+  return std::exchange(trace_ms_, 0.0);
 }
 
 }  // namespace tack::runtime

@@ -21,6 +21,8 @@ struct KernelImpl {
 
   // Traces on first call (thread-safe); a failed trace is retried next time.
   const ir::Kernel& traced();
+  // The milliseconds tracing took, once: later calls return 0 (each trace is reported with one variant).
+  double take_trace_ms();
   std::uint64_t hash_lo() const { return hash_lo_; }
   std::uint64_t hash_hi() const { return hash_hi_; }
 
@@ -29,6 +31,7 @@ struct KernelImpl {
   bool traced_ = false;
   ir::Kernel kernel_;
   std::uint64_t hash_lo_ = 0, hash_hi_ = 0;
+  double trace_ms_ = 0;
 };
 
 }  // namespace tack::runtime

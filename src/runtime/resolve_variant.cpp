@@ -6,10 +6,13 @@
 #include "ir/visitor.hpp"
 #include "passes/infer_types.hpp"
 #include "passes/optimize.hpp"
+#include "runtime/compile_report.hpp"
 #include "runtime/debug_mode.hpp"
 #include "runtime/registry.hpp"
 
 #include <tack/error.hpp>
+
+#include <chrono>
 
 #include <algorithm>
 #include <mutex>
@@ -191,8 +194,10 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
   return call;
 }
 
-ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature& sig, passes::BoundsChecked* checks) {
+ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature& sig, passes::BoundsChecked* checks,
+                      CompileReport* report) {
   const ir::Kernel& k = impl.traced();
+  auto start = std::chrono::steady_clock::now();
   std::vector<passes::ParamType> types(k.params.size());
   for (size_t i = 0; i < types.size(); ++i) {
     types[i].dtype = static_cast<DType>((sig.items[i] >> 2) & 0xF);
@@ -215,7 +220,10 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
     }
   }
   check_capabilities(typed, backend.caps());
+  if (report) report->infer_ms = ms_since(start);
+  start = std::chrono::steady_clock::now();
   ir::Kernel optimized = passes::optimize(typed);
+  if (report) report->optimize_ms = ms_since(start);
   std::lock_guard lock(g_observer_mutex);
   if (g_observer) g_observer(optimized);
   return optimized;
@@ -225,11 +233,23 @@ std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend
   VariantKey key{impl.hash_lo(), impl.hash_hi(), sig};
   if (auto v = backend.find_variant(key)) return v;
   passes::BoundsChecked checks;
-  ir::Kernel typed = specialize(impl, backend, sig, &checks);
+  CompileReport report;
+  ir::Kernel typed = specialize(impl, backend, sig, &checks, &report);
+  const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<CompiledVariant> v = backend.compile(typed, key);
+  const double backend_ms = ms_since(start);
+  // The backend's own phases, where it reports them; else all of its time is "compile".
+  report.codegen_ms = v->report.codegen_ms;
+  report.compile_ms = v->report.compile_ms;
+  report.load_ms = v->report.load_ms;
+  report.disk = v->report.disk;
+  if (report.codegen_ms + report.compile_ms + report.load_ms == 0) report.compile_ms = backend_ms;
+  report.trace_ms = impl.take_trace_ms();
+  v->report = report;
   v->typed = std::move(typed);
   v->debug_sites = std::move(checks.sites);
   v->debug_error_param = checks.error_param;
+  record_compile(impl.name, backend.caps().name, report);
   return backend.add_variant(key, std::move(v));
 }
 

@@ -20,6 +20,7 @@
 #include <tack/error.hpp>
 
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 
@@ -104,13 +105,18 @@ class CpuBackend final : public Backend {
     std::string cache_key = std::string(kCpuCacheFormat) + "\n" + library_build_id() + "\n" + jit().target_id() +
                             "\nnoalias=" + (noalias ? "1" : "0") + "\n" + ir::to_string(typed);
     DiskCache& cache = DiskCache::global();
+    CompileReport& report = v->report;
     if (cache.enabled()) {
+      report.disk = CompileReport::Disk::Miss;
+      const auto start = std::chrono::steady_clock::now();
       if (std::optional<std::string> entry = cache.load(cache_key)) {
         // The entry is "SYM:<chunk symbol>\n<object code>"; the cache has checked its checksum.
         std::size_t nl = entry->find('\n');
         if (entry->compare(0, 4, "SYM:") == 0 && nl != std::string::npos) {
           try {
             v->chunk = reinterpret_cast<ChunkFn>(jit().load(entry->substr(nl + 1), entry->substr(4, nl - 4)));
+            report.disk = CompileReport::Disk::Hit;
+            report.load_ms = ms_since(start);
             return v;
           } catch (const BackendError& e) {
             warn("cached object code for kernel '" + typed.name + "' did not load (" + e.what() + "); recompiling");
@@ -118,9 +124,11 @@ class CpuBackend final : public Backend {
         }
       }
     }
-    std::string object = jit().compile(typed, noalias, &symbol);
+    std::string object = jit().compile(typed, noalias, &symbol, &report.codegen_ms, &report.compile_ms);
     if (cache.enabled()) cache.store(cache_key, "SYM:" + symbol + "\n" + object);
+    const auto start = std::chrono::steady_clock::now();
     v->chunk = reinterpret_cast<ChunkFn>(jit().load(object, symbol));
+    report.load_ms = ms_since(start);
     return v;
   }
 

@@ -27,8 +27,10 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace tack::runtime::cpu {
 namespace {
@@ -67,16 +69,34 @@ std::uint64_t Jit::compile_count() { return g_compiles.load(); }
 struct Jit::State {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   llvm::orc::JITTargetMachineBuilder builder{llvm::Triple()};
-  std::mutex tm_mutex;  // a TargetMachine is not safe to share between threads
-  std::unique_ptr<llvm::TargetMachine> tm;
+  // A TargetMachine is not safe to share between threads: each compile takes one
+  // from this pool (or makes one) and gives it back.
+  std::mutex tm_mutex;
+  std::vector<std::unique_ptr<llvm::TargetMachine>> free_tms;
   std::atomic<std::uint64_t> libraries{0};
+
+  std::unique_ptr<llvm::TargetMachine> take_tm() {
+    {
+      std::lock_guard lock(tm_mutex);
+      if (!free_tms.empty()) {
+        auto tm = std::move(free_tms.back());
+        free_tms.pop_back();
+        return tm;
+      }
+    }
+    return check(builder.createTargetMachine(), "creating a target machine");
+  }
+  void give_tm(std::unique_ptr<llvm::TargetMachine> tm) {
+    std::lock_guard lock(tm_mutex);
+    free_tms.push_back(std::move(tm));
+  }
 };
 
 Jit::Jit() : state_(std::make_unique<State>()) {
   initialize_llvm();
   state_->builder = check(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host CPU");
   state_->builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-  state_->tm = check(state_->builder.createTargetMachine(), "creating the target machine");
+  state_->free_tms.push_back(check(state_->builder.createTargetMachine(), "creating the target machine"));
   state_->jit = check(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(state_->builder).create(), "creating LLJIT");
   target_id_ = std::string("llvm ") + LLVM_VERSION_STRING + "|" + state_->builder.getTargetTriple().str() + "|" +
                state_->builder.getCPU() + "|" + state_->builder.getFeatures().getString();
@@ -84,8 +104,16 @@ Jit::Jit() : state_(std::make_unique<State>()) {
 
 Jit::~Jit() = default;
 
-std::string Jit::compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol) {
+std::string Jit::compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol, double* codegen_ms,
+                         double* compile_ms) {
   g_compiles.fetch_add(1);
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&start] {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - start).count();
+    start = now;
+    return ms;
+  };
   llvm::LLVMContext context;
   codegen::LlvmModule gen = codegen::generate_llvm(typed, context, noalias);
   llvm::Module& m = *gen.module;
@@ -94,8 +122,14 @@ std::string Jit::compile(const ir::Kernel& typed, bool noalias, std::string* chu
   if (llvm::verifyModule(m, &verify_os))
     throw CompileError("kernel '" + typed.name + "': generated LLVM IR is invalid (a Tack bug): " + verify_errors);
 
-  std::lock_guard lock(state_->tm_mutex);
-  llvm::TargetMachine& tm = *state_->tm;
+  if (codegen_ms) *codegen_ms = elapsed();
+
+  struct Lease {
+    State& state;
+    std::unique_ptr<llvm::TargetMachine> tm;
+    ~Lease() { state.give_tm(std::move(tm)); }
+  } lease{*state_, state_->take_tm()};
+  llvm::TargetMachine& tm = *lease.tm;
   m.setDataLayout(tm.createDataLayout());
   m.setTargetTriple(tm.getTargetTriple().str());
 
@@ -107,6 +141,7 @@ std::string Jit::compile(const ir::Kernel& typed, bool noalias, std::string* chu
   if (tm.addPassesToEmitFile(emit, os, nullptr, llvm::CodeGenFileType::ObjectFile))
     throw BackendError("LLVM: the host target cannot emit object files");
   emit.run(m);
+  if (compile_ms) *compile_ms = elapsed();
   if (chunk_symbol) *chunk_symbol = gen.chunk_symbol;
   return std::string(object.begin(), object.end());
 }

@@ -20,8 +20,12 @@ class Jit {
   // What makes object code from this JIT differ: LLVM version, host CPU and features.
   const std::string& target_id() const { return target_id_; }
 
-  // Generates, optimizes at O3 and emits object code for a typed kernel.
-  std::string compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol);
+  // Generates, optimizes at O3 and emits object code for a typed kernel. Several
+  // threads may compile at once: each takes a TargetMachine of its own from a pool.
+  // `codegen_ms` / `compile_ms`, when given, get the time spent making LLVM IR
+  // and in LLVM's optimizer and code generator.
+  std::string compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol, double* codegen_ms = nullptr,
+                      double* compile_ms = nullptr);
   // How many kernels this process has compiled (not loaded from the cache): for tests.
   static std::uint64_t compile_count();
   // LLVM IR text of a typed kernel before optimization (for tack::inspect).

@@ -1,0 +1,27 @@
+// What making one variant cost, phase by phase, and how the disk cache served
+// it: filled by resolve_variant (trace, infer, optimize) and the backend
+// (codegen, compile, load, disk), then added to tack::compile_stats() and,
+// with TACK_LOG=compile, printed as one line on stderr.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace tack::runtime {
+
+struct CompileReport {
+  enum class Disk : std::uint8_t { Off, Hit, Miss };
+  double trace_ms = 0, infer_ms = 0, optimize_ms = 0, codegen_ms = 0, compile_ms = 0, load_ms = 0;
+  Disk disk = Disk::Off;
+};
+
+// Adds the report to the process's totals and logs it where TACK_LOG names "compile".
+void record_compile(const std::string& kernel, const std::string& backend, const CompileReport& report);
+
+// Milliseconds since `start`, for the phases above.
+inline double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace tack::runtime

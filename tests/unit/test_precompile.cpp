@@ -1,0 +1,144 @@
+// Compiling ahead (Kernel::precompile, tack::precompile) and the compile
+// statistics: a precompiled variant is the one the later call runs, many
+// kernels compile in parallel, failures come back in request order after every
+// request was tried, and TACK_LOG=compile prints one line per variant.
+#include <gtest/gtest.h>
+#include <tack/tack.hpp>
+
+#include "backends/cpu/jit.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace tack::lang;
+using tack::DType;
+
+namespace {
+
+// A kernel of its own per k, so each is a distinct variant.
+tack::Kernel scale(int k) {
+  return tack::kernel("scale_" + std::to_string(k), [k](Array y, Scalar a) {
+    parallel_for(y.size(), [&](Index i) { y[i] = y[i] * a + static_cast<float>(k); });
+  });
+}
+
+struct NoDiskCache : ::testing::Test {
+  void SetUp() override { ::setenv("TACK_CACHE", "0", 1); }
+};
+
+TEST_F(NoDiskCache, APrecompiledVariantIsTheOneTheCallRuns) {
+  tack::Device cpu = tack::device("cpu");
+  tack::Kernel k = scale(100);
+  const auto compiled = tack::runtime::cpu::Jit::compile_count();
+  k.precompile(cpu, tack::ArraySpec{DType::F32, 1}, tack::ScalarSpec{DType::F32});
+  EXPECT_EQ(tack::runtime::cpu::Jit::compile_count(), compiled + 1);
+  tack::Array y = cpu.from_host(std::vector<float>{1, 2});
+  k(y, 2.0f);
+  EXPECT_EQ(tack::runtime::cpu::Jit::compile_count(), compiled + 1) << "the call compiled again";
+  EXPECT_EQ(y.to_host<float>(), (std::vector<float>{102, 104}));
+  k(y, 2.0);  // an f64 scalar: another variant
+  EXPECT_EQ(tack::runtime::cpu::Jit::compile_count(), compiled + 2);
+}
+
+TEST_F(NoDiskCache, ManyKernelsCompileInParallelAndAreCounted) {
+  tack::Device cpu = tack::device("cpu");
+  std::vector<tack::Kernel> kernels;
+  std::vector<tack::PrecompileRequest> requests;
+  for (int k = 0; k < 8; ++k) kernels.push_back(scale(k));
+  for (const auto& k : kernels) requests.push_back({k, {tack::ArraySpec{DType::F32, 1}, tack::KernelArg(1.0f)}});
+  tack::reset_compile_stats();
+  const auto compiled = tack::runtime::cpu::Jit::compile_count();
+  tack::precompile(cpu, requests, 2);
+  EXPECT_EQ(tack::runtime::cpu::Jit::compile_count(), compiled + 8);
+  const tack::CompileStats s = tack::compile_stats();
+  EXPECT_EQ(s.variants, 8u);
+  EXPECT_EQ(s.disk_hits + s.disk_misses, 0u);  // the disk cache is off
+  EXPECT_GT(s.compile_ms, 0.0);
+  EXPECT_GT(s.codegen_ms, 0.0);
+  EXPECT_GT(s.trace_ms, 0.0);
+  for (int k = 0; k < 8; ++k) {
+    tack::Array y = cpu.from_host(std::vector<float>{1});
+    kernels[static_cast<std::size_t>(k)](y, 1.0f);
+    EXPECT_EQ(y.to_host<float>()[0], 1.0f + static_cast<float>(k));
+  }
+  EXPECT_EQ(tack::runtime::cpu::Jit::compile_count(), compiled + 8) << "a call compiled what precompile made";
+}
+
+TEST_F(NoDiskCache, FailuresComeBackInRequestOrderAfterEveryRequestWasTried) {
+  tack::Device cpu = tack::device("cpu");
+  auto bad = tack::kernel("bad_bits", [](Array y) { parallel_for(y.size(), [&](Index i) { y[i] = y[i] & 1; }); });
+  tack::Kernel good = scale(200);
+  std::vector<tack::PrecompileRequest> requests = {
+      {tack::Kernel(), {}},
+      {bad, {tack::ArraySpec{DType::F32, 1}}},
+      {good, {tack::ArraySpec{DType::F32, 1}, tack::KernelArg(1.0f)}},
+  };
+  const auto compiled = tack::runtime::cpu::Jit::compile_count();
+  try {
+    tack::precompile(cpu, requests, 2);
+    FAIL() << "no error";
+  } catch (const tack::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("precompile request 0: an empty tack::Kernel"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(tack::runtime::cpu::Jit::compile_count(), compiled + 1) << "the good request was not compiled";
+  requests.erase(requests.begin());
+  EXPECT_THROW(tack::precompile(cpu, requests), tack::TypeError);
+}
+
+TEST(Precompile, BadDevicesAndThreadCounts) {
+  tack::Kernel k = scale(300);
+  EXPECT_THROW(k.precompile(tack::Device(), tack::ArraySpec{}, 1.0f), tack::InvalidArgument);
+  EXPECT_THROW(tack::Kernel().precompile(tack::device("cpu")), tack::InvalidArgument);
+  EXPECT_THROW(tack::precompile(tack::device("cpu"), {}, -1), tack::InvalidArgument);
+  EXPECT_THROW(k.precompile(tack::device("cpu"), tack::ArraySpec{DType::F32, 5}, 1.0f), tack::InvalidArgument);
+  EXPECT_THROW(k.precompile(tack::device("cpu"), 1.0f, 1.0f), tack::TypeError);  // a scalar for the array
+}
+
+// TACK_LOG is read once per process: the logging run happens in a child.
+TEST(CompileLog, TackLogCompilePrintsOneLinePerVariant) {
+  const std::filesystem::path log = std::filesystem::temp_directory_path() / ("tack_log_" + std::to_string(getpid()));
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("TACK_LOG", "cache,compile", 1);
+    ::setenv("TACK_CACHE", "0", 1);
+    if (!std::freopen(log.c_str(), "w", stderr)) std::_Exit(2);
+    try {
+      tack::Kernel k = scale(400);
+      tack::Array y = tack::device("cpu").from_host(std::vector<float>{1});
+      k(y, 1.0f);
+      k(y, 1.0f);  // found in memory: no second line
+      k(y, 1.0);
+    } catch (...) {
+      std::_Exit(3);
+    }
+    std::fflush(stderr);  // _Exit flushes nothing
+    std::_Exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::filesystem::remove(log);
+  const std::string s = text.str();
+  std::size_t lines = 0;
+  for (std::size_t at = 0; (at = s.find("tack: kernel 'scale_400' on cpu: trace ", at)) != std::string::npos; ++at)
+    ++lines;
+  EXPECT_EQ(lines, 2u) << s;
+  EXPECT_NE(s.find(" compile "), std::string::npos) << s;
+  EXPECT_NE(s.find("no disk cache"), std::string::npos) << s;
+}
+
+}  // namespace
