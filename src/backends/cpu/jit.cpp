@@ -162,9 +162,8 @@ void* Jit::load(const std::string& object, const std::string& symbol) {
   auto created = jit.createJITDylib(name);
   if (!created) throw BackendError("LLVM: creating a JIT library failed: " + error_text(created.takeError()));
   llvm::orc::JITDylib& lib = *created;
-  lib.addGenerator(
-      check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit.getDataLayout().getGlobalPrefix()),
-            "resolving process symbols (libm)"));
+  // libm and the process's other symbols resolve through LLJIT's process-symbols
+  // library, which every library createJITDylib makes links to.
   check(jit.addObjectFile(lib, llvm::MemoryBuffer::getMemBufferCopy(object, name)), "adding object code");
   llvm::orc::ExecutorAddr addr = check(jit.lookup(lib, symbol), "looking up the kernel entry");
   return addr.toPtr<void*>();
