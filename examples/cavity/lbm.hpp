@@ -32,6 +32,8 @@ class Lattice {
   double residual();
 
   Velocity velocity();  // copies the current velocity field to the host
+  // g = f - w, f32 {9, n, n}: what examples/mpi_cavity compares with, bit for bit.
+  const tack::Array& populations() const { return f_; }
 
  private:
   void update_moments();

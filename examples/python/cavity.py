@@ -56,47 +56,67 @@ def moments_of(g):
     return drho, rho, jx * inv, jy * inv
 
 
+@tack.func
+def array_row(r, y0, slab):
+    """The arrays' row of global row r: r itself for the whole grid; in a slab
+    with a ghost row below (examples/python/mpi_cavity.py), r - y0 + 1. `slab`
+    is a plain Python bool, decided while tracing."""
+    out = r
+    if slab:
+        out = r - y0 + 1
+    return out
+
+
+@tack.func
+def stream_collide_cell(g_out, g_in, omega, lid_u, y, x, ny, nx, y0, slab):
+    """One cell's time step, pull scheme: gather the populations streaming in
+    (half-way bounce-back at walls, plus the lid's momentum below the lid),
+    relax towards equilibrium (BGK), write to g_out. Walls use select, not
+    branches. y is the cell's row in the whole grid of ny rows, so the walls are
+    where they are in the whole grid whatever part of it the arrays hold (as
+    stream_collide_cell in examples/cavity/lbm_kernels.hpp)."""
+    g = (g_in[0, array_row(y, y0, slab), x],)   # a Python tuple of Values, as the C++ std::vector<Value>
+    for k in tack.static_range(1, 9):
+        # Only the components that can leave the grid need a test and a clamp.
+        sy, sx = y - CY[k], x - CX[k]
+        inside = ()             # the tests that must all hold for the source to be fluid
+        if CY[k] > 0:
+            inside = inside + (sy >= 0,)
+            sy = tack.max(sy, 0)
+        if CY[k] < 0:
+            inside = inside + (sy < ny,)
+            sy = tack.min(sy, ny - 1)
+        if CX[k] > 0:
+            inside = inside + (sx >= 0,)
+            sx = tack.max(sx, 0)
+        if CX[k] < 0:
+            inside = inside + (sx < nx,)
+            sx = tack.min(sx, nx - 1)
+        fluid = inside[0]
+        for t in tack.static_range(1, NTESTS[k]):
+            fluid = tack.logical_and(fluid, inside[t])
+        bounced = g_in[OPP[k], array_row(y, y0, slab), x]   # w_k == w_opp, so g bounces like f
+        if CY[k] < 0 and CX[k] != 0:           # coming down from the lid: it carries the lid's momentum
+            bounced = bounced + tack.select(y + 1 >= ny, lid_u * LID[k], 0.0)
+        g = g + (tack.select(fluid, g_in[k, array_row(sy, y0, slab), sx], bounced),)
+
+    drho, rho, ux, uy = moments_of(g)
+    usq15 = 1.5 * (ux * ux + uy * uy)
+    for k in tack.static_range(9):
+        cu = 3.0 * (CXF[k] * ux + CYF[k] * uy)
+        # f_eq - w = w (rho - 1) + w rho (3 c.u + 4.5 (c.u)^2 - 1.5 u.u)
+        geq = W[k] * (drho + rho * (cu + 0.5 * cu * cu - usq15))
+        g_out[k, array_row(y, y0, slab), x] = g[k] + omega * (geq - g[k])
+
+
 # The kernels carry the C++ kernels' names (lbm_*), so both front ends name
 # their variants alike.
 @tack.kernel(name="lbm_stream_collide")
 def stream_collide(g_out: tack.Array, g_in: tack.Array, omega: tack.Scalar, lid_u: tack.Scalar):
-    """One time step, pull scheme: gather the populations streaming in (half-way
-    bounce-back at walls, plus the lid's momentum below the lid), relax towards
-    equilibrium (BGK), write to g_out. Walls use select, not branches."""
+    """One time step of the whole grid."""
     for y, x in tack.parallel(g_in.shape[1], g_in.shape[2]):
         ny, nx = g_in.shape[1], g_in.shape[2]
-        g = (g_in[0, y, x],)        # a Python tuple of Values, as the C++ std::vector<Value>
-        for k in tack.static_range(1, 9):
-            # Only the components that can leave the grid need a test and a clamp.
-            sy, sx = y - CY[k], x - CX[k]
-            inside = ()             # the tests that must all hold for the source to be fluid
-            if CY[k] > 0:
-                inside = inside + (sy >= 0,)
-                sy = tack.max(sy, 0)
-            if CY[k] < 0:
-                inside = inside + (sy < ny,)
-                sy = tack.min(sy, ny - 1)
-            if CX[k] > 0:
-                inside = inside + (sx >= 0,)
-                sx = tack.max(sx, 0)
-            if CX[k] < 0:
-                inside = inside + (sx < nx,)
-                sx = tack.min(sx, nx - 1)
-            fluid = inside[0]
-            for t in tack.static_range(1, NTESTS[k]):
-                fluid = tack.logical_and(fluid, inside[t])
-            bounced = g_in[OPP[k], y, x]           # w_k == w_opp, so g bounces like f
-            if CY[k] < 0 and CX[k] != 0:           # coming down from the lid: it carries the lid's momentum
-                bounced = bounced + tack.select(y + 1 >= ny, lid_u * LID[k], 0.0)
-            g = g + (tack.select(fluid, g_in[k, sy, sx], bounced),)
-
-        drho, rho, ux, uy = moments_of(g)
-        usq15 = 1.5 * (ux * ux + uy * uy)
-        for k in tack.static_range(9):
-            cu = 3.0 * (CXF[k] * ux + CYF[k] * uy)
-            # f_eq - w = w (rho - 1) + w rho (3 c.u + 4.5 (c.u)^2 - 1.5 u.u)
-            geq = W[k] * (drho + rho * (cu + 0.5 * cu * cu - usq15))
-            g_out[k, y, x] = g[k] + omega * (geq - g[k])
+        stream_collide_cell(g_out, g_in, omega, lid_u, y, x, ny, nx, 0, False)
 
 
 @tack.kernel(name="lbm_moments")
