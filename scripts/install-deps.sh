@@ -29,6 +29,7 @@ packages=(
   libstb-dev                                   # PNG output in examples
   libdlpack-dev                                # tack::from_dlpack / Array::to_dlpack
   python3-venv python3-dev                     # the Python package's venv and headers
+  openmpi-bin libopenmpi-dev                   # examples/mpi_cavity (optional for Tack itself)
 )
 
 # The Python side: a venv with the build backend, the binding library and the
@@ -40,7 +41,9 @@ python_deps() {
     echo "install-deps: making the venv $venv ($("$python" --version 2>&1))"
     "$python" -m venv "$venv"
   fi
-  local want=(scikit-build-core nanobind numpy pytest pillow "${extra_python[@]}")
+  # mpi4py: a binary wheel (about a second) that loads the system's libmpi (Open MPI,
+  # above) when imported; python/tests/test_mpi.py skips without it.
+  local want=(scikit-build-core nanobind numpy pytest pillow mpi4py "${extra_python[@]}")
   if ! "$venv/bin/python" - "${want[@]}" <<'PY' 2>/dev/null; then
 import importlib.metadata as m, sys
 for name in sys.argv[1:]:
