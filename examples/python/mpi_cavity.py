@@ -58,16 +58,15 @@ def halo_unpack(g: tack.Array, below: tack.Array, above: tack.Array):
 
 
 def mpi_buffer(a):
-    """What mpi4py reads and writes: the array's own memory, from share(), as an
-    mpi4py buffer spec. On cpu the handle is a host pointer; on cuda a device
-    pointer, which a CUDA-aware MPI recognises as such (docs/mpi.md). Sharing
-    makes every later launch that binds the array complete before returning,
-    so MPI never reads a half-written halo. (np.from_dlpack(a) is a view of the
-    same memory too, but NumPy marks it read-only, and MPI writes the receives.)"""
-    m = a.share()
-    if m.kind not in ("host", "cuda"):
-        raise SystemExit(f"mpi_cavity.py: MPI cannot use {m.kind!r} memory (host or cuda only)")
-    return [MPI.buffer.fromaddress(m.handle, m.bytes), MPI.FLOAT]
+    """What mpi4py reads and writes: the Tack array itself. mpi4py takes it through
+    __dlpack__ (DLPack 1.0: the array's own, writable memory, no copy), which
+    shares the array, so every later launch that binds it completes before
+    returning and MPI never reads a half-written halo. On cuda the tensor is
+    device memory, which only a CUDA-aware MPI can use (docs/mpi.md)."""
+    kind = a.share().kind
+    if kind not in ("host", "cuda"):
+        raise SystemExit(f"mpi_cavity.py: MPI cannot use {kind!r} memory (host or cuda only)")
+    return a
 
 
 class Slab:

@@ -37,7 +37,7 @@ bool numpy_scalar_dtype(nb::handle h, DType& out);
 lang::Value to_value(nb::handle h);
 
 // Array.__dlpack__ and __dlpack_device__ (dlpack.cpp).
-nb::object dlpack_capsule(const Array& a);
+nb::object dlpack_capsule(const Array& a, nb::handle max_version, nb::handle dl_device, nb::handle copy);
 nb::tuple dlpack_device_of(const Array& a);
 
 // C++ threads (tack-wait) call into Python only between enter_python() returning

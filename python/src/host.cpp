@@ -219,7 +219,8 @@ void bind_host(nb::module_& m) {
       .def("export_memory", &Array::export_memory, nb::call_guard<nb::gil_scoped_release>())
       .def(
           "__dlpack__",
-          [](const Array& a, nb::handle, nb::handle, nb::handle, nb::handle) { return dlpack_capsule(a); },
+          [](const Array& a, nb::handle /*stream: a shared array's launches are complete*/, nb::handle max_version,
+             nb::handle dl_device, nb::handle copy) { return dlpack_capsule(a, max_version, dl_device, copy); },
           nb::arg("stream").none() = nb::none(), nb::arg("max_version").none() = nb::none(),
           nb::arg("dl_device").none() = nb::none(), nb::arg("copy").none() = nb::none())
       .def("__dlpack_device__", &dlpack_device_of);

@@ -150,7 +150,13 @@ def from_dlpack(obj, device=None):
     until the array and the launches that use it are gone."""
     if isinstance(obj, _core.Array):
         return obj
-    capsule = obj.__dlpack__() if hasattr(obj, "__dlpack__") else obj
+    if hasattr(obj, "__dlpack__"):
+        try:
+            capsule = obj.__dlpack__(max_version=(1, 0))  # DLPack 1.0 carries the read-only flag
+        except TypeError:  # a producer of DLPack 0.x takes no max_version
+            capsule = obj.__dlpack__()
+    else:
+        capsule = obj
     return _core._from_dlpack_capsule(capsule, device)
 
 

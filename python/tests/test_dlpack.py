@@ -147,3 +147,35 @@ def test_export_memory_is_cuda_only(cpu):
         cpu.array(np.zeros(4, np.float32)).export_memory()
     with pytest.raises(tack.InvalidArgument):
         cpu.empty_exportable(4, np.float32)
+
+
+def test_numpy_view_is_writable_through_dlpack_1(host_device):
+    a = host_device.array(np.arange(4, dtype=np.float32))
+    view = np.from_dlpack(a)  # NumPy asks for DLPack 1.0: a versioned, writable tensor
+    assert view.flags.writeable
+    view[0] = 42  # e.g. an MPI receive into the view
+    assert a.numpy()[0] == 42
+
+
+def test_capsule_versions():
+    a = tack.device("cpu").array(np.arange(3, dtype=np.int32))
+    legacy = a.__dlpack__()
+    versioned = a.__dlpack__(max_version=(1, 0))
+    assert "dltensor" in repr(legacy) and "dltensor_versioned" in repr(versioned)
+    for capsule in (legacy, versioned):
+        np.testing.assert_array_equal(tack.from_dlpack(capsule).numpy(), [0, 1, 2])
+    with pytest.raises(tack.InvalidArgument, match="already consumed"):
+        tack.from_dlpack(versioned)
+    with pytest.raises(BufferError, match="in place"):
+        a.__dlpack__(copy=True)
+    with pytest.raises(BufferError, match="own device"):
+        a.__dlpack__(dl_device=(2, 0))
+    assert a.__dlpack__(dl_device=(1, 0)) is not None
+
+
+def test_read_only_numpy_is_refused_and_stays_the_producers():
+    host = np.arange(4, dtype=np.float32)
+    host.flags.writeable = False
+    with pytest.raises(tack.InvalidArgument, match="read-only"):
+        tack.from_dlpack(host)
+    np.testing.assert_array_equal(host, [0, 1, 2, 3])
