@@ -14,22 +14,21 @@ namespace {
 std::mutex g_mutex;
 CompileStats g_stats;
 
-// TACK_LOG is a comma-separated list of topics; "compile" (or "all") turns these lines on.
+// TACK_LOG is a comma-separated list of topics; "compile" (or "all") turns these
+// lines on. Read at every variant (it costs nothing beside a compile), so a
+// program may set it at any time.
 bool log_compiles() {
-  static const bool on = [] {
-    const char* v = std::getenv("TACK_LOG");
-    if (!v) return false;
-    std::string_view s(v);
-    while (!s.empty()) {
-      const std::size_t comma = s.find(',');
-      const std::string_view topic = s.substr(0, comma);
-      if (topic == "compile" || topic == "all") return true;
-      if (comma == std::string_view::npos) break;
-      s.remove_prefix(comma + 1);
-    }
-    return false;
-  }();
-  return on;
+  const char* v = std::getenv("TACK_LOG");
+  if (!v) return false;
+  std::string_view s(v);
+  while (!s.empty()) {
+    const std::size_t comma = s.find(',');
+    const std::string_view topic = s.substr(0, comma);
+    if (topic == "compile" || topic == "all") return true;
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return false;
 }
 
 const char* disk_text(CompileReport::Disk d) {
