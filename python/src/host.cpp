@@ -104,7 +104,7 @@ void fill(Array& a, nb::handle value) {
   detail::RawAccess::fill(a, v.dtype, &v.bits);  // the bits of an i64, u64, f64 or the scalar's dtype, little-endian
 }
 
-nb::object reduce(const Array& a, detail::Reduction op) {
+nb::object reduce(const Array& a, runtime::ReduceOp op) {
   const DType t = a.dtype();
   if (is_float(t)) {
     double out = 0;
@@ -195,7 +195,8 @@ void bind_host(nb::module_& m) {
   });
   m.def(
       "_warm_up", [](const std::string& backend) { runtime::warm_up(backend); },
-      "Starts the backend's start-up work (the CPU's compiler) in the background.");
+      "Starts the start-up work (the CPU's compiler) of the backend tack.device(name) would make, in the background; "
+      "an empty name is the default device's.");
   m.def("set_debug", &tack::set_debug);
   m.def("debug", &tack::debug);
 
@@ -211,9 +212,9 @@ void bind_host(nb::module_& m) {
              detail::RawAccess::after_queued(a, python_callback(std::move(callback)));
            })
       .def("fill", &fill, nb::arg("value"), "Sets every element to value, converted as tack.cast does.")
-      .def("sum", [](const Array& a) { return reduce(a, detail::Reduction::Sum); })
-      .def("min", [](const Array& a) { return reduce(a, detail::Reduction::Min); })
-      .def("max", [](const Array& a) { return reduce(a, detail::Reduction::Max); })
+      .def("sum", [](const Array& a) { return reduce(a, runtime::ReduceOp::Sum); })
+      .def("min", [](const Array& a) { return reduce(a, runtime::ReduceOp::Min); })
+      .def("max", [](const Array& a) { return reduce(a, runtime::ReduceOp::Max); })
       .def("share", &Array::share, nb::call_guard<nb::gil_scoped_release>())
       .def("shared", &Array::shared)
       .def("export_memory", &Array::export_memory, nb::call_guard<nb::gil_scoped_release>())

@@ -42,12 +42,11 @@ from ._types import Scalar, Texture3D
 
 # Before the interpreter finalizes, Tack's wait threads must stop calling into it.
 import atexit as _atexit
-import os as _os
 
 _atexit.register(_core._close_gate)
 
 # The default device's compiler is made in the background while the program
 # imports, defines kernels and fills arrays, so the first call does not wait for it.
-_core._warm_up(_os.environ.get("TACK_DEVICE") or "cpu")
+_core._warm_up("")
 
 __version__ = "0.1.0"

@@ -3,6 +3,8 @@
 // a dtype at run time rather than a C++ type.
 #pragma once
 
+#include "runtime/host_reduce.hpp"
+
 #include <tack/array.hpp>
 #include <tack/device.hpp>
 
@@ -10,8 +12,6 @@
 #include <functional>
 
 namespace tack::detail {
-
-enum class Reduction { Sum = 0, Min = 1, Max = 2 };
 
 struct RawAccess {
   // Copies `count` elements of dtype `dtype` from `data` into a new array of `shape`.
@@ -26,7 +26,10 @@ struct RawAccess {
   // `value` points at one element of dtype `from`, converted as cast() does.
   static void fill(Array& a, DType from, const void* value) { a.fill_bits(from, value); }
   // The result is written to `out` as dtype `as` (see Array::sum for the rules).
-  static void reduce(const Array& a, Reduction op, DType as, void* out) { a.reduce(static_cast<int>(op), as, out); }
+  // Array::reduce numbers its operations as ReduceOp does: 0 sum, 1 min, 2 max.
+  static void reduce(const Array& a, runtime::ReduceOp op, DType as, void* out) {
+    a.reduce(static_cast<int>(op), as, out);
+  }
   // then(error or nullptr) once the launches queued on the array's device so far have run.
   static void after_queued(const Array& a, std::function<void(std::exception_ptr)> then) {
     a.after_queued(a.dtype(), std::move(then));

@@ -99,7 +99,15 @@ const std::vector<BackendFactory>& backend_factories() {
 
 std::shared_ptr<Backend> default_backend() { return device().backend(); }
 
-void warm_up(std::string_view backend) {
+std::string device_name(std::string_view name, const char** source) {
+  if (!name.empty()) return std::string(name);
+  const char* env = std::getenv("TACK_DEVICE");
+  if (source) *source = env && *env ? "TACK_DEVICE" : "the default device";
+  return env && *env ? env : kDefaultDevice;
+}
+
+void warm_up(std::string_view name) {
+  const std::string backend = device_name(name, nullptr);
   for (const auto& f : backend_factories())
     if (f.name == backend && f.warm_up) f.warm_up();
 }
@@ -121,13 +129,8 @@ std::vector<std::string> backend_names() {
 }
 
 Device device(std::string_view name, const DeviceOptions& options) {
-  std::string chosen(name);
   const char* source = "tack::device()";
-  if (chosen.empty()) {
-    const char* env = std::getenv("TACK_DEVICE");
-    chosen = env && *env ? env : runtime::kDefaultDevice;
-    source = env && *env ? "TACK_DEVICE" : "the default device";
-  }
+  const std::string chosen = runtime::device_name(name, &source);
   const runtime::BackendFactory* factory = nullptr;
   for (const auto& f : runtime::backend_factories())
     if (f.name == chosen) factory = &f;

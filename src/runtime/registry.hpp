@@ -23,8 +23,11 @@ struct BackendFactory {
 
 const std::vector<BackendFactory>& backend_factories();
 std::shared_ptr<Backend> default_backend();
-// Runs the named backend's warm_up, if it has one (unknown names are ignored).
-void warm_up(std::string_view backend);
+// The device tack::device(name) makes: name, else TACK_DEVICE, else the default;
+// *source (when given) says which of the last two it was.
+std::string device_name(std::string_view name, const char** source);
+// Runs the warm_up of the backend device_name(name) names, if it has one (unknown names are ignored).
+void warm_up(std::string_view name);
 // Every device made so far that is still alive (what tack::sync() waits for).
 std::vector<std::shared_ptr<Backend>> live_backends();
 // " (did you mean 'x'?)" for the closest candidate, or "".
