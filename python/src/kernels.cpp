@@ -15,6 +15,7 @@
 
 #include <Python.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <optional>
@@ -26,11 +27,6 @@ namespace tack::python {
 namespace {
 
 enum class ParamKind { Array = 0, Scalar = 1, Texture = 2 };
-
-// Clears the Python location override when a trace ends, however it ends.
-struct LocationReset {
-  ~LocationReset() { lang::detail::set_location_override(nullptr, 0); }
-};
 
 std::string arg_type(nb::handle h) { return nb::type_name(h.type()).c_str(); }
 
@@ -102,13 +98,7 @@ void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::
   }
 }
 
-// The kernel object tack.kernel returns (tack.Kernel subclasses it in Python).
-struct PyKernel {
-  Kernel kernel;
-  runtime::KernelImpl* impl = nullptr;
-};
-
-void init_kernel(PyKernel* self, const std::string& name,
+void init_kernel(Kernel* self, const std::string& name,
                  const std::vector<std::pair<ParamKind, std::optional<DType>>>& params, nb::object body,
                  const std::string& file, int line) {
   auto impl = std::make_shared<runtime::KernelImpl>();
@@ -132,7 +122,9 @@ void init_kernel(PyKernel* self, const std::string& name,
   // Traced on first use, maybe on a thread that released the GIL to launch.
   impl->body = [fn, kinds] {
     nb::gil_scoped_acquire gil;
-    LocationReset reset;
+    // The front end sets the Python line of each statement; this scope clears it
+    // while the trace runs and restores what was there, however the trace ends.
+    lang::detail::LocationOverride scope(nullptr, 0);
     nb::list list;
     for (std::size_t i = 0; i < kinds.size(); ++i) {
       const int p = static_cast<int>(i);
@@ -148,56 +140,51 @@ void init_kernel(PyKernel* self, const std::string& name,
     // this kernel, a cycle through C++ that Python's collector cannot see.
     fn->object.reset();
   };
-  new (self) PyKernel{Kernel(impl), impl.get()};
+  new (self) Kernel(std::move(impl));
 }
 
 // tp_vectorcall-free fast path: nanobind hands the positional arguments over as a tuple.
-void call_kernel(const PyKernel& k, nb::args args) {
+void call_kernel(const Kernel& k, nb::args args) {
   CallArgs call;
   const std::size_t n = args.size();
   std::array<nb::handle, 33> handles;
-  if (n > 32) throw InvalidArgument("kernel '" + k.impl->name + "': at most 32 arguments are supported");
-  for (std::size_t i = 0; i < n; ++i) handles[i] = args[i];
-  convert_args(*k.impl, handles.data(), n, false, call);
+  for (std::size_t i = 0; i < std::min(n, handles.size()); ++i) handles[i] = args[i];
+  convert_args(*k.impl(), handles.data(), n, false, call);  // refuses more than 32 before reading any
   nb::gil_scoped_release release;
-  k.kernel.launch(std::span<const KernelArg>(call.items.data(), call.count));
+  k.launch(std::span<const KernelArg>(call.items.data(), call.count));
 }
 
 // tack.precompile: [(kernel, [args...]), ...], compiled `threads` at a time with the GIL released.
 void precompile_kernels(const Device& device, const nb::sequence& requests, int threads) {
   std::vector<PrecompileRequest> list;
-  std::vector<std::vector<nb::handle>> keep;
   for (nb::handle r : requests) {
     nb::sequence pair = nb::borrow<nb::sequence>(r);
-    if (nb::len(pair) != 2 || !nb::isinstance<PyKernel>(pair[0]))
+    if (nb::len(pair) != 2 || !nb::isinstance<Kernel>(pair[0]))
       throw TypeError("precompile takes (kernel, arguments) pairs");
-    const PyKernel& k = nb::cast<const PyKernel&>(pair[0]);
+    const Kernel& k = nb::cast<const Kernel&>(pair[0]);
     std::vector<nb::handle> handles;
     for (nb::handle h : nb::borrow<nb::sequence>(pair[1])) handles.push_back(h);
     CallArgs call;
-    convert_args(*k.impl, handles.data(), handles.size(), true, call);
-    list.push_back({k.kernel, std::vector<KernelArg>(call.items.begin(), call.items.begin() + call.count)});
-    keep.push_back(std::move(handles));  // the arrays and textures the KernelArgs point into
+    convert_args(*k.impl(), handles.data(), handles.size(), true, call);
+    // The KernelArgs point into arrays and textures that `requests` holds for the whole call.
+    list.push_back({k, std::vector<KernelArg>(call.items.begin(), call.items.begin() + call.count)});
   }
   nb::gil_scoped_release release;
   tack::precompile(device, list, threads);
 }
 
-Inspection inspect_kernel(const PyKernel& k, const std::string& backend, const nb::sequence& args) {
+Inspection inspect_kernel(const Kernel& k, const std::string& backend, const nb::sequence& args) {
   std::vector<nb::handle> handles;
   for (nb::handle h : args) handles.push_back(h);
   CallArgs call;
-  convert_args(*k.impl, handles.data(), handles.size(), true, call);
+  convert_args(*k.impl(), handles.data(), handles.size(), true, call);
   nb::gil_scoped_release release;
-  return inspect_args(k.kernel, backend, std::span<const KernelArg>(call.items.data(), call.count));
+  return inspect_args(k, backend, std::span<const KernelArg>(call.items.data(), call.count));
 }
 
 }  // namespace
 
-nb::object wrap_kernel(Kernel k) {
-  runtime::KernelImpl* impl = k.impl().get();
-  return nb::cast(PyKernel{std::move(k), impl});
-}
+nb::object wrap_kernel(Kernel k) { return nb::cast(std::move(k)); }
 
 void bind_kernels(nb::module_& m) {
   g_array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
@@ -223,12 +210,13 @@ void bind_kernels(nb::module_& m) {
       .def_ro("typed_ir", &Inspection::typed_ir)
       .def_ro("source", &Inspection::source);
 
-  nb::class_<PyKernel>(m, "Kernel", nb::is_weak_referenceable())
+  // The kernel object tack.kernel returns (tack.Kernel subclasses it in Python).
+  nb::class_<Kernel>(m, "Kernel", nb::is_weak_referenceable())
       .def("__init__", &init_kernel, nb::arg("name"), nb::arg("params"), nb::arg("body"), nb::arg("file"),
            nb::arg("line"))
-      .def_prop_ro("name", [](const PyKernel& k) { return k.impl->name; })
+      .def_prop_ro("name", [](const Kernel& k) { return k.impl()->name; })
       .def(
-          "ir", [](const PyKernel& k) { return k.kernel.ir(); }, "The traced, untyped IR (traces the kernel)")
+          "ir", [](const Kernel& k) { return k.ir(); }, "The traced, untyped IR (traces the kernel)")
       .def("__call__", &call_kernel);
 
   m.def("inspect", &inspect_kernel, nb::arg("kernel"), nb::arg("backend"), nb::arg("args"));

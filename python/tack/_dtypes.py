@@ -34,9 +34,14 @@ def to_dtype(x) -> "_core.DType":
             f"dtype {dt} is not one of Tack's ten (int8 to int64, uint8 to uint64, float32, float64)") from None
 
 
+def is_tack_dtype(dt) -> bool:
+    """Whether a NumPy dtype is one of Tack's ten."""
+    return np.dtype(dt) in _TO_CORE
+
+
 def to_numpy(d: "_core.DType") -> np.dtype:
     """Tack's dtype as a NumPy dtype."""
     return _TO_NUMPY[d]
 
 
-__all__ = ["to_dtype", "to_numpy"]
+__all__ = ["to_dtype", "to_numpy", "is_tack_dtype"]

@@ -4,7 +4,7 @@ Device and Array classes, so ``tack.Array`` is the one array type."""
 import numpy as np
 
 from . import _core
-from ._dtypes import to_dtype, to_numpy
+from ._dtypes import is_tack_dtype, to_dtype, to_numpy
 from ._errors import InvalidArgument, TypeError as _TackTypeError
 
 
@@ -29,8 +29,7 @@ def _host_copy(obj, dtype):
     host = np.asarray(obj, dtype=to_numpy(to_dtype(dtype)) if dtype is not None else None)
     if host.dtype == np.bool_:
         raise _TackTypeError("Device.array: Tack arrays hold numbers, not bools; convert with .astype(np.uint8)")
-    if host.dtype not in (np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32,
-                                                  np.int64, np.uint64, np.float32, np.float64)):
+    if not is_tack_dtype(host.dtype):
         if dtype is None and host.dtype.kind in "iuf":
             host = host.astype(np.float64 if host.dtype.kind == "f" else np.int64)
         else:
