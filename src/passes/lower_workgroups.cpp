@@ -1,9 +1,8 @@
 // Workgroups as loops (see lower_workgroups.hpp). Three steps:
-// 1. Analysis: which statements must stay outside the work-item loops (they hold a
-//    barrier or group reduction, or a break/continue of a loop that does), and which
-//    Lets and Vars are uniform (the same for every work-item of the group: no local
-//    id, no load, no per-item value behind them). Uniform Vars are a greatest
-//    fixpoint, since a loop may assign a Var from itself.
+// 1. Analysis (passes/group_uniformity, shared with the barrier rule every backend
+//    checks): which statements must stay outside the work-item loops (they hold a
+//    barrier or group reduction, leave a loop that does, or set a uniform Var under a
+//    uniform if_), and which Lets and Vars are uniform.
 // 2. Placement: each block that must run in lock step becomes a sequence of regions
 //    (barrier-free runs of statements, one `for lid` loop each) and of the uniform
 //    statements between them (control flow with uniform conditions, the serial
@@ -15,9 +14,10 @@
 
 #include "ir/check.hpp"
 #include "ir/mutator.hpp"
-#include "ir/walk.hpp"
 #include "ir/verify.hpp"
 #include "ir/visitor.hpp"
+#include "ir/walk.hpp"
+#include "passes/group_uniformity.hpp"
 #include "passes/optimize.hpp"
 
 #include <tack/error.hpp>
@@ -56,9 +56,17 @@ void flatten(const Stmt& s, std::vector<Stmt>& out) {
   out.push_back(s);
 }
 
-std::string at(const SourceLoc& loc) {
-  std::string s = loc.str();
-  return s.empty() ? "" : " at " + s;
+bool reads_memory(const Expr& e) {
+  bool found = false;
+  std::unordered_set<const ExprNode*> seen;
+  walk(e, seen, [&](const Expr& x) { found = found || x->kind == ExprKind::Load || x->kind == ExprKind::TexSample; });
+  return found;
+}
+
+bool writes_memory(const Stmt& s) {
+  bool found = false;
+  for_each_stmt(s, [&](const Stmt& c) { found = found || c->kind == StmtKind::Store || c->kind == StmtKind::Atomic; });
+  return found;
 }
 
 // Maps group values to their loop form and renames Lets and Vars. Memoized per node,
@@ -122,11 +130,10 @@ class Rewriter : public IRMutator {
 
 class Lowering {
  public:
-  explicit Lowering(const Kernel& k) : k_(k), out_(k) {}
+  explicit Lowering(const Kernel& k) : k_(k), out_(k), u_(k) {}
 
   Kernel run() {
     TACK_CHECK(k_.typed && k_.launch == LaunchKind::Workgroup && k_.dims.size() == 1);
-    analyse();
     std::vector<Stmt> body;
     // Shared arrays start zeroed in every group (docs/language.md §12).
     for (std::size_t s = 0; s < k_.shared.size(); ++s) {
@@ -146,142 +153,6 @@ class Lowering {
   }
 
  private:
-  // ---- step 1: analysis -----------------------------------------------------------
-
-  bool collective(const Stmt& s) {
-    if (!s) return false;
-    auto it = collective_.find(s.get());
-    if (it != collective_.end()) return it->second;
-    bool r = false;
-    switch (s->kind) {
-      case StmtKind::Barrier:
-      case StmtKind::GroupReduce: r = true; break;
-      case StmtKind::Block:
-        for (const Stmt& c : s.as<Block>()->stmts) r = r || collective(c);
-        break;
-      case StmtKind::If: r = collective(s.as<If>()->then_case) || collective(s.as<If>()->else_case); break;
-      case StmtKind::For: r = collective(s.as<For>()->body); break;
-      case StmtKind::Loop: r = collective(s.as<Loop>()->body); break;
-      default: break;
-    }
-    collective_.emplace(s.get(), r);
-    return r;
-  }
-
-  // The first Break or Continue in s that leaves s (not one of a loop inside s).
-  static const StmtNode* escape(const Stmt& s) {
-    if (!s) return nullptr;
-    switch (s->kind) {
-      case StmtKind::Break:
-      case StmtKind::Continue: return s.get();
-      case StmtKind::Block:
-        for (const Stmt& c : s.as<Block>()->stmts)
-          if (const StmtNode* e = escape(c)) return e;
-        return nullptr;
-      case StmtKind::If: {
-        const StmtNode* e = escape(s.as<If>()->then_case);
-        return e ? e : escape(s.as<If>()->else_case);
-      }
-      default: return nullptr;  // a For or Loop catches its own breaks
-    }
-  }
-
-  // Statements that must run once for the whole group, outside the work-item loops.
-  bool lock_step(const Stmt& s) { return collective(s) || escape(s) != nullptr; }
-
-  void analyse() {
-    let_uniform_.assign(k_.lets.size(), 0);
-    var_uniform_.assign(k_.vars.size(), 0);
-    var_bad_.assign(k_.vars.size(), 0);
-    var_values_.resize(k_.vars.size());
-    scan_lock_step(k_.body);
-    for (std::size_t v = 0; v < k_.vars.size(); ++v)
-      var_uniform_[v] = var_declared_uniform_.count(static_cast<int>(v)) && !var_bad_[v];
-    for (const auto& [id, exprs] : let_values_) let_uniform_[static_cast<std::size_t>(id)] = 1;
-    // Greatest fixpoint: drop whatever is computed from something not uniform.
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (const auto& [id, exprs] : let_values_) {
-        if (!let_uniform_[static_cast<std::size_t>(id)]) continue;
-        for (const Expr& e : exprs) {
-          if (!uniform(e)) {
-            let_uniform_[static_cast<std::size_t>(id)] = 0;
-            changed = true;
-            break;
-          }
-        }
-      }
-      for (std::size_t v = 0; v < k_.vars.size(); ++v) {
-        if (!var_uniform_[v]) continue;
-        for (const Expr& e : var_values_[v]) {
-          if (!uniform(e)) {
-            var_uniform_[v] = 0;
-            changed = true;
-            break;
-          }
-        }
-      }
-    }
-  }
-
-  // A block run in lock step: its statements are at uniform positions.
-  void scan_lock_step(const Stmt& block) {
-    std::vector<Stmt> items;
-    flatten(block, items);
-    for (const Stmt& s : items) {
-      if (lock_step(s)) {
-        switch (s->kind) {
-          case StmtKind::For:
-            let_values_.push_back({s.as<For>()->index, {s.as<For>()->lo, s.as<For>()->hi}});
-            scan_lock_step(s.as<For>()->body);
-            break;
-          case StmtKind::If:
-            scan_lock_step(s.as<If>()->then_case);
-            scan_lock_step(s.as<If>()->else_case);
-            break;
-          case StmtKind::Loop: scan_lock_step(s.as<Loop>()->body); break;
-          case StmtKind::GroupReduce: let_values_.push_back({s.as<GroupReduce>()->result, {}}); break;
-          default: break;  // Barrier, Break, Continue
-        }
-        continue;
-      }
-      switch (s->kind) {
-        case StmtKind::Let: let_values_.push_back({s.as<Let>()->id, {s.as<Let>()->value}}); break;
-        case StmtKind::DeclareVar:
-          var_declared_uniform_.insert(s.as<DeclareVar>()->id);
-          var_values_[static_cast<std::size_t>(s.as<DeclareVar>()->id)].push_back(s.as<DeclareVar>()->init);
-          break;
-        case StmtKind::Assign:
-          var_values_[static_cast<std::size_t>(s.as<Assign>()->id)].push_back(s.as<Assign>()->value);
-          break;
-        default:
-          // Anything assigned inside per-item control flow is per-item.
-          for_each_stmt(s, [&](const Stmt& c) {
-            if (auto a = c.as<Assign>()) var_bad_[static_cast<std::size_t>(a->id)] = 1;
-            if (auto d = c.as<DeclareVar>()) var_bad_[static_cast<std::size_t>(d->id)] = 1;
-          });
-          break;
-      }
-    }
-  }
-
-  // Whether e has one value for the whole group. Loads are per-item (conservative: a
-  // load at a uniform index may still race with this group's own stores).
-  bool uniform(const Expr& e) const {
-    bool ok = true;
-    std::unordered_set<const ExprNode*> seen;
-    walk(e, seen, [&](const Expr& x) {
-      switch (x->kind) {
-        case ExprKind::Load: ok = false; break;
-        case ExprKind::GroupValue: ok = ok && x.as<GroupValue>()->field != GroupField::LocalId; break;
-        case ExprKind::LetRef: ok = ok && let_uniform_[static_cast<std::size_t>(x.as<LetRef>()->id)]; break;
-        case ExprKind::VarRef: ok = ok && var_uniform_[static_cast<std::size_t>(x.as<VarRef>()->id)]; break;
-        default: break;
-      }
-    });
-    return ok;
-  }
-
   // ---- step 2: placement ------------------------------------------------------------
 
   struct Region {
@@ -313,21 +184,29 @@ class Lowering {
       out.push_back(std::move(p));
       open = -1;
     };
-    // A uniform statement moved before the open region (its values do not depend on it).
-    auto hoist = [&](Stmt s) { (open < 0 ? out : hoisted).push_back(std::move(s)); };
+    // Whether the open region writes memory: a uniform load may not move before it.
+    bool open_writes = false;
+    // A uniform statement moved before the open region (its values do not depend on
+    // it), unless it loads what the region may have written: then the region ends first.
+    auto hoist = [&](Stmt s, const Expr& value) {
+      if (open >= 0 && open_writes && reads_memory(value)) close();
+      (open < 0 ? out : hoisted).push_back(std::move(s));
+    };
     Rewriter uniform_rw(Expr{}, k_.dims[0]);
 
     for (const Stmt& s : items) {
-      if (!lock_step(s)) {
-        if (auto n = s.as<Let>(); n && let_uniform_[static_cast<std::size_t>(n->id)]) {
-          hoist(uniform_rw.mutate(s));
-        } else if (auto d = s.as<DeclareVar>(); d && var_uniform_[static_cast<std::size_t>(d->id)]) {
-          hoist(uniform_rw.mutate(s));
-        } else if (auto a = s.as<Assign>(); a && var_uniform_[static_cast<std::size_t>(a->id)]) {
+      if (!u_.lock_step(s)) {
+        if (auto n = s.as<Let>(); n && u_.let_uniform(n->id)) {
+          hoist(uniform_rw.mutate(s), n->value);
+        } else if (auto d = s.as<DeclareVar>(); d && u_.var_uniform(d->id)) {
+          hoist(uniform_rw.mutate(s), d->init);
+        } else if (auto a = s.as<Assign>(); a && u_.var_uniform(a->id)) {
           close();  // the regions before and after see different values
           out.push_back(uniform_rw.mutate(s));
         } else {
+          if (open < 0) open_writes = false;
           region().stmts.push_back(s);
+          open_writes = open_writes || writes_memory(s);
         }
         continue;
       }
@@ -344,7 +223,7 @@ class Lowering {
         }
         case StmtKind::For: {
           auto n = s.as<For>();
-          if (!uniform(n->lo) || !uniform(n->hi)) refuse(s);
+          if (!u_.uniform(n->lo) || !u_.uniform(n->hi)) u_.refuse(s);
           close();
           out.push_back(
               For::make(n->index, uniform_rw.mutate(n->lo), uniform_rw.mutate(n->hi), lower_block(n->body), s->loc));
@@ -352,7 +231,7 @@ class Lowering {
         }
         case StmtKind::If: {
           auto n = s.as<If>();
-          if (!uniform(n->cond)) refuse(s);
+          if (!u_.uniform(n->cond)) u_.refuse(s);
           close();
           out.push_back(If::make(uniform_rw.mutate(n->cond), lower_block(n->then_case),
                                  n->else_case ? lower_block(n->else_case) : Stmt{}, s->loc));
@@ -388,32 +267,6 @@ class Lowering {
     out.push_back(Let::make(n->result, VarRef::make(t, acc), n->loc));
   }
 
-  [[noreturn]] void refuse(const Stmt& s) const {
-    std::string what;
-    SourceLoc loc;
-    for_each_stmt(s, [&](const Stmt& c) {
-      if (!what.empty()) return;
-      if (c->kind == StmtKind::Barrier) what = "a barrier";
-      if (auto r = c.as<GroupReduce>()) what = std::string("a group reduce_") + reduce_name(r->op);
-      if (!what.empty()) loc = c->loc;
-    });
-    std::string extra;
-    if (what.empty()) {
-      const StmtNode* e = escape(s);
-      TACK_CHECK(e);
-      what = e->kind == StmtKind::Break ? "a break_" : "a continue_";
-      loc = e->loc;
-      extra = ", in a loop that contains a barrier or group reduction";
-    }
-    const char* flow = s->kind == StmtKind::For ? "for_range" : s->kind == StmtKind::If ? "if_" : "loop";
-    throw InvalidArgument("kernel '" + k_.name + "': " + what + " inside control flow that depends on the work-item" +
-                          extra + " (" + what.substr(2) + at(loc) + ", " + flow + at(s->loc) +
-                          "). The cpu backend runs a group's work-items as loops split at barriers, so every "
-                          "work-item must take the same path to it: make the condition or loop bounds uniform "
-                          "(parameters, group_id(), num_groups(), loop indices, group reductions and values "
-                          "computed from them; not local_id() or array elements)");
-  }
-
   // ---- step 3: values across regions, and emission ----------------------------------
 
   // Finds, for every region, the per-item Lets and Vars it needs from other regions.
@@ -446,15 +299,15 @@ class Lowering {
             var_regions_[static_cast<std::size_t>(d->id)].insert(ri);
             var_written_[r].insert(d->id);
           }
-          if (auto a = s.as<Assign>(); a && !var_uniform_[static_cast<std::size_t>(a->id)]) {
+          if (auto a = s.as<Assign>(); a && !u_.var_uniform(a->id)) {
             var_regions_[static_cast<std::size_t>(a->id)].insert(ri);
             var_written_[r].insert(a->id);
           }
           std::unordered_set<const ExprNode*> seen;
           for (const Expr& e : own_exprs(s)) {
             walk(e, seen, [&](const Expr& x) {
-              if (auto l = x.as<LetRef>(); l && !let_uniform_[static_cast<std::size_t>(l->id)]) used.insert(l->id);
-              if (auto v = x.as<VarRef>(); v && !var_uniform_[static_cast<std::size_t>(v->id)])
+              if (auto l = x.as<LetRef>(); l && !u_.let_uniform(l->id)) used.insert(l->id);
+              if (auto v = x.as<VarRef>(); v && !u_.var_uniform(v->id))
                 var_regions_[static_cast<std::size_t>(v->id)].insert(ri);
             });
           }
@@ -475,8 +328,7 @@ class Lowering {
         std::unordered_set<const ExprNode*> seen;
         walk(let_value_[static_cast<std::size_t>(id)], seen, [&](const Expr& x) {
           auto l = x.as<LetRef>();
-          if (l && !let_uniform_[static_cast<std::size_t>(l->id)] && needs_[r].insert(l->id).second)
-            todo.push_back(l->id);
+          if (l && !u_.let_uniform(l->id) && needs_[r].insert(l->id).second) todo.push_back(l->id);
         });
       }
     }
@@ -495,7 +347,7 @@ class Lowering {
       walk(v, seen, [&](const Expr& x) {
         ++nodes;
         if (x->kind == ExprKind::Load || x->kind == ExprKind::VarRef || x->kind == ExprKind::TexSample) ok = false;
-        if (auto l = x.as<LetRef>(); l && !let_uniform_[static_cast<std::size_t>(l->id)]) deps.push_back(l->id);
+        if (auto l = x.as<LetRef>(); l && !u_.let_uniform(l->id)) deps.push_back(l->id);
       });
     }
     ok = ok && nodes <= kRematerializeNodes;
@@ -619,12 +471,7 @@ class Lowering {
 
   const Kernel& k_;
   Kernel out_;
-  std::unordered_map<const StmtNode*, bool> collective_;
-  // Analysis: Lets bound at uniform positions with the expressions that must be uniform.
-  std::vector<std::pair<int, std::vector<Expr>>> let_values_;
-  std::set<int> var_declared_uniform_;
-  std::vector<std::vector<Expr>> var_values_;
-  std::vector<char> let_uniform_, var_uniform_, var_bad_;
+  GroupUniformity u_;
   // Placement.
   std::vector<Region> regions_;
   std::unordered_map<const StmtNode*, int> placeholders_;

@@ -16,7 +16,8 @@ namespace tack::passes {
 // elements (or are recomputed when cheap); uniform values stay scalars. The user's
 // shared arrays are zeroed at the start of each group. Deterministic.
 // Throws tack::InvalidArgument for a barrier, group reduction, break or continue
-// inside control flow whose condition or bounds depend on the work-item.
+// inside control flow whose condition or bounds depend on the work-item, as
+// passes::check_barriers (run for every backend before this) already does.
 ir::Kernel lower_workgroups(const ir::Kernel& typed);
 
 }  // namespace tack::passes

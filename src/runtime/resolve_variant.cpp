@@ -4,6 +4,7 @@
 
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
+#include "passes/check_barriers.hpp"
 #include "passes/infer_types.hpp"
 #include "passes/optimize.hpp"
 #include "runtime/compile_report.hpp"
@@ -210,6 +211,8 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
   ir::Kernel typed = passes::infer_types(k, types);
   for (size_t i = 0; i < types.size(); ++i)
     if (typed.params[i].kind == ir::ParamKind::Texture3D) typed.params[i].hardware_texture = types[i].rank == 1;
+  // Every backend refuses a barrier some work-items may skip, before debug mode's checks reshape the IR.
+  passes::check_barriers(typed);
   if (sig.flags & kSignatureDebug) {
     // Before optimization, so that reads whose value is unused are checked too.
     passes::BoundsChecked checked = passes::bounds_checks(typed);
