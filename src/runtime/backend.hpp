@@ -105,6 +105,9 @@ struct CompiledVariant {
   // array's parameter, which the launch appends to the call's arguments; -1 when off.
   std::vector<passes::CheckedAccess> debug_sites;
   int debug_error_param = -1;
+  // KernelImpl::locations_hash() of the kernel it was built for: a twin kernel (same
+  // IR, other lines) that shares it has its messages' lines mapped back to its own.
+  std::uint64_t locations_hash = 0;
   // What making it cost; a backend's compile() fills the phases it knows.
   CompileReport report;
 };

@@ -2,6 +2,7 @@
 #include "runtime/kernel_impl.hpp"
 
 #include "ir/printer.hpp"
+#include "ir/visitor.hpp"
 #include "lang/trace_context.hpp"
 #include "runtime/compile_report.hpp"
 #include "runtime/signature.hpp"
@@ -43,6 +44,9 @@ const ir::Kernel& KernelImpl::traced() {
   XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
   hash_lo_ = h.low64;
   hash_hi_ = h.high64;
+  std::string lines = k.loc.str();
+  ir::for_each_stmt(k.body, [&](const ir::Stmt& s) { lines += ";" + s->loc.str(); });
+  locations_hash_ = XXH3_64bits(lines.data(), lines.size());
   kernel_ = std::move(k);
   traced_ = true;
   trace_ms_ = ms_since(start);

@@ -25,12 +25,15 @@ struct KernelImpl {
   double take_trace_ms();
   std::uint64_t hash_lo() const { return hash_lo_; }
   std::uint64_t hash_hi() const { return hash_hi_; }
+  // A hash of every source location in the traced IR, which the IR hash leaves out:
+  // two kernels that share a variant but not their lines differ here.
+  std::uint64_t locations_hash() const { return locations_hash_; }
 
  private:
   std::mutex trace_mutex_;
   bool traced_ = false;
   ir::Kernel kernel_;
-  std::uint64_t hash_lo_ = 0, hash_hi_ = 0;
+  std::uint64_t hash_lo_ = 0, hash_hi_ = 0, locations_hash_ = 0;
   double trace_ms_ = 0;
 };
 

@@ -4,6 +4,7 @@
 #include "interp/interpreter.hpp"
 #include "ir/printer.hpp"
 #include "ir/scalar_ops.hpp"
+#include "runtime/own_lines.hpp"
 #include "runtime/resolve_variant.hpp"
 
 #include <tack/error.hpp>
@@ -56,8 +57,9 @@ void launch_checked(runtime::Launch l, runtime::ResolvedCall& call, const runtim
   errors.buffer->read(0, record, sizeof record);  // waits for the launch
   if (record[0] == 0) return;
   const passes::CheckedAccess& site = v.debug_sites.at(static_cast<std::size_t>(record[0] - 1));
-  const std::int64_t index = static_cast<std::int64_t>(static_cast<std::uint64_t>(static_cast<std::uint32_t>(record[1])) |
-                                                       (static_cast<std::uint64_t>(static_cast<std::uint32_t>(record[2])) << 32));
+  const std::int64_t index =
+      static_cast<std::int64_t>(static_cast<std::uint64_t>(static_cast<std::uint32_t>(record[1])) |
+                                (static_cast<std::uint64_t>(static_cast<std::uint32_t>(record[2])) << 32));
   const bool shared = site.array.space == ir::ArrayRef::Space::Shared;
   const std::int64_t extent = shared ? typed.shared[static_cast<std::size_t>(site.array.index)].count
                                      : call.args[static_cast<std::size_t>(site.array.index)].array->size;
@@ -103,9 +105,16 @@ void Kernel::launch(std::span<const KernelArg> args) const {
   l.args = call.args.data();
   l.arg_count = call.count;
   l.count = count;
-  if (variant->debug_error_param >= 0) return launch_checked(l, call, *variant);
-  call.backend->launch(l);
-  if (binds_shared(call)) call.backend->synchronize();
+  try {
+    if (variant->debug_error_param >= 0) return launch_checked(l, call, *variant);
+    call.backend->launch(l);
+    if (binds_shared(call)) call.backend->synchronize();
+  } catch (const Error&) {
+    // The variant may be a twin kernel's (same IR, other lines): name this kernel's lines.
+    if (variant->locations_hash != impl_->locations_hash())
+      runtime::rethrow_with_own_lines(*impl_, *call.backend, call.signature, *variant);
+    throw;
+  }
 }
 
 const std::string& Kernel::name() const {

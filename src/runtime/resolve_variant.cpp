@@ -196,7 +196,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
 }
 
 ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature& sig, passes::BoundsChecked* checks,
-                      CompileReport* report) {
+                      CompileReport* report, bool observed) {
   const ir::Kernel& k = impl.traced();
   auto start = std::chrono::steady_clock::now();
   std::vector<passes::ParamType> types(k.params.size());
@@ -227,6 +227,7 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
   start = std::chrono::steady_clock::now();
   ir::Kernel optimized = passes::optimize(typed);
   if (report) report->optimize_ms = ms_since(start);
+  if (!observed) return optimized;
   std::lock_guard lock(g_observer_mutex);
   if (g_observer) g_observer(optimized);
   return optimized;
@@ -249,6 +250,7 @@ std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend
   v->typed = std::move(typed);
   v->debug_sites = std::move(checks.sites);
   v->debug_error_param = checks.error_param;
+  v->locations_hash = impl.locations_hash();
   record_compile(impl.name, backend.caps().name, report);
   return backend.add_variant(key, std::move(v));
 }
