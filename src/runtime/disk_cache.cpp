@@ -163,6 +163,8 @@ std::string home_directory() {
 
 }  // namespace
 
+void (*disk_cache_before_rename_for_tests)(const std::string& temp_path) = nullptr;
+
 std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
@@ -369,6 +371,7 @@ void DiskCache::store_impl(std::string_view key, std::string_view payload) {
     ok = false;
     err = errno;
   }
+  if (ok && disk_cache_before_rename_for_tests) disk_cache_before_rename_for_tests(temp);
   if (ok && ::rename(temp.c_str(), path.c_str()) != 0) {  // atomic: readers see the old file or the new one
     ok = false;
     err = errno;

@@ -45,6 +45,12 @@ DiskCacheConfig disk_cache_config_from_env();
 // negative, fractional, overflowing or otherwise malformed sizes give nullopt.
 std::optional<std::uint64_t> parse_byte_size(std::string_view text);
 
+// Tests only (unit.CpuCache.TwoProcessesWritingOneKeyAtOnce): when set, store()
+// calls it after the temporary file is written and closed, before the rename,
+// so a test can hold two writers of one key in that window at once. Null, the
+// default, does nothing.
+extern void (*disk_cache_before_rename_for_tests)(const std::string& temp_path);
+
 class DiskCache {
  public:
   static constexpr std::uint32_t kFormatVersion = 1;

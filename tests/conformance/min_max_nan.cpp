@@ -1,5 +1,6 @@
 // DESIGN §4, min and max on floats: a NaN operand yields the other operand (in
-// either order); two NaNs give NaN. Integer min/max compare in the dtype
+// either order); two NaNs give NaN; of two zeros (+0, -0 in either order) the
+// first operand is the result. Integer min/max compare in the dtype
 // (signed or unsigned). clamp(x, lo, hi) is min(max(x, lo), hi).
 #include "conformance/backend_param.hpp"
 
@@ -34,6 +35,28 @@ TEST_P(MinMaxNaN, FloatNaNOperandYieldsTheOther) {
     std::vector<T> b = {T(1), nan, nan, T(2), T(1), nan, inf, nan, T(5), T(0), -inf, T(-0.25)};
     std::vector<T> want_min = {T(1), T(1), nan, T(1), T(1), -inf, inf, T(-3), T(5), T(0), -inf, T(-0.5)};
     std::vector<T> want_max = {T(1), T(1), nan, T(2), T(2), -inf, inf, T(-3), inf, L::denorm_min(), -inf, T(-0.25)};
+    RowText rows = rows_of(a, b);
+    expect_exact(
+        "min(a, b)", [&](const tack::Device& d) { return run_binary<T>(mn, d, a, b); }, want_min, rows);
+    expect_exact(
+        "max(a, b)", [&](const tack::Device& d) { return run_binary<T>(mx, d, a, b); }, want_max, rows);
+  });
+}
+
+// Zeros of either sign compare equal, so min and max return their first
+// operand (docs/semantics.md; the interpreter's b < a ? b : a). The sign bit is
+// compared: llvm.minnum or C's fmin may return either zero.
+TEST_P(MinMaxNaN, SignedZerosGiveTheFirstOperand) {
+  auto mn = min_kernel(), mx = max_kernel();
+  for_each_type(FloatTypes{}, [&]<class T>() {
+    SCOPED_TRACE(type_name<T>());
+    if (!has_dtype<T>()) return;
+    const T p = T(0), m = -T(0);
+    std::vector<T> a = {p, m, m, p, p, m};
+    std::vector<T> b = {m, p, m, p, T(1), T(-1)};
+    std::vector<T> want_min = {p, m, m, p, p, T(-1)};
+    std::vector<T> want_max = {p, m, m, p, T(1), m};
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(std::signbit(want_min[i]), std::signbit(a[i])) << "row " << i;
     RowText rows = rows_of(a, b);
     expect_exact(
         "min(a, b)", [&](const tack::Device& d) { return run_binary<T>(mn, d, a, b); }, want_min, rows);

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 using namespace tack::lang;
@@ -20,14 +22,26 @@ TACK_CONFORMANCE_SUITE(Workgroups);
 
 constexpr std::int64_t kGroup = 256;
 
-// Skips the test, after checking the refusal, when the backend has no workgroups.
+// Skips the test, after checking the refusal (InvalidArgument naming
+// workgroup_for and the backend, docs/errors.md), when the backend has no
+// workgroups.
 #define TACK_REQUIRE_WORKGROUPS(call)                                                                  \
   do {                                                                                                 \
     if (!caps().supports_workgroups) {                                                                 \
-      EXPECT_THROW(call, tack::Error) << "a backend without workgroups must refuse workgroup_for";     \
+      expect_workgroups_refused([&] { call; }, backend());                                             \
       GTEST_SKIP() << backend() << " has no workgroups (capabilities().supports_workgroups is false)"; \
     }                                                                                                  \
   } while (0)
+
+void expect_workgroups_refused(const std::function<void()>& call, const std::string& backend) {
+  try {
+    call();
+    ADD_FAILURE() << "a backend without workgroups must refuse workgroup_for";
+  } catch (const tack::InvalidArgument& e) {
+    const std::string want = "uses workgroup_for, which the " + backend + " backend does not support";
+    EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << "missing '" << want << "' in: " << e.what();
+  }
+}
 
 // Integer-valued data in [-500, 500): sums of any order are exact in f32.
 template <class T>

@@ -5,6 +5,7 @@
 #include <tack/tack.hpp>
 
 #include <cstdlib>
+#include <string>
 
 namespace {
 
@@ -17,7 +18,22 @@ TEST(Devices, UnknownNameFromEnvironment) {
   ::setenv("TACK_DEVICE", "gpu9", 1);
   EXPECT_TACK_ERROR(tack::device(), tack::InvalidArgument, "unknown device 'gpu9' from TACK_DEVICE");
   ::unsetenv("TACK_DEVICE");
-  EXPECT_EQ(tack::device().name(), tack::backend_names().front()) << "the default is the first backend built in";
+}
+
+// The documented rule (docs/language.md, "Devices"): with no name, TACK_DEVICE
+// if set and not empty, else "cpu", or "interp" in a build without LLVM.
+TEST(Devices, DefaultIsTackDeviceElseTheDocumentedDefault) {
+#ifdef TACK_HAVE_LLVM
+  const std::string documented = "cpu";
+#else
+  const std::string documented = "interp";
+#endif
+  ::setenv("TACK_DEVICE", "interp", 1);
+  EXPECT_EQ(tack::device().name(), "interp") << "TACK_DEVICE=interp";
+  ::setenv("TACK_DEVICE", "", 1);
+  EXPECT_EQ(tack::device().name(), documented) << "TACK_DEVICE set but empty";
+  ::unsetenv("TACK_DEVICE");
+  EXPECT_EQ(tack::device().name(), documented) << "TACK_DEVICE unset";
 }
 
 TEST(Devices, MisspelledOption) {

@@ -1,20 +1,30 @@
 // The CPU backend with its disk cache, end to end. Each run happens in a forked
 // child, as a new process would: it configures the cache from the environment,
 // compiles or loads a kernel, checks every result, and reports through its exit
-// code. Damaged cache files must still give correct results and the right warning.
+// code. Damaged cache files must still give correct results and the right warning,
+// and so must the faults of issue 18: two writers of one key inside the write
+// window at once, a writer killed half-way through its file, a directory another
+// process filled to the size cap.
 #include <gtest/gtest.h>
 #include <tack/tack.hpp>
 
 #include "backends/cpu/jit.hpp"
+#include "runtime/disk_cache.hpp"
 #include "runtime/warnings.hpp"
 
+#include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
+
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,17 +36,20 @@ namespace {
 enum Exit { kOk = 0, kWrongResult = 10, kNoWarning = 11, kCompiled = 12, kNotCompiled = 13, kThrew = 14 };
 
 struct Expect {
-  bool compiles;           // whether the run must compile (a miss) or load (a hit)
-  std::string warning;     // a text one warning must contain, or "" for no warning at all
+  bool compiles;        // whether the run must compile (a miss) or load (a hit)
+  std::string warning;  // a text one warning must contain, or "" for no warning at all
 };
 
-// Runs saxpy on the CPU in a child process with the given cache directory.
-int run_child(const fs::path& dir, const Expect& expect) {
+// Runs saxpy on the CPU in a child process with the given cache directory;
+// `setup`, if given, runs in the child first. The exit code, or 100 + the
+// signal that ended the child.
+int run_child(const fs::path& dir, const Expect& expect, const std::function<void()>& setup = {}) {
   std::fflush(nullptr);
   pid_t pid = fork();
   if (pid == 0) {
     ::setenv("TACK_CACHE_DIR", dir.c_str(), 1);
     ::unsetenv("TACK_CACHE");
+    if (setup) setup();
     std::vector<std::string> warnings;
     tack::runtime::set_warning_handler([&](const std::string& w) { warnings.push_back(w); });
     int code = kOk;
@@ -77,6 +90,55 @@ std::vector<fs::path> cache_files(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().extension() == ".tack") out.push_back(e.path());
   return out;
+}
+
+// Temporary files of writers in flight (or killed): "<entry>.tmp.<pid>.<tid>.<n>".
+std::vector<fs::path> temp_files(const fs::path& dir) {
+  std::vector<fs::path> out;
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().find(".tack.tmp.") != std::string::npos) out.push_back(e.path());
+  return out;
+}
+
+std::uint64_t total_bytes(const std::vector<fs::path>& files) {
+  std::uint64_t n = 0;
+  for (const auto& f : files) n += fs::file_size(f);
+  return n;
+}
+
+// Two pipes making a rendezvous of writer processes with the test: each writer,
+// between writing its temporary file and renaming it, says it arrived and waits
+// for the test's go (runtime::disk_cache_before_rename_for_tests).
+struct Rendezvous {
+  int arrived[2] = {-1, -1};
+  int go[2] = {-1, -1};
+};
+Rendezvous g_rendezvous;  // set before the fork; what the children's hook uses
+
+void arrive_and_wait(const std::string&) {
+  char c = 'a';
+  (void)!::write(g_rendezvous.arrived[1], &c, 1);
+  (void)!::read(g_rendezvous.go[0], &c, 1);  // the go byte, or EOF if the test is gone
+}
+
+// Reads `count` arrival bytes within `seconds`; returns how many came.
+int wait_arrivals(int fd, int count, int seconds) {
+  int got = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (got < count) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    struct pollfd p {
+      fd, POLLIN, 0
+    };
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+    char c;
+    if (::read(fd, &c, 1) != 1) break;  // every writer end closed: a child died
+    ++got;
+  }
+  return got;
 }
 
 class CpuCache : public ::testing::Test {
@@ -136,21 +198,103 @@ TEST_F(CpuCache, WrongFormatVersionIsRebuiltWithAWarning) {
   EXPECT_EQ(run_child(dir_, {false, ""}), kOk);
 }
 
+// Both writers are held between writing their temporary files and renaming
+// them until both are there, so the two writes of one key really overlap; then
+// both rename. Both compiled (neither saw the other's entry), one valid entry
+// remains, and no temporary file.
 TEST_F(CpuCache, TwoProcessesWritingOneKeyAtOnce) {
+  ASSERT_EQ(::pipe(g_rendezvous.arrived), 0);
+  ASSERT_EQ(::pipe(g_rendezvous.go), 0);
   std::fflush(nullptr);
   std::vector<pid_t> kids;
   for (int k = 0; k < 2; ++k) {
     pid_t pid = fork();
-    if (pid == 0) _exit(run_child(dir_, {true, ""}));
+    if (pid == 0)
+      _exit(run_child(dir_, {true, ""}, [] { tack::runtime::disk_cache_before_rename_for_tests = arrive_and_wait; }));
     kids.push_back(pid);
   }
+  ::close(g_rendezvous.arrived[1]);
+  ::close(g_rendezvous.go[0]);
+  const int arrived = wait_arrivals(g_rendezvous.arrived[0], 2, 120);
+  EXPECT_EQ(arrived, 2) << "both writers should reach the rename within 120 s";
+  if (arrived == 2) {
+    EXPECT_EQ(temp_files(dir_).size(), 2u) << "two temporary files of one key at once";
+    EXPECT_EQ(cache_files(dir_).size(), 0u) << "neither renamed yet";
+  }
+  const char go[2] = {'g', 'g'};
+  (void)!::write(g_rendezvous.go[1], go, 2);
+  ::close(g_rendezvous.go[1]);
+  ::close(g_rendezvous.arrived[0]);
   for (pid_t pid : kids) {
     int status = 0;
     waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == kOk) << "status " << status;
   }
   EXPECT_EQ(cache_files(dir_).size(), 1u);
+  EXPECT_TRUE(temp_files(dir_).empty());
   EXPECT_EQ(run_child(dir_, {false, ""}), kOk);
+}
+
+// A process killed half-way through writing its cache file (here by the kernel:
+// a 64-byte file size limit raises SIGXFSZ at the write that passes it) leaves
+// a torn temporary file and no entry. The next process compiles, gets correct
+// results without a warning, and leaves a valid entry.
+TEST_F(CpuCache, WriterKilledHalfWayThroughItsFileLeavesNoEntry) {
+  const int status = run_child(dir_, {true, ""}, [] {
+    struct rlimit none {
+      0, 0
+    };
+    ::setrlimit(RLIMIT_CORE, &none);  // no core file from the kill
+    struct rlimit small {
+      64, 64
+    };
+    ::setrlimit(RLIMIT_FSIZE, &small);
+  });
+  ASSERT_EQ(status, 100 + SIGXFSZ) << "the child should die writing the cache file";
+  EXPECT_TRUE(cache_files(dir_).empty()) << "a torn file must never be an entry";
+  const auto torn = temp_files(dir_);
+  ASSERT_EQ(torn.size(), 1u);
+  EXPECT_EQ(fs::file_size(torn[0]), 64u) << "the write stopped at the limit";
+  EXPECT_EQ(run_child(dir_, {true, ""}), kOk);
+  EXPECT_EQ(cache_files(dir_).size(), 1u);
+  EXPECT_EQ(run_child(dir_, {false, ""}), kOk) << "the rebuilt entry is a hit";
+}
+
+// Another process has filled the directory to its size cap
+// (TACK_CACHE_MAX_BYTES) with entries of its own. This process still compiles
+// and runs correctly, and its store evicts the least recently used entries:
+// the directory ends under the cap, holding this process's entry.
+TEST_F(CpuCache, DirectoryFilledToItsCapByAnotherProcess) {
+  const fs::path saxpy_entry = warm();
+  ASSERT_FALSE(saxpy_entry.empty());
+  const std::uint64_t entry_bytes = fs::file_size(saxpy_entry);
+  fs::remove(saxpy_entry);
+  constexpr int kFillers = 8;
+  const std::uint64_t per_file = entry_bytes + 1000, cap = kFillers * per_file;
+  // The other process: kFillers entries of per_file bytes each, cap bytes in all.
+  std::fflush(nullptr);
+  pid_t filler = fork();
+  if (filler == 0) {
+    tack::runtime::DiskCache other({true, dir_.string(), 0});
+    for (int i = 0; i < kFillers; ++i) {
+      const std::string key = "filler entry " + std::to_string(i);
+      other.store(key, std::string(per_file - 32 - key.size(), 'f'));  // 32: the header around the key
+    }
+    _exit(0);
+  }
+  int filler_status = 0;
+  waitpid(filler, &filler_status, 0);
+  ASSERT_TRUE(WIFEXITED(filler_status) && WEXITSTATUS(filler_status) == 0);
+  ASSERT_EQ(cache_files(dir_).size(), static_cast<std::size_t>(kFillers));
+  ASSERT_EQ(total_bytes(cache_files(dir_)), cap) << "the directory is exactly at the cap";
+
+  auto capped = [cap] { ::setenv("TACK_CACHE_MAX_BYTES", std::to_string(cap).c_str(), 1); };
+  EXPECT_EQ(run_child(dir_, {true, ""}, capped), kOk);
+  const auto files = cache_files(dir_);
+  EXPECT_LE(total_bytes(files), cap) << files.size() << " files";
+  EXPECT_LT(files.size(), static_cast<std::size_t>(kFillers) + 1) << "some filler entries were evicted";
+  EXPECT_EQ(run_child(dir_, {false, ""}, capped), kOk) << "this process's entry was kept (it is the newest)";
+  EXPECT_LE(total_bytes(cache_files(dir_)), cap);
 }
 
 TEST_F(CpuCache, UnwritableDirectoryFallsBackToMemory) {

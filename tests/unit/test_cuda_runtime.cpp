@@ -9,8 +9,10 @@
 // sets it to the fake this executable was built with.
 #include "unit/cuda_runtime_support.hpp"
 
+#include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "drivers/cuda_api.hpp"
+#include "runtime/disk_cache.hpp"
 
 #include <tack/tack.hpp>
 
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 namespace {
 
@@ -379,6 +382,68 @@ TEST_F(CudaRuntime, TeardownWithQueuedWorkIsClean) {
     // context must not be destroyed under it, and nothing was misused (TearDown checks).
     EXPECT_GE(fake_cuda_primary_refcount(0), refs);
   }).join();
+}
+
+// The device runs out of memory mid-run (the driver refuses one allocation):
+// BackendError naming the call and the size; the arrays made before keep their
+// contents, and the next allocation works.
+TEST_F(CudaRuntime, OutOfMemoryMidRunKeepsEarlierArrays) {
+  std::vector<float> a(1000), b(333);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = 0.5f * static_cast<float>(i);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = -static_cast<float>(i);
+  tack::Array x = dev_.from_host(a), y = dev_.from_host(b);
+  fake_cuda_fail("cuMemAllocAsync", 2, 1);  // CUDA_ERROR_OUT_OF_MEMORY
+  try {
+    tack::Array z = dev_.empty(tack::DType::F32, {1 << 20});
+    ADD_FAILURE() << "the refused allocation gave an array";
+  } catch (const tack::BackendError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("out of device memory"), std::string::npos) << m;
+    EXPECT_NE(m.find("cuMemAllocAsync"), std::string::npos) << "the call: " << m;
+    EXPECT_NE(m.find(std::to_string(4 << 20) + " bytes"), std::string::npos) << "the size: " << m;
+  }
+  EXPECT_EQ(x.to_host<float>(), a);
+  EXPECT_EQ(y.to_host<float>(), b);
+  tack::Array after = dev_.from_host(b);
+  EXPECT_EQ(after.to_host<float>(), b) << "the fault is not sticky";
+}
+
+// A kernel whose first build fails (the driver's PTX JIT refuses it once) is
+// built again on the next call: neither the variant cache nor the disk cache
+// keeps the failure, and the entry the retry stores is what a new device loads.
+TEST_F(CudaRuntime, CompileThatFailsOnceSucceedsOnRetryAndCachesNoFailure) {
+  // A kernel of this process alone (the name holds the pid): no earlier run's disk entry answers first.
+  const std::string name = "retryonce" + std::to_string(::getpid());
+  const tack::Kernel k = tack::kernel(name, [](Array y) { parallel_for(y.size(), [&](Index i) { y[i] = 2.0f; }); });
+  tack::Array y = dev_.zeros(tack::DType::F32, {64});
+  const std::uint64_t compiles = tack::runtime::cuda::nvrtc_compile_count();
+  fake_cuda_fail("cuModuleLoadDataEx", 218, 1);  // CUDA_ERROR_INVALID_PTX
+  try {
+    k(y);
+    ADD_FAILURE() << "the first build did not fail";
+  } catch (const tack::BackendUnavailable& e) {
+    GTEST_SKIP() << "NVRTC is not available: " << e.what();
+  } catch (const tack::CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuModuleLoadDataEx"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("CUDA_ERROR_INVALID_PTX"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(fake_cuda_launch_count(), 0);
+  const int modules = fake_cuda_module_count();
+  ASSERT_NO_THROW(k(y)) << "the retry must build the kernel";
+  EXPECT_EQ(tack::runtime::cuda::nvrtc_compile_count(), compiles + 2) << "the retry compiled again";
+  ASSERT_EQ(fake_cuda_module_count(), modules + 1);
+  const std::string ptx = fake_cuda_module_ptx(modules);
+  ASSERT_EQ(fake_cuda_launch_count(), 1);
+  EXPECT_EQ(launches()[0].name, "tack_kernel_" + name);
+  if (!tack::runtime::DiskCache::global().enabled()) return;  // TACK_CACHE=0: nothing more to check
+  // A new device (a variant cache of its own) loads the retry's PTX from disk, with no compile.
+  const std::uint64_t loads = tack::runtime::cuda::ptx_cache_load_count();
+  tack::Device other = fresh_device();
+  k(other.zeros(tack::DType::F32, {64}));
+  EXPECT_EQ(tack::runtime::cuda::ptx_cache_load_count(), loads + 1) << "the retry's entry is on disk";
+  EXPECT_EQ(tack::runtime::cuda::nvrtc_compile_count(), compiles + 2);
+  ASSERT_EQ(fake_cuda_module_count(), modules + 2);
+  EXPECT_EQ(std::string(fake_cuda_module_ptx(modules + 1)), ptx) << "the cached PTX is the one the retry built";
 }
 
 TEST(CudaFakeDriver, ExportsEveryEntryTheTableResolves) {

@@ -124,6 +124,44 @@ TEST(HipRuntime, ADeviceWithoutMemoryPoolsFallsBackToTheCache) {
   EXPECT_EQ(count(calls, "hipFree"), 1) << "the device's cache is released with it";
 }
 
+// The device runs out of memory mid-run (the runtime's memory is shrunk to what
+// is in use, so the next hipMalloc fails even after the buffer cache has let go
+// of what it held): BackendError naming the call and the size, and the arrays
+// made before keep their contents.
+TEST(HipRuntime, OutOfMemoryMidRunKeepsEarlierArrays) {
+  tack::Device d = hip();
+  std::vector<float> a(1000), b(333);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = 0.5f * static_cast<float>(i);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = -static_cast<float>(i);
+  tack::Array x = d.from_host(a), y = d.from_host(b);
+  d.synchronize();
+  auto& s = fake_hip::state();
+  std::size_t total = 0;
+  {
+    std::lock_guard lock(s.mutex);
+    total = s.total_memory;
+    std::size_t used = 0;
+    for (auto& [p, n] : s.live) used += n;
+    s.total_memory = used + 4096;
+  }
+  try {
+    tack::Array z = d.empty(tack::DType::F32, {1 << 20});
+    ADD_FAILURE() << "the refused allocation gave an array";
+  } catch (const tack::BackendError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("out of device memory"), std::string::npos) << m;
+    EXPECT_NE(m.find("(hipMalloc)"), std::string::npos) << "the call: " << m;
+    EXPECT_NE(m.find(std::to_string(4 << 20) + " bytes"), std::string::npos) << "the size: " << m;
+  }
+  {
+    std::lock_guard lock(s.mutex);
+    s.total_memory = total;
+  }
+  EXPECT_EQ(x.to_host<float>(), a);
+  EXPECT_EQ(y.to_host<float>(), b);
+  EXPECT_EQ(d.from_host(b).to_host<float>(), b) << "the fault is not sticky";
+}
+
 TEST(HipRuntime, WaitsAreEventWaitsEvenOffThread) {
   tack::Device d = hip();
   d.from_host(std::vector<float>{1});

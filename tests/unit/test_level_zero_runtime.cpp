@@ -411,6 +411,29 @@ TEST_F(LevelZeroRuntime, FailedWaitRaisesBackendErrorNamingTheCall) {
   EXPECT_EQ(y.to_host<float>(), std::vector<float>(16, 1.0f));
 }
 
+// The device runs out of memory mid-run (the driver refuses one allocation):
+// BackendError naming the call and the size; the arrays made before keep their
+// contents, and the next allocation works.
+TEST_F(LevelZeroRuntime, OutOfMemoryMidRunKeepsEarlierArrays) {
+  std::vector<float> a(1000), b(333);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = 0.5f * static_cast<float>(i);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = -static_cast<float>(i);
+  tack::Array x = dev_.from_host(a), y = dev_.from_host(b);
+  fake_ze_fail("zeMemAllocDevice", ze::ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, 1);
+  try {
+    tack::Array z = dev_.empty(tack::DType::F32, {1 << 20});
+    ADD_FAILURE() << "the refused allocation gave an array";
+  } catch (const tack::BackendError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("out of device memory"), std::string::npos) << m;
+    EXPECT_NE(m.find("zeMemAllocDevice"), std::string::npos) << "the call: " << m;
+    EXPECT_NE(m.find(std::to_string(4 << 20) + " bytes"), std::string::npos) << "the size: " << m;
+  }
+  EXPECT_EQ(x.to_host<float>(), a);
+  EXPECT_EQ(y.to_host<float>(), b);
+  EXPECT_EQ(dev_.from_host(b).to_host<float>(), b) << "the fault is not sticky";
+}
+
 TEST_F(LevelZeroRuntime, ModulesAreBuiltWithTheOpenCLOptions) {
   tack::Array y = dev_.zeros(tack::DType::F32, {16});
   compile_or_skip([&] { fill_n()(y, std::int64_t{16}); });
