@@ -12,7 +12,6 @@ namespace tack::runtime::level_zero {
 namespace ze = drivers::ze;
 namespace {
 
-constexpr std::uint64_t kForever = std::numeric_limits<std::uint64_t>::max();
 constexpr std::uint32_t kEventsPerPool = 32;
 
 }  // namespace
@@ -176,10 +175,11 @@ void Queue::synchronize() {
   std::lock_guard lock(lock_);
   std::vector<Hold> done = take_holds();
   if (asynchronous()) {
-    const ze::ze_result_t r = ze::api().zeCommandListHostSynchronize(list_, kForever);
+    const ze::ze_result_t r = ze::api().zeCommandListHostSynchronize(list_, wait_timeout_ns());
     if (r != ze::ZE_RESULT_SUCCESS) {
       // Unknown whether the queued copies have read their host memory: it stays held for the next wait.
       for (Hold& h : done) holds_.push_back(std::move(h));
+      if (r == ze::ZE_RESULT_NOT_READY) throw_wait_timeout("level_zero", "a wait for the queued work", last_kernel_);
       ze::check(r, "zeCommandListHostSynchronize");
     }
   }
@@ -223,7 +223,7 @@ class ListMarker final : public WaitMarker {
   ~ListMarker() override {
     if (ze::exiting()) return;
     // The holds may be released only after the commands that read them: wait if no one has.
-    if (!waited_ && ze::api().zeEventHostSynchronize(event_, kForever) != ze::ZE_RESULT_SUCCESS) {
+    if (!waited_ && ze::api().zeEventHostSynchronize(event_, wait_timeout_ns()) != ze::ZE_RESULT_SUCCESS) {
       std::lock_guard lock(queue_->lock_);  // back to the queue, for its next successful wait
       for (auto& h : holds_) queue_->holds_.push_back(std::move(h));
       return;
@@ -232,7 +232,10 @@ class ListMarker final : public WaitMarker {
     queue_->give_event(event_);
   }
   void wait() override {
-    ze::check(ze::api().zeEventHostSynchronize(event_, kForever), "zeEventHostSynchronize");
+    const ze::ze_result_t r = ze::api().zeEventHostSynchronize(event_, wait_timeout_ns());
+    if (r == ze::ZE_RESULT_NOT_READY)
+      throw_wait_timeout("level_zero", "a wait for the queued work", queue_->last_kernel());
+    ze::check(r, "zeEventHostSynchronize");
     waited_ = true;
   }
 
