@@ -30,15 +30,26 @@ double read_timeout() {
 double wait_timeout_s() {
   double t = g_timeout.load(std::memory_order_relaxed);
   if (t >= 0) return t;
-  t = read_timeout();
+  try {
+    t = read_timeout();
+  } catch (const Error&) {
+    // Raised once, at the first wait; later waits (some in destructors, which must not throw) wait forever.
+    g_timeout.store(0.0, std::memory_order_relaxed);
+    throw;
+  }
   g_timeout.store(t, std::memory_order_relaxed);
   return t;
 }
 
 void set_wait_timeout_s(double seconds) { g_timeout.store(seconds > 0 ? seconds : 0.0, std::memory_order_relaxed); }
 
-std::uint64_t wait_timeout_ns() {
-  const double s = wait_timeout_s();
+std::uint64_t wait_timeout_ns() noexcept {
+  double s = 0;
+  try {
+    s = wait_timeout_s();
+  } catch (const Error&) {
+    // Reported by the wait that calls wait_timeout_s() itself.
+  }
   if (s <= 0 || s >= 1e9) return std::numeric_limits<std::uint64_t>::max();
   return static_cast<std::uint64_t>(s * 1e9);
 }

@@ -14,7 +14,8 @@
 namespace tack::runtime {
 
 // TACK_WAIT_TIMEOUT_S in seconds, read once; 0 when unset, empty or 0.
-// A value that is not a non-negative number is refused with InvalidArgument.
+// A value that is not a non-negative number is refused with InvalidArgument,
+// once: later calls return 0.
 double wait_timeout_s();
 // Overrides the value for the rest of the process (tests of the stand-in drivers).
 void set_wait_timeout_s(double seconds);
@@ -54,7 +55,7 @@ void poll_until_done(const char* backend, const char* what, const LastKernel& la
 }
 
 // The timeout in nanoseconds for drivers whose wait takes one (Level Zero):
-// UINT64_MAX (forever) when no timeout is set.
-std::uint64_t wait_timeout_ns();
+// UINT64_MAX (forever) when no timeout is set or the value is malformed (never throws).
+std::uint64_t wait_timeout_ns() noexcept;
 
 }  // namespace tack::runtime

@@ -94,6 +94,7 @@ class Queue : public std::enable_shared_from_this<Queue> {
   std::vector<drivers::ze::ze_event_pool_handle_t> pools_;
   std::vector<drivers::ze::ze_event_handle_t> events_, free_events_;
   LastKernel last_kernel_;
+  bool timed_out_ = false;  // the last synchronize() ran past TACK_WAIT_TIMEOUT_S (under lock_)
 };
 
 }  // namespace tack::runtime::level_zero
