@@ -48,6 +48,7 @@ void load(Loaded& out) {
   TACK_CU_RESOLVE(cuEventCreate);
   TACK_CU_RESOLVE(cuEventRecord);
   TACK_CU_RESOLVE(cuEventSynchronize);
+  TACK_CU_RESOLVE(cuEventQuery);
   TACK_CU_RESOLVE(cuEventDestroy_v2);
   TACK_CU_RESOLVE(cuMemGetInfo_v2);
   TACK_CU_RESOLVE(cuMemAlloc_v2);

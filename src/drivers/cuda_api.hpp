@@ -173,6 +173,7 @@ struct Api {
   CUresult (*cuEventCreate)(CUevent* event, unsigned flags) = nullptr;
   CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
+  CUresult (*cuEventQuery)(CUevent event) = nullptr;  // the bounded waits (TACK_WAIT_TIMEOUT_S)
   CUresult (*cuEventDestroy_v2)(CUevent event) = nullptr;
   CUresult (*cuMemGetInfo_v2)(std::size_t* free, std::size_t* total) = nullptr;
   CUresult (*cuMemAlloc_v2)(CUdeviceptr* ptr, std::size_t bytes) = nullptr;

@@ -91,6 +91,7 @@ void load(Loaded& out) {
   TACK_HIP_RESOLVE(hipEventCreateWithFlags);
   TACK_HIP_RESOLVE(hipEventRecord);
   TACK_HIP_RESOLVE(hipEventSynchronize);
+  TACK_HIP_RESOLVE(hipEventQuery);
   TACK_HIP_RESOLVE(hipEventDestroy);
   TACK_HIP_RESOLVE(hipMalloc);
   TACK_HIP_RESOLVE(hipFree);

@@ -64,6 +64,7 @@ struct Api {
   hipError_t (*hipEventCreateWithFlags)(hipEvent_t* event, unsigned flags) = nullptr;
   hipError_t (*hipEventRecord)(hipEvent_t event, hipStream_t stream) = nullptr;
   hipError_t (*hipEventSynchronize)(hipEvent_t event) = nullptr;
+  hipError_t (*hipEventQuery)(hipEvent_t event) = nullptr;  // the bounded waits (TACK_WAIT_TIMEOUT_S)
   hipError_t (*hipEventDestroy)(hipEvent_t event) = nullptr;
   hipError_t (*hipMalloc)(void** ptr, std::size_t bytes) = nullptr;
   hipError_t (*hipFree)(void* ptr) = nullptr;

@@ -55,6 +55,7 @@ void load(Loaded& out) {
   TACK_CL_RESOLVE(clEnqueueMarkerWithWaitList);
   TACK_CL_RESOLVE(clWaitForEvents);
   TACK_CL_RESOLVE(clReleaseEvent);
+  TACK_CL_RESOLVE(clGetEventInfo);
 #undef TACK_CL_RESOLVE
   if (!out.lib.missing().empty()) out.failure = out.lib.name() + " lacks " + out.lib.missing();
 }

@@ -67,6 +67,8 @@ inline constexpr cl_uint CL_PROGRAM_BINARY_SIZES = 0x1165;
 inline constexpr cl_uint CL_PROGRAM_BINARIES = 0x1166;
 inline constexpr cl_uint CL_PROGRAM_BUILD_LOG = 0x1183;
 inline constexpr cl_uint CL_KERNEL_WORK_GROUP_SIZE = 0x11B0;
+inline constexpr cl_uint CL_EVENT_COMMAND_EXECUTION_STATUS = 0x11D3;
+inline constexpr cl_int CL_COMPLETE = 0;  // an execution status; negative ones are errors
 
 // cl_name_version (OpenCL 3.0): a packed version (major << 22 | minor << 12 | patch) and a name.
 struct cl_name_version {
@@ -115,6 +117,8 @@ struct Api {
   cl_int (*clEnqueueMarkerWithWaitList)(cl_command_queue, cl_uint, const cl_event*, cl_event*);
   cl_int (*clWaitForEvents)(cl_uint, const cl_event*);
   cl_int (*clReleaseEvent)(cl_event);
+  // The bounded waits (TACK_WAIT_TIMEOUT_S) poll a marker's execution status.
+  cl_int (*clGetEventInfo)(cl_event, cl_uint, std::size_t, void*, std::size_t*);
 };
 
 // The loaded table. Throws tack::BackendUnavailable naming the library or the

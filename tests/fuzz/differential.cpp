@@ -6,6 +6,9 @@
 // needed anywhere, because the generator avoids what §4 leaves to the backend
 // (contraction, transcendentals, order-dependent atomics).
 //
+// A third of the seeds make workgroup kernels (barriers, shared memory, group
+// reductions) where every backend taking part runs workgroups.
+//
 // On a mismatch the kernel is shrunk while the mismatch persists and printed
 // as C++, with the inputs and both outputs; the run then fails.
 //
@@ -337,7 +340,8 @@ int main(int argc, char** argv) {
 
   tack::Device ref = tack::device("interp");
   std::vector<Backend> backends;
-  GeneratorLimits limits{ref.capabilities().supported_dtypes, ref.capabilities().supported_atomic_dtypes};
+  GeneratorLimits limits{ref.capabilities().supported_dtypes, ref.capabilities().supported_atomic_dtypes,
+                         ref.capabilities().supports_workgroups};
   auto keep_common = [](std::vector<DType>& mine, const std::vector<DType>& theirs) {
     std::erase_if(mine, [&](DType t) { return std::find(theirs.begin(), theirs.end(), t) == theirs.end(); });
   };
@@ -347,6 +351,7 @@ int main(int argc, char** argv) {
       tack::Device d = tack::device(name);
       keep_common(limits.dtypes, d.capabilities().supported_dtypes);
       keep_common(limits.atomic_dtypes, d.capabilities().supported_atomic_dtypes);
+      limits.workgroups = limits.workgroups && d.capabilities().supports_workgroups;
       // PoCL builds take most of the run (~0.1-0.7 s per kernel uncached on
       // 2 cores), so by default OpenCL checks every 5th seed and the CPU every
       // seed; TACK_FUZZ_EVERY_<NAME>=1 (e.g. TACK_FUZZ_EVERY_OPENCL) checks all.
@@ -363,7 +368,7 @@ int main(int argc, char** argv) {
               static_cast<long long>(start + count - 1));
   for (const auto& b : backends)
     std::printf(b.every == 1 ? " %s" : " %s (every %lld. seed)", b.name.c_str(), static_cast<long long>(b.every));
-  std::printf("\n");
+  std::printf(limits.workgroups ? "; workgroup kernels at seeds divisible by 3\n" : "; no workgroup kernels\n");
 
   auto t0 = std::chrono::steady_clock::now();
   int failures = 0;

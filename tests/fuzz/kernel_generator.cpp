@@ -47,10 +47,17 @@ struct Gen {
   std::vector<std::vector<int>> var_scopes{{}};
   std::vector<int> loops;  // loop numbers in scope
   int loop_depth = 0;
+  // Workgroup kernels (see the header's rules).
+  bool uniform = true;                // every work-item of the group reaches this point together
+  std::vector<bool> loop_uniform;     // per enclosing loop: its trip count is the same for the whole group
+  std::vector<int> uniform_loops;     // loop numbers whose index is uniform
+  unsigned shared = 0;                // accesses to sh since the last barrier: kWrote, kReadOthers
   int next_loop = 0;
   int stmts_left = 14;  // keeps kernels small: PoCL compile time grows with size
 
   Gen(std::uint64_t seed, const GeneratorLimits& l, Program& prog) : rng(seed * 0x9E3779B97F4A7C15ull + 1), lim(l), p(prog) {}
+
+  static constexpr unsigned kWrote = 1, kReadOthers = 2;
 
   std::uint64_t u(std::uint64_t n) { return n ? rng() % n : 0; }
   bool chance(int pct) { return static_cast<int>(u(100)) < pct; }
@@ -104,7 +111,8 @@ struct Gen {
     if (t == DType::Bool) return node(pick(std::vector<Op>{Op::Lt, Op::Eq, Op::Ne, Op::Ge}), DType::Bool,
                                       {leaf(DType::I32), leaf(DType::I32)});
     for (;;) {
-      switch (u(8)) {
+      // (The same draws as before for parallel_for kernels: their seeds keep their kernels.)
+      switch (u(p.workgroup ? 10 : 8)) {
         case 0: return leaf_const(t, const_bits(t));
         case 1: { Expr e; e.op = Op::Index; e.type = DType::I64; return cast_to(t, e); }
         case 2: {
@@ -122,9 +130,51 @@ struct Gen {
           return cast_to(t, e);
         }
         case 6: { Expr e; e.op = Op::LoadOut; e.ref = static_cast<int>(u(2)); e.type = p.arrays[e.ref]; return cast_to(t, e); }
-        default: { Expr e; e.op = Op::ScalarParam; e.type = p.scalar; return cast_to(t, e); }
+        case 7: { Expr e; e.op = Op::ScalarParam; e.type = p.scalar; return cast_to(t, e); }
+        default: return cast_to(t, group_leaf());
       }
     }
+  }
+
+  // A leaf only workgroup kernels have: local_id, group_id, or a read of sh
+  // (another work-item's slot only where that is race-free: see the header).
+  Expr group_leaf() {
+    Expr e;
+    switch (u(3)) {
+      case 0: e.op = Op::LocalId; e.type = DType::I64; return e;
+      case 1: e.op = Op::GroupId; e.type = DType::I64; return e;
+      default:
+        e.op = Op::SharedLoad;
+        e.type = p.shared_type;
+        if (loop_depth == 0 && !(shared & kWrote) && chance(60)) {
+          shared |= kReadOthers;
+          e.ref = 1;
+          e.kids.push_back(chance(50) ? leaf(int_type()) : expr(int_type(), 1));
+        }
+        return e;
+    }
+  }
+
+  // A uniform expression: the same for every work-item of a group.
+  Expr uniform_int(DType t, int depth) {
+    if (depth <= 0 || chance(35)) {
+      Expr e;
+      switch (u(4)) {
+        case 0: return leaf_const(t, const_bits(t));
+        case 1: e.op = Op::ScalarParam; e.type = p.scalar; return cast_to(t, e);
+        case 2: e.op = Op::GroupId; e.type = DType::I64; return cast_to(t, e);
+        default:
+          if (uniform_loops.empty()) return int_const(t, static_cast<std::int64_t>(u(5)));
+          e.op = Op::LoopIndex; e.type = DType::I64; e.ref = pick(uniform_loops); return cast_to(t, e);
+      }
+    }
+    return node(pick(std::vector<Op>{Op::Add, Op::Sub, Op::Mul, Op::BitAnd, Op::BitXor, Op::Min, Op::Max}), t,
+                {uniform_int(t, depth - 1), uniform_int(t, depth - 1)});
+  }
+  Expr uniform_bool() {
+    DType t = int_type();
+    return node(pick(std::vector<Op>{Op::Eq, Op::Ne, Op::Lt, Op::Le, Op::Gt, Op::Ge}), DType::Bool,
+                {uniform_int(t, 1), uniform_int(t, 1)});
   }
 
   // An expression of dtype t. No float product (see the header).
@@ -188,7 +238,71 @@ struct Gen {
     return static_cast<int>(p.var_types.size()) - 1;
   }
 
+  // A statement only workgroup kernels have, or a uniform if_/for_range (which may hold them).
+  std::optional<Stmt> group_stmt(int depth) {
+    Stmt s;
+    int r = static_cast<int>(u(100));
+    if (r < 25) {
+      if (!uniform) return std::nullopt;
+      s.kind = StmtKind::Barrier;
+      if (loop_depth == 0) shared = 0;  // in a loop it may run no time: what came before still counts
+    } else if (r < 50) {
+      if (shared & kReadOthers) return std::nullopt;
+      shared |= kWrote;  // first, so the value reads no other work-item's slot
+      s.kind = StmtKind::SharedStore;
+      s.a = expr(p.shared_type, 3);
+    } else if (r < 68) {
+      if (!uniform) return std::nullopt;
+      DType t = int_type();
+      s.kind = StmtKind::Reduce;
+      s.aop = pick(std::vector<AtomicOp>{AtomicOp::Add, AtomicOp::Min, AtomicOp::Max});
+      s.a = expr(t, 2);
+      s.ref = new_var(t);
+      var_scopes.back().push_back(s.ref);
+    } else if (r < 84 && depth < 3 && uniform) {
+      s.kind = StmtKind::If;
+      s.uniform = true;
+      s.a = uniform_bool();
+      // The whole group takes the same branch: each starts from what came before.
+      const unsigned entry = shared;
+      s.body = block(depth + 1, 1 + static_cast<int>(u(3)));
+      const unsigned after_then = shared;
+      shared = entry;
+      if (chance(40)) s.else_body = block(depth + 1, 1 + static_cast<int>(u(2)));
+      shared |= after_then;
+    } else if (depth < 3 && uniform) {
+      s.kind = StmtKind::For;
+      s.uniform = true;
+      s.ref = next_loop++;
+      s.a = chance(40) ? int_const(DType::I64, static_cast<std::int64_t>(u(4)))
+                       : node(Op::FloorMod, DType::I64, {cast_to(DType::I64, uniform_int(int_type(), 1)), int_const(DType::I64, 4)});
+      loops.push_back(s.ref);
+      uniform_loops.push_back(s.ref);
+      loop_uniform.push_back(true);
+      ++loop_depth;
+      s.body = block(depth + 1, 1 + static_cast<int>(u(3)));
+      --loop_depth;
+      loop_uniform.pop_back();
+      uniform_loops.pop_back();
+      loops.pop_back();
+    } else {
+      return std::nullopt;
+    }
+    return s;
+  }
+
+  // Runs gen with the work-items possibly apart (a condition or trip count that differs between them).
+  template <class F>
+  void diverged(F gen) {
+    const bool was = uniform;
+    uniform = false;
+    gen();
+    uniform = was;
+  }
+
   std::optional<Stmt> stmt(int depth) {
+    if (p.workgroup && chance(35))
+      if (auto s = group_stmt(depth)) return s;
     Stmt s;
     int r = static_cast<int>(u(100));
     bool nest = depth < 3;
@@ -211,17 +325,22 @@ struct Gen {
     } else if (r < 60 && nest) {
       s.kind = StmtKind::If;
       s.a = expr(DType::Bool, 2);
-      s.body = block(depth + 1, 1 + static_cast<int>(u(3)));
-      if (chance(40)) s.else_body = block(depth + 1, 1 + static_cast<int>(u(2)));
+      // Work-items may take both branches at once: the else branch's accesses to sh count with the then branch's.
+      diverged([&] {
+        s.body = block(depth + 1, 1 + static_cast<int>(u(3)));
+        if (chance(40)) s.else_body = block(depth + 1, 1 + static_cast<int>(u(2)));
+      });
     } else if (r < 67 && nest) {
       s.kind = StmtKind::For;
       s.ref = next_loop++;
       s.a = chance(40) ? int_const(DType::I64, static_cast<std::int64_t>(u(4)))
                        : node(Op::FloorMod, DType::I64, {cast_to(DType::I64, expr(int_type(), 1)), int_const(DType::I64, 4)});
       loops.push_back(s.ref);
+      loop_uniform.push_back(false);
       ++loop_depth;
-      s.body = block(depth + 1, 1 + static_cast<int>(u(3)));
+      diverged([&] { s.body = block(depth + 1, 1 + static_cast<int>(u(3))); });
       --loop_depth;
+      loop_uniform.pop_back();
       loops.pop_back();
     } else if (r < 72 && nest) {
       s.kind = StmtKind::While;
@@ -230,11 +349,19 @@ struct Gen {
       var_scopes.back().push_back(s.ref);
       counters.push_back(s.ref);
       s.a = expr(DType::Bool, 2);
+      loop_uniform.push_back(false);
       ++loop_depth;
-      s.body = block(depth + 1, 1 + static_cast<int>(u(3)));
+      diverged([&] { s.body = block(depth + 1, 1 + static_cast<int>(u(3))); });
       --loop_depth;
+      loop_uniform.pop_back();
     } else if (r < 77 && loop_depth > 0) {
       s.kind = chance(50) ? StmtKind::Break : StmtKind::Continue;
+      if (loop_uniform.back()) {
+        // A loop that may hold a barrier: the whole group leaves or skips together.
+        if (!uniform) return std::nullopt;
+        s.a = uniform_bool();
+        return s;
+      }
       s.a = expr(DType::Bool, 2);
     } else if (r < 88 && atomic_ok(p.arrays[4])) {
       DType t = p.arrays[4];
@@ -285,6 +412,30 @@ struct Checker {
   std::vector<int> loops;
   int loop_depth = 0;
   bool ok = true;
+  // Workgroup kernels: the rules of the header, checked again after the shrinker's edits.
+  bool uniform = true;
+  std::vector<bool> loop_uniform;
+  std::vector<int> uniform_loops;
+  unsigned shared = 0;  // Gen::kWrote | Gen::kReadOthers since the last barrier
+
+  bool is_uniform(const Expr& e) const {
+    switch (e.op) {
+      case Op::Index: case Op::VarRef: case Op::LoadIn: case Op::LoadOut: case Op::LocalId: case Op::SharedLoad:
+        return false;
+      case Op::LoopIndex: return std::find(uniform_loops.begin(), uniform_loops.end(), e.ref) != uniform_loops.end();
+      default:
+        for (const auto& k : e.kids)
+          if (!is_uniform(k)) return false;
+        return true;
+    }
+  }
+  template <class F>
+  void with_uniform(bool u, F f) {
+    const bool was = uniform;
+    uniform = u;
+    f();
+    uniform = was;
+  }
 
   bool visible(int v) const {
     for (const auto& s : vars)
@@ -293,6 +444,11 @@ struct Checker {
   }
   void expr(const Expr& e) {
     if (e.op == Op::VarRef && !visible(e.ref)) ok = false;
+    if ((e.op == Op::LocalId || e.op == Op::GroupId || e.op == Op::SharedLoad) && !p.workgroup) ok = false;
+    if (e.op == Op::SharedLoad && e.ref == 1) {
+      if (loop_depth > 0 || (shared & Gen::kWrote)) ok = false;
+      shared |= Gen::kReadOthers;
+    }
     if (e.op == Op::LoopIndex && std::find(loops.begin(), loops.end(), e.ref) == loops.end()) ok = false;
     for (const auto& k : e.kids) expr(k);
   }
@@ -305,23 +461,62 @@ struct Checker {
     switch (s.kind) {
       case StmtKind::Decl: expr(s.a); vars.back().push_back(s.ref); break;
       case StmtKind::Assign: expr(s.a); if (!visible(s.ref)) ok = false; break;
-      case StmtKind::If: expr(s.a); block(s.body); block(s.else_body); break;
+      case StmtKind::If: {
+        expr(s.a);
+        if (s.uniform && !(uniform && is_uniform(s.a))) ok = false;
+        if (!s.uniform) {
+          with_uniform(false, [&] { block(s.body); block(s.else_body); });
+          break;
+        }
+        const unsigned entry = shared;
+        block(s.body);
+        const unsigned after_then = shared;
+        shared = entry;
+        block(s.else_body);
+        shared |= after_then;
+        break;
+      }
       case StmtKind::For:
         expr(s.a);
+        if (s.uniform && !(uniform && is_uniform(s.a))) ok = false;
         loops.push_back(s.ref);
+        if (s.uniform) uniform_loops.push_back(s.ref);
+        loop_uniform.push_back(s.uniform);
         ++loop_depth;
-        block(s.body);
+        with_uniform(uniform && s.uniform, [&] { block(s.body); });
         --loop_depth;
+        loop_uniform.pop_back();
+        if (s.uniform) uniform_loops.pop_back();
         loops.pop_back();
         break;
       case StmtKind::While:
         vars.back().push_back(s.ref);
         expr(s.a);
+        loop_uniform.push_back(false);
         ++loop_depth;
-        block(s.body);
+        with_uniform(false, [&] { block(s.body); });
         --loop_depth;
+        loop_uniform.pop_back();
         break;
-      case StmtKind::Break: case StmtKind::Continue: expr(s.a); if (loop_depth == 0) ok = false; break;
+      case StmtKind::Break: case StmtKind::Continue:
+        expr(s.a);
+        if (loop_depth == 0) ok = false;
+        else if (loop_uniform.back() && !(uniform && is_uniform(s.a))) ok = false;
+        break;
+      case StmtKind::Barrier:
+        if (!p.workgroup || !uniform) ok = false;
+        if (loop_depth == 0) shared = 0;
+        break;
+      case StmtKind::SharedStore:
+        if (!p.workgroup || (shared & Gen::kReadOthers)) ok = false;
+        shared |= Gen::kWrote;
+        expr(s.a);
+        break;
+      case StmtKind::Reduce:
+        if (!p.workgroup || !uniform || !is_integer(s.a.type)) ok = false;
+        expr(s.a);
+        vars.back().push_back(s.ref);
+        break;
       case StmtKind::AtomicPrivate:
         expr(s.b);
         if (s.aop == AtomicOp::Cas) expr(s.c);
@@ -355,6 +550,13 @@ Program generate(std::uint64_t seed, const GeneratorLimits& limits) {
                     ? g.pick(std::vector<AtomicOp>{AtomicOp::Add, AtomicOp::Sub, AtomicOp::Min, AtomicOp::Max})
                     : g.pick(std::vector<AtomicOp>{AtomicOp::Add, AtomicOp::Sub, AtomicOp::Min, AtomicOp::Max,
                                                    AtomicOp::And, AtomicOp::Or, AtomicOp::Xor});
+  // A third of the seeds (by number, so the others keep the kernels they always had) are workgroup kernels.
+  p.workgroup = limits.workgroups && seed % 3 == 0;
+  if (p.workgroup) {
+    p.n = kGroupSize * static_cast<std::int64_t>(1 + g.u(2));
+    do p.shared_type = g.any_type();
+    while (p.shared_type == DType::Bool);
+  }
   g.stmts_left = 4 + static_cast<int>(g.u(11));
   p.body = g.block(0, g.stmts_left);
   return p;

@@ -4,8 +4,11 @@
 //
 // The kernel always has the signature
 //   (Array out0, Array out1, Array in0, Array in1, Array at0, Scalar s)
-// and one parallel_for over out0.size(). Every generated kernel is free of
-// races and of results the contract (DESIGN §4) leaves to the backend:
+// and one parallel_for over out0.size(), or (a third of the seeds, where every
+// backend runs workgroups) one workgroup_for over out0.size() / 256 groups with
+// i = g.global_id() and one shared array sh of 256 elements. Every generated
+// kernel is free of races and of results the contract (DESIGN §4) leaves to
+// the backend:
 //  - iteration i stores to and reads from out0/out1 only at element i;
 //  - in0/in1 are read-only, read at floormod(index, size) (always in range);
 //  - at0 is touched only by atomics whose results are dropped, all with one
@@ -13,7 +16,15 @@
 //    (float adds use small integers only, so every order sums exactly);
 //  - a float product appears only as the whole right side of a Var
 //    declaration or assignment, so no backend may contract it into an fma;
-//  - no transcendental functions.
+//  - no transcendental functions;
+//  - workgroups: g.barrier() and g.reduce_* stand only where every work-item
+//    of the group gets (top level, or inside if_/for_range whose condition or
+//    bounds are uniform: built from constants, s, g.group_id() and the indices
+//    of uniform loops; a break_/continue_ of a uniform loop has such a
+//    condition too); a work-item writes only its own slot sh[g.local_id()],
+//    reads other slots only between barriers where no slot is written, and
+//    never inside a loop; group reductions are of integers only (wrapping
+//    adds, min and max are exact in any order).
 #pragma once
 
 #include <tack/tack.hpp>
@@ -27,6 +38,7 @@ namespace tack::fuzz {
 enum class Op {
   // leaves
   Const, Index, LoopIndex, VarRef, LoadIn, LoadOut, ScalarParam,
+  LocalId, GroupId, SharedLoad,  // workgroup kernels; SharedLoad ref 0: sh[local_id], ref 1: sh[floormod(kids[0], 256)]
   // unary
   Neg, BitNot, Abs, Floor, Ceil, Trunc, Round, Sqrt, Not, IsNan, Cast,
   // binary
@@ -46,13 +58,17 @@ struct Expr {
 
 enum class AtomicOp { Add, Sub, Min, Max, And, Or, Xor, Exchange, Cas };
 
-enum class StmtKind { Store, Decl, Assign, If, For, While, Break, Continue, AtomicShared, AtomicPrivate };
+enum class StmtKind {
+  Store, Decl, Assign, If, For, While, Break, Continue, AtomicShared, AtomicPrivate,
+  Barrier, SharedStore, Reduce,  // workgroup kernels; Reduce declares Var ref = g.reduce_<aop>(a), aop Add/Min/Max
+};
 
 struct Stmt {
   StmtKind kind = StmtKind::Store;
   int ref = 0;            // Store/AtomicPrivate: out array; Decl/Assign: Var; For: loop; While: counter Var
   int target = -1;        // AtomicPrivate: Var receiving the old value, or -1
   int bound = 0;          // While: most iterations
+  bool uniform = false;   // If/For of a workgroup kernel: condition or bounds uniform (may hold barriers)
   AtomicOp aop = AtomicOp::Add;
   Expr a, b, c;           // operands (see the printer for each kind)
   std::vector<Stmt> body, else_body;
@@ -67,12 +83,17 @@ struct Program {
   AtomicOp shared_op = AtomicOp::Add;  // the one operation applied to at0
   std::vector<DType> var_types;     // by Var number
   std::vector<Stmt> body;
+  bool workgroup = false;           // workgroup_for over n / 256 groups (n a multiple of 256)
+  DType shared_type = DType::I32;   // sh: 256 elements, one slot per work-item
 };
+
+inline constexpr std::int64_t kGroupSize = 256;  // work-items per group (docs/language.md, Workgroups)
 
 // What every backend taking part accepts.
 struct GeneratorLimits {
   std::vector<DType> dtypes;         // array and scalar dtypes
   std::vector<DType> atomic_dtypes;  // dtypes atomics accept
+  bool workgroups = false;           // every backend runs workgroup_for
 };
 
 Program generate(std::uint64_t seed, const GeneratorLimits& limits);

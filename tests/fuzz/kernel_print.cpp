@@ -132,6 +132,13 @@ struct Printer {
       }
       case Op::LoadOut: return "Value(out" + std::to_string(x.ref) + "[i])";
       case Op::ScalarParam: return "s";
+      case Op::LocalId: return "g.local_id()";
+      case Op::GroupId: return "g.group_id()";
+      case Op::SharedLoad: {
+        if (x.ref == 0) return "Value(sh[g.local_id()])";
+        std::string idx = x.kids[0].type == DType::I64 ? e(x.kids[0]) : "cast<i64>(" + e(x.kids[0]) + ")";
+        return "Value(sh[floormod(" + idx + ", " + std::to_string(kGroupSize) + ")])";
+      }
       case Op::Neg: return "(-" + e(x.kids[0]) + ")";
       case Op::BitNot: return "(~" + e(x.kids[0]) + ")";
       case Op::Not: return "(!" + e(x.kids[0]) + ")";
@@ -194,6 +201,13 @@ struct Printer {
           line(ind, call + ";");
         break;
       }
+      case StmtKind::Barrier: line(ind, "g.barrier();"); break;
+      case StmtKind::SharedStore: line(ind, "sh[g.local_id()] = " + e(st.a) + ";"); break;
+      case StmtKind::Reduce: {
+        const char* f = st.aop == AtomicOp::Add ? "reduce_add" : st.aop == AtomicOp::Min ? "reduce_min" : "reduce_max";
+        line(ind, "Var " + v + " = g." + f + "(" + e(st.a) + ");  // " + short_type(p.var_types[st.ref]));
+        break;
+      }
     }
   }
 };
@@ -208,7 +222,13 @@ std::string to_cpp(const Program& p) {
          << ", n = " << p.n << "\n";
   pr.out << "auto k = tack::kernel(\"fuzz_" << p.seed
          << "\", [](Array out0, Array out1, Array in0, Array in1, Array at0, Scalar s) {\n";
-  pr.line(1, "parallel_for(out0.size(), [&](Index i) {");
+  if (p.workgroup) {
+    pr.line(1, "workgroup_for(out0.size() / " + std::to_string(kGroupSize) + ", [&](Group g) {");
+    pr.line(2, "Value i = g.global_id();");
+    pr.line(2, "SharedArray sh = g.shared<" + cpp_type(p.shared_type) + ">(" + std::to_string(kGroupSize) + ");");
+  } else {
+    pr.line(1, "parallel_for(out0.size(), [&](Index i) {");
+  }
   pr.block(p.body, 2);
   pr.line(1, "});");
   pr.out << "});\n";

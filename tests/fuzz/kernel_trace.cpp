@@ -36,6 +36,8 @@ struct Tracer {
   Value i;
   std::vector<std::unique_ptr<Var>> vars;
   std::vector<std::optional<Value>> loops;
+  const Group* g = nullptr;            // workgroup kernels
+  std::optional<SharedArray> sh;
 
   Value e(const Expr& x) {
     auto k = [&](int n) { return e(x.kids[static_cast<std::size_t>(n)]); };
@@ -50,6 +52,11 @@ struct Tracer {
       }
       case Op::LoadOut: return (*arr[x.ref])[i];
       case Op::ScalarParam: return *s;
+      case Op::LocalId: return g->local_id();
+      case Op::GroupId: return g->group_id();
+      case Op::SharedLoad:
+        if (x.ref == 0) return (*sh)[g->local_id()];
+        return (*sh)[floormod(cast<i64>(k(0)), kGroupSize)];
       case Op::Neg: return -k(0);
       case Op::BitNot: return ~k(0);
       case Op::Abs: return abs(k(0));
@@ -147,6 +154,14 @@ struct Tracer {
         if (st.target >= 0) var(st.target) = cast(p.var_types.at(static_cast<std::size_t>(st.target)), old);
         break;
       }
+      case StmtKind::Barrier: g->barrier(); break;
+      case StmtKind::SharedStore: (*sh)[g->local_id()] = e(st.a); break;
+      case StmtKind::Reduce: {
+        Value v = e(st.a);
+        Value r = st.aop == AtomicOp::Add ? g->reduce_add(v) : st.aop == AtomicOp::Min ? g->reduce_min(v) : g->reduce_max(v);
+        vars.at(static_cast<std::size_t>(st.ref)) = std::make_unique<Var>(r);
+        break;
+      }
     }
   }
 };
@@ -155,6 +170,17 @@ struct Tracer {
 
 void trace(const Program& p, lang::Array out0, lang::Array out1, lang::Array in0, lang::Array in1, lang::Array at0,
            lang::Scalar s) {
+  if (p.workgroup) {
+    workgroup_for(out0.size() / kGroupSize, [&](Group g) {
+      Tracer t{p, {&out0, &out1, &in0, &in1, &at0}, &s, g.global_id(), {}, {}};
+      t.g = &g;
+      t.sh.emplace(g.shared(p.shared_type, kGroupSize));
+      t.vars.resize(p.var_types.size());
+      t.loops.resize(64);
+      t.block(p.body);
+    });
+    return;
+  }
   parallel_for(out0.size(), [&](Index i) {
     Tracer t{p, {&out0, &out1, &in0, &in1, &at0}, &s, i, {}, {}};
     t.vars.resize(p.var_types.size());

@@ -264,6 +264,7 @@ constexpr bool same_text(std::string_view a, std::string_view b) { return a == b
   X(cuEventCreate, cuEventCreate)                                 \
   X(cuEventRecord, cuEventRecord)                                 \
   X(cuEventSynchronize, cuEventSynchronize)                       \
+  X(cuEventQuery, cuEventQuery)                                   \
   X(cuEventDestroy_v2, cuEventDestroy)                            \
   X(cuMemGetInfo_v2, cuMemGetInfo)                                \
   X(cuMemAlloc_v2, cuMemAlloc)                                    \

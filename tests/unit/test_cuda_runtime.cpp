@@ -13,12 +13,14 @@
 #include "backends/cuda/cuda_memory.hpp"
 #include "drivers/cuda_api.hpp"
 #include "runtime/disk_cache.hpp"
+#include "runtime/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -189,6 +191,48 @@ TEST_F(CudaRuntime, FailedLaunchSurfacesAtTheNextWait) {
   fake_cuda_fail("cuStreamSynchronize", 719, 1);
   EXPECT_THROW(tack::sync(), tack::BackendError);
   EXPECT_NO_THROW(dev_.synchronize()) << "the fake's fault is not sticky";
+}
+
+// TACK_WAIT_TIMEOUT_S (set through its test hook): a stream that never goes idle (cuStreamQuery and
+// cuEventQuery answer CUDA_ERROR_NOT_READY, as for a kernel that loops forever) raises BackendError
+// naming the kernel last queued, for Device::synchronize and for the asynchronous wait alike.
+TEST_F(CudaRuntime, WaitPastTheTimeoutNamesTheLastKernel) {
+  tack::Array x = dev_.zeros(tack::DType::F32, {300}), y = dev_.zeros(tack::DType::F32, {300});
+  compile_or_skip([&] { saxpy()(y, x, 2.0f); });
+  dev_.synchronize();
+  struct Restore {
+    ~Restore() {
+      tack::runtime::set_wait_timeout_s(0);
+      fake_cuda_fail("cuStreamQuery", 0, 0);
+      fake_cuda_fail("cuEventQuery", 0, 0);
+    }
+  } restore;
+  tack::runtime::set_wait_timeout_s(0.2);
+  saxpy()(y, x, 2.0f);
+  fake_cuda_fail("cuStreamQuery", 600, -1);
+  fake_cuda_fail("cuEventQuery", 600, -1);
+  const int syncs = fake_cuda_count("cuStreamSynchronize");
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    dev_.synchronize();
+    ADD_FAILURE() << "Device::synchronize did not time out";
+  } catch (const tack::BackendError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("cuda: a wait for the queued work did not finish within 0.2 s (TACK_WAIT_TIMEOUT_S)"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("kernel 'saxpy'"), std::string::npos) << m;
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(waited, 0.2);
+  EXPECT_LT(waited, 5.0);
+  EXPECT_EQ(fake_cuda_count("cuStreamSynchronize"), syncs) << "the blocking wait is never entered";
+  std::future<void> f = dev_.synchronize_async();
+  EXPECT_THROW(f.get(), tack::BackendError);
+  // Once the stream goes idle, the same device waits normally.
+  fake_cuda_fail("cuStreamQuery", 0, 0);
+  fake_cuda_fail("cuEventQuery", 0, 0);
+  EXPECT_NO_THROW(dev_.synchronize());
 }
 
 TEST_F(CudaRuntime, FourThreadsKeepTheirOwnScalars) {

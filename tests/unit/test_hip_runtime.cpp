@@ -8,11 +8,14 @@
 // fake this executable was built with.
 #include "support/fake_hip/fake_hip.hpp"
 
+#include "runtime/wait_deadline.hpp"
+
 #include <tack/tack.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -171,6 +174,50 @@ TEST(HipRuntime, WaitsAreEventWaitsEvenOffThread) {
   std::vector<std::string> calls = fake_hip::take_calls();
   EXPECT_GE(count(calls, "hipEventSynchronize"), 2);
   EXPECT_GE(count(calls, "hipEventRecord"), 2);
+}
+
+// TACK_WAIT_TIMEOUT_S (set through its test hook): an event that never completes (hipEventQuery answers
+// hipErrorNotReady, as after a kernel that loops forever) raises BackendError at the deadline, naming the
+// backend and the timeout, and the blocking hipEventSynchronize is never entered.
+TEST(HipRuntime, WaitPastTheTimeoutRaisesBackendError) {
+  tack::Device d = hip();
+  d.from_host(std::vector<float>{1});
+  struct Restore {
+    ~Restore() {
+      tack::runtime::set_wait_timeout_s(0);
+      std::lock_guard lock(fake_hip::state().mutex);
+      fake_hip::state().event_query = 0;
+    }
+  } restore;
+  tack::runtime::set_wait_timeout_s(0.2);
+  {
+    std::lock_guard lock(fake_hip::state().mutex);
+    fake_hip::state().event_query = 600;  // hipErrorNotReady
+  }
+  fake_hip::take_calls();
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    d.synchronize();
+    ADD_FAILURE() << "Device::synchronize did not time out";
+  } catch (const tack::BackendError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("hip: a wait for the queued work did not finish within 0.2 s (TACK_WAIT_TIMEOUT_S)"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("the last launch queued was no kernel"), std::string::npos) << m;
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(waited, 0.2);
+  EXPECT_LT(waited, 5.0);
+  EXPECT_THROW(d.synchronize_async().get(), tack::BackendError);
+  std::vector<std::string> calls = fake_hip::take_calls();
+  EXPECT_GE(count(calls, "hipEventQuery"), 2);
+  EXPECT_EQ(count(calls, "hipEventSynchronize"), 0);
+  {
+    std::lock_guard lock(fake_hip::state().mutex);
+    fake_hip::state().event_query = 0;
+  }
+  EXPECT_NO_THROW(d.synchronize()) << "once the work is done the same device waits normally";
 }
 
 TEST(HipRuntime, AnOrdinalTheRuntimeLacksIsRefusedWithTheCount) {

@@ -13,6 +13,7 @@
 #include "backends/level_zero/level_zero_memory.hpp"
 #include "backends/level_zero/ocloc_compile.hpp"
 #include "drivers/level_zero_api.hpp"
+#include "runtime/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
 
@@ -432,6 +433,41 @@ TEST_F(LevelZeroRuntime, OutOfMemoryMidRunKeepsEarlierArrays) {
   EXPECT_EQ(x.to_host<float>(), a);
   EXPECT_EQ(y.to_host<float>(), b);
   EXPECT_EQ(dev_.from_host(b).to_host<float>(), b) << "the fault is not sticky";
+}
+
+// TACK_WAIT_TIMEOUT_S (set through its test hook): Level Zero's waits take a timeout, so the driver gets
+// it in nanoseconds (UINT64_MAX without one), and its ZE_RESULT_NOT_READY becomes BackendError naming
+// the kernel last queued.
+TEST_F(LevelZeroRuntime, WaitPastTheTimeoutNamesTheLastKernel) {
+  tack::Array x = dev_.from_host(std::vector<float>(16, 1.0f)), y = dev_.from_host(std::vector<float>(16, 2.0f));
+  compile_or_skip([&] { saxpy()(y, x, 2.0f); });
+  dev_.synchronize();
+  EXPECT_EQ(fake_ze_last_wait_timeout(), UINT64_MAX) << "without a timeout the wait is unbounded";
+  struct Restore {
+    ~Restore() { tack::runtime::set_wait_timeout_s(0); }
+  } restore;
+  tack::runtime::set_wait_timeout_s(0.25);
+  saxpy()(y, x, 2.0f);
+  fake_ze_fail("zeCommandListHostSynchronize", ze::ZE_RESULT_NOT_READY, 1);
+  try {
+    dev_.synchronize();
+    ADD_FAILURE() << "Device::synchronize did not time out";
+  } catch (const tack::BackendError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("level_zero: a wait for the queued work did not finish within 0.25 s (TACK_WAIT_TIMEOUT_S)"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("kernel 'l0_saxpy'"), std::string::npos) << m;
+  }
+  EXPECT_EQ(fake_ze_last_wait_timeout(), 250000000u);
+  fake_ze_fail("zeEventHostSynchronize", ze::ZE_RESULT_NOT_READY, 1);
+  try {
+    (void)y.to_host<float>();
+    ADD_FAILURE() << "to_host did not time out";
+  } catch (const tack::BackendError& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel 'l0_saxpy'"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(dev_.synchronize()) << "once the work is done the same device waits normally";
 }
 
 TEST_F(LevelZeroRuntime, ModulesAreBuiltWithTheOpenCLOptions) {

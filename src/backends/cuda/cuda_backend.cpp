@@ -67,10 +67,7 @@ class StreamMarker final : public WaitMarker {
     } catch (const Error&) {
     }
   }
-  void wait() override {
-    Context::Scope scope(*context_);
-    cu::check(cu::api().cuEventSynchronize(event_), "cuEventSynchronize");
-  }
+  void wait() override { context_->wait_event(event_); }
 
  private:
   std::shared_ptr<Context> context_;
@@ -225,6 +222,7 @@ class CudaBackend final : public Backend {
       }
     }
     values.back() = static_cast<std::uint64_t>(l.count);  // long long __n__
+    context_->last_kernel().set(v.typed.name);
     cu::check(api.cuLaunchKernel(v.module->function(), static_cast<unsigned>(blocks), 1, 1, v.block, 1, 1, 0, stream,
                                  params.data(), nullptr),
               "cuLaunchKernel");

@@ -119,8 +119,12 @@ Context::~Context() {
   try {
     Scope scope(*this);
     if (cu::CUstream stream = stream_.load()) {
-      api.cuStreamSynchronize(stream);
-      free_dropped_if_idle();
+      if (wait_timeout_s() > 0) {
+        synchronize();  // bounded; past the deadline the stream and its memory are abandoned (the catch below)
+      } else {
+        api.cuStreamSynchronize(stream);
+        free_dropped_if_idle();
+      }
       api.cuStreamDestroy_v2(stream);
     }
   } catch (const Error&) {
@@ -205,8 +209,21 @@ void Context::synchronize() {
   cu::CUstream stream = stream_.load();
   if (!stream) return;  // nothing was ever queued
   Scope scope(*this);
-  cu::check(cu::api().cuStreamSynchronize(stream), "cuStreamSynchronize");
+  const cu::Api& api = cu::api();
+  if (wait_timeout_s() > 0)  // then cuStreamSynchronize returns at once, with the error if any
+    poll_until_done("cuda", "a wait for the queued work", last_kernel_,
+                    [&] { return api.cuStreamQuery(stream) != cu::CUDA_ERROR_NOT_READY; });
+  cu::check(api.cuStreamSynchronize(stream), "cuStreamSynchronize");
   free_dropped_if_idle();
+}
+
+void Context::wait_event(cu::CUevent event) {
+  Scope scope(*this);
+  const cu::Api& api = cu::api();
+  if (wait_timeout_s() > 0)
+    poll_until_done("cuda", "an asynchronous wait for the queued work", last_kernel_,
+                    [&] { return api.cuEventQuery(event) != cu::CUDA_ERROR_NOT_READY; });
+  cu::check(api.cuEventSynchronize(event), "cuEventSynchronize");
 }
 
 }  // namespace tack::runtime::cuda

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "drivers/cuda_api.hpp"
+#include "runtime/wait_deadline.hpp"
 
 #include <tack/device.hpp>
 
@@ -80,8 +81,13 @@ class Context {
   drivers::cu::CUdeviceptr allocate(std::size_t bytes);
   void free(drivers::cu::CUdeviceptr ptr) noexcept;
 
-  // Waits for the stream; raises the first error of a queued launch (BackendError).
+  // Waits for the stream; raises the first error of a queued launch (BackendError). With
+  // TACK_WAIT_TIMEOUT_S set, polls cuStreamQuery and raises BackendError at the deadline.
   void synchronize();
+  // Waits for an event recorded on the stream, bounded the same way (cuEventQuery).
+  void wait_event(drivers::cu::CUevent event);
+  // The kernel last queued on the stream, named by a wait that times out.
+  LastKernel& last_kernel() { return last_kernel_; }
 
   // Held shared by whatever reads a buffer's device address and queues work on it (launches, copies, fills),
   // and exclusively while export_memory() moves a buffer to another address, so no work lands in the old one.
@@ -100,6 +106,7 @@ class Context {
   std::mutex dropped_mutex_;
   std::vector<drivers::cu::CUdeviceptr> dropped_;
   std::shared_mutex relocation_;
+  LastKernel last_kernel_;
 };
 
 // What the device's capabilities are (the reference's table for CUDA).

@@ -127,6 +127,7 @@ class HipBackend final : public Backend {
       values[i] = reinterpret_cast<std::uintptr_t>(hip::device_pointer(storage));
     }
     values.back() = static_cast<std::uint64_t>(l.count);  // long long __n__
+    device_->queue()->last_kernel().set(v.typed.name);
     hp::check(
         api.hipModuleLaunchKernel(v.module->function(), blocks, 1, 1, kBlock, 1, 1, 0, stream, params.data(), nullptr),
         "hipModuleLaunchKernel");

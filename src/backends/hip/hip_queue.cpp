@@ -36,9 +36,22 @@ void Queue::wait() {
   hp::check(api.hipEventCreateWithFlags(&event, hp::hipEventBlockingSync | hp::hipEventDisableTiming),
             "hipEventCreateWithFlags");
   hp::hipError_t r = api.hipEventRecord(event, stream());
-  if (r == hp::hipSuccess) r = api.hipEventSynchronize(event);
+  try {
+    if (r == hp::hipSuccess) r = wait_event(event);
+  } catch (const Error&) {
+    api.hipEventDestroy(event);
+    throw;
+  }
   api.hipEventDestroy(event);
   hp::check(r, "hipEventSynchronize");
+}
+
+hp::hipError_t Queue::wait_event(hp::hipEvent_t event) {
+  const hp::Api& api = hp::api();
+  if (wait_timeout_s() > 0)  // then hipEventSynchronize returns at once, with the error if any
+    poll_until_done("hip", "a wait for the queued work", last_kernel_,
+                    [&] { return api.hipEventQuery(event) != hp::hipErrorNotReady; });
+  return api.hipEventSynchronize(event);
 }
 
 Queue::~Queue() {
@@ -77,7 +90,7 @@ StreamMarker::~StreamMarker() {
 
 void StreamMarker::wait() {
   DeviceScope scope(queue_->ordinal());
-  hp::check(hp::api().hipEventSynchronize(event_), "hipEventSynchronize");
+  hp::check(queue_->wait_event(event_), "hipEventSynchronize");
 }
 
 }  // namespace tack::runtime::hip

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "drivers/hip_api.hpp"
+#include "runtime/wait_deadline.hpp"
 #include "runtime/wait_marker.hpp"
 
 #include <atomic>
@@ -43,11 +44,16 @@ class Queue {
   bool started() const { return stream_.load() != nullptr; }
   // Waits for everything queued so far on an event; raises a queued launch's error (BackendError).
   void wait();
+  // Waits for an event recorded on the stream: hipEventSynchronize, or with TACK_WAIT_TIMEOUT_S set,
+  // hipEventQuery polled until the deadline (then BackendError naming the kernel last queued).
+  drivers::hip::hipError_t wait_event(drivers::hip::hipEvent_t event);
+  LastKernel& last_kernel() { return last_kernel_; }
 
  private:
   int ordinal_;
   std::once_flag once_;
   std::atomic<drivers::hip::hipStream_t> stream_{nullptr};
+  LastKernel last_kernel_;
 };
 
 // A blocking-sync event recorded on the queue's stream at construction (Backend::async_marker, and every wait).

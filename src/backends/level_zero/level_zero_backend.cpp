@@ -119,6 +119,7 @@ class LevelZeroBackend final : public Backend {
     ze::check(api.zeKernelSetArgumentValue(kernel, index, sizeof n, &n), "zeKernelSetArgumentValue");
     ze::check(api.zeKernelSetGroupSize(kernel, v.group, 1, 1), "zeKernelSetGroupSize");
     // The arguments are captured at the append, so the next call may set its own.
+    queue_->last_kernel().set(v.typed.name);
     queue_->launch(kernel, groups, "kernel '" + v.typed.name + "'");
   }
 

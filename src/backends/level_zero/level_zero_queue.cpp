@@ -12,7 +12,6 @@ namespace tack::runtime::level_zero {
 namespace ze = drivers::ze;
 namespace {
 
-constexpr std::uint64_t kForever = std::numeric_limits<std::uint64_t>::max();
 constexpr std::uint32_t kEventsPerPool = 32;
 
 }  // namespace
@@ -38,7 +37,9 @@ Queue::~Queue() {
   try {
     synchronize();  // holds, staging and events must outlive the commands that use them
   } catch (const Error&) {
-    // A failed wait at teardown has no one to report to.
+    // A failed wait at teardown has no one to report to. Past TACK_WAIT_TIMEOUT_S the device still runs a
+    // kernel that may never end: what it may use (list, holds, staging, events) is abandoned, not freed.
+    if (timed_out_) return;
   }
   std::vector<Hold> rest = take_holds();
   release(rest);
@@ -173,16 +174,22 @@ void Queue::launch(ze::ze_kernel_handle_t kernel, std::uint32_t groups, const st
 }
 
 void Queue::synchronize() {
+  wait_timeout_s();  // a malformed TACK_WAIT_TIMEOUT_S is raised here, before the holds are taken
   std::lock_guard lock(lock_);
   std::vector<Hold> done = take_holds();
   if (asynchronous()) {
-    const ze::ze_result_t r = ze::api().zeCommandListHostSynchronize(list_, kForever);
+    const ze::ze_result_t r = ze::api().zeCommandListHostSynchronize(list_, wait_timeout_ns());
     if (r != ze::ZE_RESULT_SUCCESS) {
       // Unknown whether the queued copies have read their host memory: it stays held for the next wait.
       for (Hold& h : done) holds_.push_back(std::move(h));
+      if (r == ze::ZE_RESULT_NOT_READY) {
+        timed_out_ = true;
+        throw_wait_timeout("level_zero", "a wait for the queued work", last_kernel_);
+      }
       ze::check(r, "zeCommandListHostSynchronize");
     }
   }
+  timed_out_ = false;
   release(done);
 }
 
@@ -223,7 +230,7 @@ class ListMarker final : public WaitMarker {
   ~ListMarker() override {
     if (ze::exiting()) return;
     // The holds may be released only after the commands that read them: wait if no one has.
-    if (!waited_ && ze::api().zeEventHostSynchronize(event_, kForever) != ze::ZE_RESULT_SUCCESS) {
+    if (!waited_ && ze::api().zeEventHostSynchronize(event_, wait_timeout_ns()) != ze::ZE_RESULT_SUCCESS) {
       std::lock_guard lock(queue_->lock_);  // back to the queue, for its next successful wait
       for (auto& h : holds_) queue_->holds_.push_back(std::move(h));
       return;
@@ -232,7 +239,11 @@ class ListMarker final : public WaitMarker {
     queue_->give_event(event_);
   }
   void wait() override {
-    ze::check(ze::api().zeEventHostSynchronize(event_, kForever), "zeEventHostSynchronize");
+    wait_timeout_s();  // raises a malformed TACK_WAIT_TIMEOUT_S
+    const ze::ze_result_t r = ze::api().zeEventHostSynchronize(event_, wait_timeout_ns());
+    if (r == ze::ZE_RESULT_NOT_READY)
+      throw_wait_timeout("level_zero", "a wait for the queued work", queue_->last_kernel());
+    ze::check(r, "zeEventHostSynchronize");
     waited_ = true;
   }
 

@@ -24,6 +24,7 @@
 #pragma once
 
 #include "backends/level_zero/level_zero_device.hpp"
+#include "runtime/wait_deadline.hpp"
 #include "runtime/wait_marker.hpp"
 
 #include <map>
@@ -57,6 +58,8 @@ class Queue : public std::enable_shared_from_this<Queue> {
   void fill(void* dst, const void* pattern, std::size_t pattern_size, std::size_t bytes);
   // Waits (outside the lock) for everything queued before it, then copies.
   void read(void* dst, const void* src, std::size_t bytes);
+  // The kernel last queued, named when a wait runs past TACK_WAIT_TIMEOUT_S (the driver's own timeout).
+  LastKernel& last_kernel() { return last_kernel_; }
   // Appends a launch and its barrier; the caller holds the launch lock and has set the kernel's arguments.
   void launch(drivers::ze::ze_kernel_handle_t kernel, std::uint32_t groups, const std::string& what);
   // zeCommandListHostSynchronize; raises a queued command's error.
@@ -90,6 +93,8 @@ class Queue : public std::enable_shared_from_this<Queue> {
   std::size_t held_bytes_ = 0;
   std::vector<drivers::ze::ze_event_pool_handle_t> pools_;
   std::vector<drivers::ze::ze_event_handle_t> events_, free_events_;
+  LastKernel last_kernel_;
+  bool timed_out_ = false;  // the last synchronize() ran past TACK_WAIT_TIMEOUT_S (under lock_)
 };
 
 }  // namespace tack::runtime::level_zero

@@ -132,6 +132,7 @@ class MetalBackend final : public Backend {
     fields.back() = static_cast<std::uint64_t>(l.count);
 
     id<MTLComputePipelineState> pipeline = v.pipeline->objects().pipeline;
+    queue_->last_kernel().set(v.typed.name);
     queue_->encode(
         [&](Encoding& e) {
           // Everything that can fail comes before the encoder is made, so a failure leaves no pass half-encoded.

@@ -9,6 +9,7 @@
 // its command buffer completes (Encoding::owned and holds).
 #pragma once
 
+#include "runtime/wait_deadline.hpp"
 #include "runtime/wait_marker.hpp"
 
 #include <cstddef>
@@ -48,6 +49,9 @@ class Queue {
   // A mark covering the launches encoded so far (the open buffer is committed
   // now): its wait() blocks on those command buffers (_CommandBufferMarker).
   std::unique_ptr<WaitMarker> marker();
+
+  // The kernel last encoded, named when a wait runs past TACK_WAIT_TIMEOUT_S.
+  LastKernel& last_kernel();
 
   struct State;  // shared with completion handlers, which may run after the queue is gone
 

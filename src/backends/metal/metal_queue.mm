@@ -32,6 +32,7 @@ struct Queue::State {
   std::mutex committed_mutex;
   std::deque<id<MTLCommandBuffer>> committed;
   std::string error;
+  LastKernel last_kernel;
 
   // Drops the completed buffers from the front, keeping the first error (under committed_mutex). A queue runs
   // its command buffers in commit order, so the front completes first.
@@ -49,7 +50,14 @@ struct Queue::State {
 
   // Waits for `buffers`, then reports (and clears) the first error seen so far.
   void wait_for(const std::vector<id<MTLCommandBuffer>>& buffers) {
-    for (id<MTLCommandBuffer> b : buffers) [b waitUntilCompleted];
+    // waitUntilCompleted takes no timeout: with TACK_WAIT_TIMEOUT_S set, each buffer's status is polled instead.
+    for (id<MTLCommandBuffer> b : buffers) {
+      if (wait_timeout_s() > 0)
+        poll_until_done("metal", "a wait for the queued work", last_kernel,
+                        [&] { return b.status >= MTLCommandBufferStatusCompleted; });
+      else
+        [b waitUntilCompleted];
+    }
     std::string first;
     {
       std::lock_guard lock(committed_mutex);
@@ -153,6 +161,8 @@ void Queue::encode(const std::function<void(Encoding&)>& body, bool complete_bef
     if (complete_before_return) synchronize();
   }
 }
+
+LastKernel& Queue::last_kernel() { return state_->last_kernel; }
 
 void Queue::synchronize() {
   @autoreleasepool {

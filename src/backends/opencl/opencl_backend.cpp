@@ -140,7 +140,8 @@ class OpenCLBackend final : public Backend {
     const auto count = static_cast<std::size_t>(l.count);
     const std::size_t global =
         v.workgroup ? count * opencl::kGroupSize : (count + v.local_size - 1) / v.local_size * v.local_size;
-    queue_->launch(kernel, global, v.workgroup ? opencl::kGroupSize : v.local_size, v.program->entry().c_str());
+    queue_->launch(kernel, global, v.workgroup ? opencl::kGroupSize : v.local_size, v.program->entry().c_str(),
+                   v.typed.name);
   }
 
   void synchronize() override { queue_->finish(); }
@@ -176,7 +177,8 @@ class OpenCLBackend final : public Backend {
       cl::check(api.clSetKernelArg(r.program->kernel(), 0, sizeof x, &x), "clSetKernelArg");
       cl::check(api.clSetKernelArg(r.program->kernel(), 1, sizeof o, &o), "clSetKernelArg");
       cl::check(api.clSetKernelArg(r.program->kernel(), 2, sizeof n, &n), "clSetKernelArg");
-      queue_->launch(r.program->kernel(), groups * opencl::kGroupSize, opencl::kGroupSize, r.program->entry().c_str());
+      queue_->launch(r.program->kernel(), groups * opencl::kGroupSize, opencl::kGroupSize, r.program->entry().c_str(),
+                     r.program->entry());
     }
     float value = 0;
     result.read(0, &value, sizeof value);

@@ -24,6 +24,12 @@ Queue::Queue(DeviceInfo device) : device_(std::move(device)) {
 }
 
 Queue::~Queue() {
+  if (stuck_.load()) {
+    // A kernel still runs and may never end: clFinish (or releasing the queue) would block for as long.
+    // The queue, the context and the memory queued writes read are abandoned instead.
+    static_cast<void>(new std::vector<std::vector<unsigned char>>(std::move(holds_)));
+    return;
+  }
   const cl::Api& api = cl::api();
   api.clFinish(queue_);  // holds and buffers must outlive the commands that use them
   api.clReleaseCommandQueue(queue_);
@@ -89,6 +95,8 @@ void keep_holds(std::vector<std::vector<unsigned char>>& done, std::mutex& mutex
 
 void Queue::read(cl::cl_mem mem, std::size_t offset, void* dst, std::size_t bytes) {
   if (!bytes) return;
+  // The blocking read below cannot time out: with a timeout the work before it is waited for first.
+  if (wait_timeout_s() > 0) finish();
   std::vector<std::vector<unsigned char>> done = take_holds();
   // Blocking, on an in-order queue: it completes after every command before it.
   cl::cl_int err = cl::api().clEnqueueReadBuffer(queue_, mem, cl::CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr);
@@ -98,7 +106,9 @@ void Queue::read(cl::cl_mem mem, std::size_t offset, void* dst, std::size_t byte
   }
 }
 
-void Queue::launch(cl::cl_kernel kernel, std::size_t global, std::size_t local, const char* what) {
+void Queue::launch(cl::cl_kernel kernel, std::size_t global, std::size_t local, const char* what,
+                   const std::string& name) {
+  last_.set(name);
   cl::cl_int err = cl::api().clEnqueueNDRangeKernel(queue_, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
   if (err != cl::CL_SUCCESS)
     throw BackendError(std::string("clEnqueueNDRangeKernel of ") + what + " (global " + std::to_string(global) +
@@ -109,12 +119,50 @@ void Queue::launch(cl::cl_kernel kernel, std::size_t global, std::size_t local, 
 }
 
 void Queue::finish() {
+  const cl::Api& api = cl::api();
+  const bool bounded = wait_timeout_s() > 0;  // may throw (a malformed value): before the holds are taken
   std::vector<std::vector<unsigned char>> done = take_holds();
-  cl::cl_int err = cl::api().clFinish(queue_);
+  if (bounded) {
+    // A marker after everything queued, polled; clFinish then returns at once (and reports any error).
+    cl::cl_event marker = nullptr;
+    cl::cl_int err = api.clEnqueueMarkerWithWaitList(queue_, 0, nullptr, &marker);
+    if (err == cl::CL_SUCCESS) err = api.clFlush(queue_);
+    try {
+      cl::check(err, "clEnqueueMarkerWithWaitList");
+      await(marker, "a wait for the queued work");
+    } catch (const Error&) {
+      if (marker) api.clReleaseEvent(marker);
+      keep_holds(done, holds_mutex_, holds_, held_bytes_);
+      throw;
+    }
+    api.clReleaseEvent(marker);
+  }
+  cl::cl_int err = api.clFinish(queue_);
   if (err != cl::CL_SUCCESS) {
     keep_holds(done, holds_mutex_, holds_, held_bytes_);
     cl::check(err, "clFinish");
   }
+  stuck_.store(false);
+}
+
+void Queue::await(cl::cl_event event, const char* what) {
+  const cl::Api& api = cl::api();
+  if (wait_timeout_s() <= 0) {
+    cl::check(api.clWaitForEvents(1, &event), "clWaitForEvents");
+    return;
+  }
+  try {
+    poll_until_done("opencl", what, last_, [&] {
+      cl::cl_int status = cl::CL_COMPLETE;
+      const cl::cl_int err =
+          api.clGetEventInfo(event, cl::CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+      return err != cl::CL_SUCCESS || status <= cl::CL_COMPLETE;  // done, or failed: clWaitForEvents says how
+    });
+  } catch (const BackendError&) {
+    stuck_.store(true);
+    throw;
+  }
+  cl::check(api.clWaitForEvents(1, &event), "clWaitForEvents");
 }
 
 namespace {
@@ -125,13 +173,21 @@ class EventMarker final : public WaitMarker {
       : queue_(std::move(queue)), event_(event), holds_(std::move(holds)) {}
   ~EventMarker() override {
     // The holds may be freed only after the writes that read them: wait if no one has.
-    if (!waited_) cl::api().clWaitForEvents(1, &event_);
+    if (!waited_) {
+      try {
+        if (queue_->stuck()) throw BackendError("opencl: a wait of this queue timed out");  // not a second timeout
+        queue_->await(event_, "a wait for the queued work");
+      } catch (const Error&) {
+        // Past the deadline the writes may still read the holds: they are abandoned, not freed.
+        if (queue_->stuck()) static_cast<void>(new std::vector<std::vector<unsigned char>>(std::move(holds_)));
+      }
+    }
     cl::api().clReleaseEvent(event_);
   }
   void wait() override {
     // An error in a command before the marker shows as an error status of the wait list.
     // After a failed wait the holds stay, and the destructor waits again before freeing them.
-    cl::check(cl::api().clWaitForEvents(1, &event_), "clWaitForEvents");
+    queue_->await(event_, "an asynchronous wait for the queued work");
     waited_ = true;
     holds_.clear();
   }

@@ -10,13 +10,23 @@
 // kMaxStagedBytes blocks instead (copying it would cost about as much as the
 // wait), and the holds are released early, with a wait, past kMaxHeldBytes or
 // kMaxHolds.
+//
+// Waits are bounded by TACK_WAIT_TIMEOUT_S when it is set (runtime/wait_deadline.hpp):
+// a marker's execution status is polled, and a wait past the deadline raises
+// BackendError naming the kernel last queued. The queue is then "stuck": its
+// destructor abandons the context, queue and holds (leaks them) unless a later
+// wait succeeds, because clFinish would block at exit for as long as the kernel runs.
 #pragma once
 
 #include "backends/opencl/opencl_device.hpp"
+#include "runtime/wait_deadline.hpp"
 #include "runtime/wait_marker.hpp"
+
+#include <atomic>
 
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace tack::runtime::opencl {
@@ -42,13 +52,20 @@ class Queue {
             std::size_t bytes);
   // Waits for everything queued before it, then copies.
   void read(drivers::cl::cl_mem mem, std::size_t offset, void* dst, std::size_t bytes);
-  // Enqueues a 1-D range of `global` work-items in groups of `local`.
-  void launch(drivers::cl::cl_kernel kernel, std::size_t global, std::size_t local, const char* what);
+  // Enqueues a 1-D range of `global` work-items in groups of `local`; `name`
+  // (which must outlive the queue: a variant's) is remembered for a wait's timeout.
+  void launch(drivers::cl::cl_kernel kernel, std::size_t global, std::size_t local, const char* what,
+              const std::string& name);
   void finish();
   // Enqueues a marker after everything queued so far (the asynchronous waits):
   // its wait() is clWaitForEvents, and it takes over the holds of the writes
   // before it, releasing them only once those have run. It keeps queue alive.
   static std::unique_ptr<WaitMarker> enqueue_marker(std::shared_ptr<Queue> queue);
+
+  // Blocks until event has completed or failed; with TACK_WAIT_TIMEOUT_S set,
+  // polls its status and throws BackendError at the deadline (the queue is then stuck).
+  void await(drivers::cl::cl_event event, const char* what);
+  bool stuck() const { return stuck_.load(); }
 
  private:
   // The holds taken before a wait; released once the wait returns.
@@ -60,6 +77,8 @@ class Queue {
   std::mutex holds_mutex_;
   std::vector<std::vector<unsigned char>> holds_;
   std::size_t held_bytes_ = 0;
+  LastKernel last_;
+  std::atomic<bool> stuck_{false};  // a wait timed out and none has succeeded since
 };
 
 }  // namespace tack::runtime::opencl

@@ -522,6 +522,13 @@ CUresult cuEventSynchronize(CUevent event) {
   return CUDA_SUCCESS;
 }
 
+CUresult cuEventQuery(CUevent event) {
+  FAKE_ENTER("cuEventQuery", false);
+  if (!s.events.count(reinterpret_cast<Event*>(event)))
+    return note_misuse(s, "cuEventQuery of an event that is not alive"), kInvalidHandle;
+  return CUDA_SUCCESS;  // work runs when queued (inject 600, CUDA_ERROR_NOT_READY, for work that never ends)
+}
+
 CUresult cuEventDestroy_v2(CUevent event) {
   FAKE_ENTER("cuEventDestroy_v2", false);
   auto* e = reinterpret_cast<Event*>(event);

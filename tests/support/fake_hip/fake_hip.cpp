@@ -107,6 +107,11 @@ FAKE_HIP hipEventSynchronize(void*) {
   record("hipEventSynchronize");
   return 0;
 }
+FAKE_HIP hipEventQuery(void*) {
+  record("hipEventQuery");
+  std::lock_guard lock(fake_hip::state().mutex);
+  return fake_hip::state().event_query;
+}
 FAKE_HIP hipEventDestroy(void*) { return 0; }
 
 namespace {

@@ -22,6 +22,7 @@ struct State {
   int device_count = 1;
   int memory_pools = 1;
   std::size_t total_memory = std::size_t{1} << 30;
+  int event_query = 0;  // what hipEventQuery returns: 600 (hipErrorNotReady) simulates work that never ends
 };
 
 State& state();

@@ -3,6 +3,7 @@
 
 #include "drivers/level_zero_api.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -105,6 +106,8 @@ void record(const std::string& what, FakeZeOp op = {}, std::string payload = {})
 
 void misuse(const std::string& text) { st().misuse += text + "\n"; }
 
+std::atomic<std::uint64_t> g_last_wait_timeout{0};
+
 #define FAKE_ENTER(name)                   \
   std::lock_guard lock_(st().mutex);       \
   if (ze_result_t r_ = enter(#name); r_) { \
@@ -165,6 +168,7 @@ void fake_ze_fail(const char* call, int code, int times) {
   std::lock_guard lock(st().mutex);
   st().failures[call] = {code, times};
 }
+std::uint64_t fake_ze_last_wait_timeout() { return g_last_wait_timeout.load(); }
 int fake_ze_count(const char* call) {
   std::lock_guard lock(st().mutex);
   auto it = st().counts.find(call);
@@ -385,7 +389,8 @@ ze_result_t zeCommandListAppendLaunchKernel(ze_command_list_handle_t, ze_kernel_
   record("launch " + k->name);
   return ZE_RESULT_SUCCESS;
 }
-ze_result_t zeCommandListHostSynchronize(ze_command_list_handle_t, std::uint64_t) {
+ze_result_t zeCommandListHostSynchronize(ze_command_list_handle_t, std::uint64_t timeout) {
+  g_last_wait_timeout.store(timeout);
   FAKE_ENTER(zeCommandListHostSynchronize);
   record("list_sync");
   return ZE_RESULT_SUCCESS;
@@ -523,7 +528,8 @@ ze_result_t zeEventDestroy(ze_event_handle_t e) {
   delete e;
   return ZE_RESULT_SUCCESS;
 }
-ze_result_t zeEventHostSynchronize(ze_event_handle_t e, std::uint64_t) {
+ze_result_t zeEventHostSynchronize(ze_event_handle_t e, std::uint64_t timeout) {
+  g_last_wait_timeout.store(timeout);
   FAKE_ENTER(zeEventHostSynchronize);
   record("event_sync");
   if (!e->signaled) misuse("zeEventHostSynchronize: an event no barrier signals (would wait forever)");

@@ -42,6 +42,8 @@ void fake_ze_refuse_native_binaries(int refuse);        // zeModuleCreate(NATIVE
 void fake_ze_fail(const char* call, int code, int times);
 // How many times an entry point was called (by exported name), failed or not.
 int fake_ze_count(const char* call);
+// The timeout (ns) of the last zeCommandListHostSynchronize or zeEventHostSynchronize, failed or not.
+std::uint64_t fake_ze_last_wait_timeout();
 
 // The operation log, in the order operations were appended: "alloc_device", "alloc_host", "free",
 // "free_defer", "copy", "fill", "launch <name>", "barrier", "barrier_event", "list_sync", "event_sync",
