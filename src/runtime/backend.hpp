@@ -6,6 +6,7 @@
 
 #include "ir/ir.hpp"
 #include "passes/bounds_checks.hpp"
+#include "passes/lower_prints.hpp"
 #include "runtime/host_reduce.hpp"
 #include "runtime/signature.hpp"
 #include "runtime/wait_marker.hpp"
@@ -105,6 +106,8 @@ struct CompiledVariant {
   // array's parameter, which the launch appends to the call's arguments; -1 when off.
   std::vector<passes::CheckedAccess> debug_sites;
   int debug_error_param = -1;
+  // Prints (passes::lower_prints): their sites and hidden arrays, which the launch binds and reads back.
+  passes::PrintLayout prints;
   // What making it cost; a backend's compile() fills the phases it knows.
   CompileReport report;
 };

@@ -5,6 +5,7 @@
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
 #include "passes/infer_types.hpp"
+#include "passes/lower_prints.hpp"
 #include "passes/optimize.hpp"
 #include "runtime/compile_report.hpp"
 #include "runtime/debug_mode.hpp"
@@ -195,7 +196,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
 }
 
 ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature& sig, passes::BoundsChecked* checks,
-                      CompileReport* report) {
+                      CompileReport* report, passes::PrintLayout* prints) {
   const ir::Kernel& k = impl.traced();
   auto start = std::chrono::steady_clock::now();
   std::vector<passes::ParamType> types(k.params.size());
@@ -219,6 +220,10 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
       checks->error_param = checked.error_param;
     }
   }
+  // After the bounds checks, whose error array stays the first hidden parameter; the prints' stores need none.
+  passes::PrintsLowered lowered = passes::lower_prints(typed);
+  typed = std::move(lowered.kernel);
+  if (prints) *prints = std::move(lowered.layout);
   check_capabilities(typed, backend.caps());
   if (report) report->infer_ms = ms_since(start);
   start = std::chrono::steady_clock::now();
@@ -234,7 +239,8 @@ std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend
   if (auto v = backend.find_variant(key)) return v;
   passes::BoundsChecked checks;
   CompileReport front;  // inference and optimization
-  ir::Kernel typed = specialize(impl, backend, sig, &checks, &front);
+  passes::PrintLayout prints;
+  ir::Kernel typed = specialize(impl, backend, sig, &checks, &front, &prints);
   const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<CompiledVariant> v = backend.compile(typed, key);
   CompileReport& report = v->report;  // the backend has filled the phases it knows
@@ -246,6 +252,7 @@ std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend
   v->typed = std::move(typed);
   v->debug_sites = std::move(checks.sites);
   v->debug_error_param = checks.error_param;
+  v->prints = std::move(prints);
   record_compile(impl.name, backend.caps().name, report);
   return backend.add_variant(key, std::move(v));
 }
