@@ -9,6 +9,8 @@
 #include <initializer_list>
 #include <memory>
 #include <source_location>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -299,6 +301,36 @@ void while_(const std::function<Value()>& cond, const std::function<void()>& bod
             std::source_location loc = std::source_location::current());
 void break_(std::source_location loc = std::source_location::current());
 void continue_(std::source_location loc = std::source_location::current());
+
+// ---- print -------------------------------------------------------------------
+
+// A print's format, with the line of the call that wrote it.
+struct PrintFormat {
+  std::string text;
+  std::source_location loc;
+  template <class S>
+  requires std::is_convertible_v<const S&, std::string_view> PrintFormat(
+      const S& s, std::source_location l = std::source_location::current())
+      : text(std::string_view(s)), loc(l) {}
+};
+
+namespace detail {
+void print(const PrintFormat& format, const Value* cond, std::vector<Value> args);
+}  // namespace detail
+
+// Writes one line to stderr: each `{}` of the format is replaced by the next argument
+// (`{{` and `}}` are braces). The lines of a launch are written when it has finished,
+// sorted by work-item index (docs/language.md, "Printing").
+template <class... Args>
+requires(std::is_constructible_v<Value, const Args&>&&...) void print(PrintFormat format, const Args&... args) {
+  detail::print(format, nullptr, {Value(args)...});
+}
+// The same, only for the work-items where cond is true.
+template <class... Args>
+requires(std::is_constructible_v<Value, const Args&>&&...) void print_if(const Value& cond, PrintFormat format,
+                                                                         const Args&... args) {
+  detail::print(format, &cond, {Value(args)...});
+}
 
 // ---- atomics: return the element's old value -------------------------------
 Value atomic_add(const ArrayBase& a, Located index, const Value& v);

@@ -1,5 +1,5 @@
 // The kernel language's statements from Python: parameters, Vars, element
-// loads and stores, control flow, the parallel loop, workgroups and atomics.
+// loads and stores, control flow, the parallel loop, workgroups, atomics and print.
 // The Python front end (tack/_frontend) calls these while it replays a
 // kernel's AST; each takes the Python file and line set by set_location.
 #include "bindings.hpp"
@@ -144,6 +144,16 @@ void bind_statements(nb::module_& m) {
   m.def("workgroup_for", [](nb::handle num_groups, std::function<void(lang::Group)> body) {
     lang::workgroup_for(to_value(num_groups), body);
   });
+
+  m.def(
+      "print_",
+      [](const std::string& format, const nb::sequence& args, nb::handle cond) {
+        lang::PrintFormat f(format);
+        if (cond.is_none()) return lang::detail::print(f, nullptr, values(args));
+        Value c = to_value(cond);
+        lang::detail::print(f, &c, values(args));
+      },
+      nb::arg("format"), nb::arg("args"), nb::arg("cond").none() = nb::none());
 
   m.def("atomic", &atomic, nb::arg("op"), nb::arg("array"), nb::arg("index"), nb::arg("value"),
         nb::arg("expected").none() = nb::none());

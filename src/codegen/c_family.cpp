@@ -425,6 +425,7 @@ void CFamilyCodeGen::stmt(const ir::Stmt& s) {
     case ir::StmtKind::Continue: line("continue;"); return;
     case ir::StmtKind::Barrier: line(barrier()); return;
     case ir::StmtKind::GroupReduce: return emit_group_reduce(s.as<ir::GroupReduce>());
+    case ir::StmtKind::Print: TACK_UNREACHABLE("c_family: prints must be lowered by passes::lower_prints");
   }
   TACK_UNREACHABLE("c_family: unknown statement kind");
 }

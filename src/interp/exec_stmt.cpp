@@ -229,6 +229,8 @@ void exec_stmt(Context& ctx, const ir::Stmt& s, Mask& mask) {
       // Lock step already finishes every statement before the barrier for all lanes first.
       return require_whole_group(ctx, mask, "a barrier", s->loc);
     case ir::StmtKind::GroupReduce: return exec_group_reduce(ctx, s.as<ir::GroupReduce>(), mask);
+    // The interpreter runs what every backend runs: the stores passes::lower_prints makes of it.
+    case ir::StmtKind::Print: TACK_UNREACHABLE("interp: prints must be lowered by passes::lower_prints");
   }
   TACK_UNREACHABLE("unknown statement kind");
 }

@@ -126,5 +126,28 @@ Stmt GroupReduce::make(ReduceOp op, Expr value, int result, SourceLoc loc) {
   TACK_CHECK(value);
   return stmt<GroupReduce>(loc, op, std::move(value), result);
 }
+Stmt Print::make(std::string format, std::vector<Expr> args, SourceLoc loc) {
+  for (const Expr& a : args) TACK_CHECK(a);
+  return stmt<Print>(loc, std::move(format), std::move(args));
+}
+
+int print_placeholders(const std::string& format) {
+  int n = 0;
+  for (std::size_t i = 0; i < format.size(); ++i) {
+    const char c = format[i];
+    const char next = i + 1 < format.size() ? format[i + 1] : '\0';
+    if (c == '{' && next == '{') {
+      ++i;
+    } else if (c == '}' && next == '}') {
+      ++i;
+    } else if (c == '{' && next == '}') {
+      ++n;
+      ++i;
+    } else if (c == '{' || c == '}') {
+      return -1;
+    }
+  }
+  return n;
+}
 
 }  // namespace tack::ir

@@ -369,6 +369,21 @@ struct GroupReduce : StmtNode {
   static Stmt make(ReduceOp op, Expr value, int result, SourceLoc loc = {});
 };
 
+// Writes a line to stderr (tack::lang::print): `format`'s `{}` are replaced by
+// `args` in order (`{{` and `}}` stand for braces). passes::lower_prints turns it
+// into atomics and stores into hidden arrays before optimization; no backend sees it.
+struct Print : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Print;
+  std::string format;
+  std::vector<Expr> args;
+  Print(SourceLoc l, std::string f, std::vector<Expr> a)
+      : StmtNode(kKind, l), format(std::move(f)), args(std::move(a)) {}
+  static Stmt make(std::string format, std::vector<Expr> args, SourceLoc loc = {});
+};
+
+// The number of `{}` in a print format, or -1 when a lone `{` or `}` makes it malformed.
+int print_placeholders(const std::string& format);
+
 template <class T>
 const T* Expr::as() const {
   return node_ && node_->kind == T::kKind ? static_cast<const T*>(node_.get()) : nullptr;

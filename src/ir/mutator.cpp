@@ -117,6 +117,15 @@ Stmt IRMutator::visit(const GroupReduce* n, const Stmt& self) {
   Expr v = mutate(n->value);
   return v.same_as(n->value) ? self : GroupReduce::make(n->op, v, n->result, n->loc);
 }
+Stmt IRMutator::visit(const Print* n, const Stmt& self) {
+  std::vector<Expr> args;
+  bool same = true;
+  for (const Expr& a : n->args) {
+    args.push_back(mutate(a));
+    same = same && args.back().same_as(a);
+  }
+  return same ? self : Print::make(n->format, std::move(args), n->loc);
+}
 
 Kernel mutate_kernel(const Kernel& k, IRMutator& m) {
   Kernel out = k;

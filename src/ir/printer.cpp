@@ -37,6 +37,26 @@ const char* group_field_name(GroupField f) {
   return "?";
 }
 
+// A string literal's text with quotes, backslashes and control characters escaped.
+std::string escaped(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 std::string subs(int n) { return n ? "/" + std::to_string(n) : ""; }
 
 }  // namespace
@@ -145,6 +165,13 @@ std::string to_string(const Stmt& s, int indent) {
       auto r = s.as<GroupReduce>();
       return pad + "let t" + std::to_string(r->result) + " = group_reduce_" + reduce_name(r->op) + "(" +
              to_string(r->value) + ")\n";
+    }
+    case StmtKind::Print: {
+      // The whole format, escaped: the kernel's hash is taken over this text.
+      auto p = s.as<Print>();
+      std::string out = pad + "print \"" + escaped(p->format) + "\"";
+      for (const Expr& a : p->args) out += ", " + to_string(a);
+      return out + "\n";
     }
   }
   TACK_UNREACHABLE("unknown statement kind");

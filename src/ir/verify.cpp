@@ -239,6 +239,13 @@ class Verifier {
         bind_let(n->result, n->value->type, s);
         return;
       }
+      case StmtKind::Print: {
+        auto n = s.as<Print>();
+        for (const Expr& a : n->args) expr(a);
+        if (print_placeholders(n->format) != static_cast<int>(n->args.size()))
+          fail("a print whose format's {} do not match its arguments", s);
+        return;
+      }
     }
     fail("unknown statement kind", s);
   }

@@ -78,6 +78,9 @@ void IRVisitor::visit(const Break*) {}
 void IRVisitor::visit(const Continue*) {}
 void IRVisitor::visit(const Barrier*) {}
 void IRVisitor::visit(const GroupReduce* n) { visit(n->value); }
+void IRVisitor::visit(const Print* n) {
+  for (const Expr& a : n->args) visit(a);
+}
 
 void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& f) {
   if (!s) return;

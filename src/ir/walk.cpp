@@ -13,6 +13,7 @@ std::vector<Expr> own_exprs(const Stmt& s) {
     case StmtKind::If: return {s.as<If>()->cond};
     case StmtKind::For: return {s.as<For>()->lo, s.as<For>()->hi};
     case StmtKind::GroupReduce: return {s.as<GroupReduce>()->value};
+    case StmtKind::Print: return s.as<Print>()->args;
     default: return {};
   }
 }

@@ -176,6 +176,9 @@ void TraceContext::emit(ir::Stmt s) {
       break;
     }
     case ir::StmtKind::GroupReduce: check(s.as<ir::GroupReduce>()->value); break;
+    case ir::StmtKind::Print:
+      for (const ir::Expr& a : s.as<ir::Print>()->args) check(a);
+      break;
     default: break;
   }
   blocks_.back().stmts.push_back(std::move(s));

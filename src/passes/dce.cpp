@@ -109,6 +109,7 @@ class DeadCode {
       case StmtKind::Store:
       case StmtKind::Atomic:
       case StmtKind::GroupReduce:
+      case StmtKind::Print:
         for (const Expr& e : own_exprs(s)) use(e);
         return s;
       case StmtKind::Break:

@@ -440,6 +440,13 @@ class Inference {
         let_types_[r->result] = t;
         return GroupReduce::make(r->op, v, r->result, s->loc);
       }
+      case StmtKind::Print: {
+        // Each argument keeps its own dtype; a weak literal takes its default one.
+        auto p = s.as<Print>();
+        std::vector<Expr> args;
+        for (const Expr& a : p->args) args.push_back(coerce(a, materialize(type_of(a)).dtype));
+        return Print::make(p->format, std::move(args), s->loc);
+      }
       case StmtKind::Break:
       case StmtKind::Continue:
       case StmtKind::Barrier: return s;

@@ -6,6 +6,7 @@
 
 #include "ir/ir.hpp"
 #include "passes/bounds_checks.hpp"
+#include "passes/lower_prints.hpp"
 #include "runtime/host_reduce.hpp"
 #include "runtime/signature.hpp"
 #include "runtime/wait_marker.hpp"
@@ -108,6 +109,8 @@ struct CompiledVariant {
   // KernelImpl::locations_hash() of the kernel it was built for: a twin kernel (same
   // IR, other lines) that shares it has its messages' lines mapped back to its own.
   std::uint64_t locations_hash = 0;
+  // Prints (passes::lower_prints): their sites and hidden arrays, which the launch binds and reads back.
+  passes::PrintLayout prints;
   // What making it cost; a backend's compile() fills the phases it knows.
   CompileReport report;
 };

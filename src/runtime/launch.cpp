@@ -5,10 +5,13 @@
 #include "ir/printer.hpp"
 #include "ir/scalar_ops.hpp"
 #include "runtime/own_lines.hpp"
+#include "runtime/print_capture.hpp"
 #include "runtime/resolve_variant.hpp"
 
 #include <tack/error.hpp>
 #include <tack/kernel.hpp>
+
+#include <algorithm>
 
 namespace tack {
 namespace {
@@ -36,7 +39,8 @@ std::int64_t extent_of(const ir::Expr& e, const runtime::ResolvedCall& call) {
 
 // Debug mode: the launch gets a zeroed error array as its last argument and waits;
 // a recorded access becomes the IndexError the interpreter would raise.
-void launch_checked(runtime::Launch l, runtime::ResolvedCall& call, const runtime::CompiledVariant& v) {
+void launch_checked(runtime::Launch l, runtime::ResolvedCall& call, const runtime::CompiledVariant& v,
+                    runtime::PrintCapture& prints) {
   const ir::Kernel& typed = v.typed;
   if (call.count >= static_cast<std::size_t>(runtime::kMaxKernelParams))
     throw InvalidArgument("kernel '" + typed.name + "': debug mode needs one more argument slot than the " +
@@ -51,10 +55,11 @@ void launch_checked(runtime::Launch l, runtime::ResolvedCall& call, const runtim
   extra.kind = ir::ParamKind::Array;
   extra.array = &errors;
   l.args = call.args.data();
-  l.arg_count = call.count + 1;
+  l.arg_count = std::max(call.count + 1, prints.arg_count());  // the print arrays follow the error array
   call.backend->launch(l);
   std::int32_t record[3] = {};
   errors.buffer->read(0, record, sizeof record);  // waits for the launch
+  prints.flush();                                 // what was printed before the bad access
   if (record[0] == 0) return;
   const passes::CheckedAccess& site = v.debug_sites.at(static_cast<std::size_t>(record[0] - 1));
   const std::int64_t index =
@@ -105,9 +110,12 @@ void Kernel::launch(std::span<const KernelArg> args) const {
   l.args = call.args.data();
   l.arg_count = call.count;
   l.count = count;
+  runtime::PrintCapture prints(*variant, call);  // binds the print arrays, if the kernel prints
   try {
-    if (variant->debug_error_param >= 0) return launch_checked(l, call, *variant);
+    if (variant->debug_error_param >= 0) return launch_checked(l, call, *variant, prints);
+    l.arg_count = prints.arg_count();
     call.backend->launch(l);
+    if (prints.active()) return prints.flush();  // waits for the launch: its lines come out in order, now
     if (binds_shared(call)) call.backend->synchronize();
   } catch (const Error&) {
     // The variant may be a twin kernel's (same IR, other lines): name this kernel's lines.

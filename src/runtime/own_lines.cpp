@@ -76,7 +76,7 @@ void rethrow_with_own_lines(KernelImpl& impl, const Backend& backend, const Sign
   }
   try {
     passes::BoundsChecked checks;
-    ir::Kernel own = specialize(impl, backend, sig, &checks, nullptr, false);
+    ir::Kernel own = specialize(impl, backend, sig, &checks, nullptr, nullptr, false);
     if (!match(v, own, checks, map)) std::rethrow_exception(original);
   } catch (const Error&) {
     std::rethrow_exception(original);  // the original error is the one to report

@@ -6,6 +6,7 @@
 #include "ir/visitor.hpp"
 #include "passes/check_barriers.hpp"
 #include "passes/infer_types.hpp"
+#include "passes/lower_prints.hpp"
 #include "passes/optimize.hpp"
 #include "runtime/compile_report.hpp"
 #include "runtime/debug_mode.hpp"
@@ -196,7 +197,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
 }
 
 ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature& sig, passes::BoundsChecked* checks,
-                      CompileReport* report, bool observed) {
+                      CompileReport* report, passes::PrintLayout* prints, bool observed) {
   const ir::Kernel& k = impl.traced();
   auto start = std::chrono::steady_clock::now();
   std::vector<passes::ParamType> types(k.params.size());
@@ -222,6 +223,10 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
       checks->error_param = checked.error_param;
     }
   }
+  // After the bounds checks, whose error array stays the first hidden parameter; the prints' stores need none.
+  passes::PrintsLowered lowered = passes::lower_prints(typed);
+  typed = std::move(lowered.kernel);
+  if (prints) *prints = std::move(lowered.layout);
   check_capabilities(typed, backend.caps());
   if (report) report->infer_ms = ms_since(start);
   start = std::chrono::steady_clock::now();
@@ -238,7 +243,8 @@ std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend
   if (auto v = backend.find_variant(key)) return v;
   passes::BoundsChecked checks;
   CompileReport front;  // inference and optimization
-  ir::Kernel typed = specialize(impl, backend, sig, &checks, &front);
+  passes::PrintLayout prints;
+  ir::Kernel typed = specialize(impl, backend, sig, &checks, &front, &prints);
   const auto start = std::chrono::steady_clock::now();
   std::shared_ptr<CompiledVariant> v = backend.compile(typed, key);
   CompileReport& report = v->report;  // the backend has filled the phases it knows
@@ -251,6 +257,7 @@ std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend
   v->debug_sites = std::move(checks.sites);
   v->debug_error_param = checks.error_param;
   v->locations_hash = impl.locations_hash();
+  v->prints = std::move(prints);
   record_compile(impl.name, backend.caps().name, report);
   return backend.add_variant(key, std::move(v));
 }

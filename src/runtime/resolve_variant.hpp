@@ -33,9 +33,11 @@ ResolvedCall check_call(KernelImpl& k, std::span<const KernelArg> args, std::sha
 // In debug mode (kSignatureDebug) every access is checked (passes::bounds_checks);
 // the checks' sites go to *checks when given.
 // `report`, when given, gets the milliseconds of inference and optimization.
+// Prints are lowered (passes::lower_prints); their layout goes to *prints when given.
 // `observed`: whether the specialize observer (below) sees the result.
 ir::Kernel specialize(KernelImpl& k, const Backend& backend, const Signature& sig,
-                      passes::BoundsChecked* checks = nullptr, CompileReport* report = nullptr, bool observed = true);
+                      passes::BoundsChecked* checks = nullptr, CompileReport* report = nullptr,
+                      passes::PrintLayout* prints = nullptr, bool observed = true);
 
 // Refuses, with TypeError or InvalidArgument, a typed kernel that uses what the
 // backend lacks: workgroups, shared arrays or atomics of an unsupported dtype.

@@ -152,8 +152,33 @@ def atomic_cas(array: Any, index: Any, expected: Any, value: Any) -> Any:
 
 atomic_cas.__module__ = "tack"
 
+
+# ---- print -------------------------------------------------------------------------
+
+def _format(fn: str, fmt: Any) -> str:
+    if not isinstance(fmt, str):
+        from .._errors import TypeError as TackTypeError
+        raise TackTypeError(f"tack.{fn} takes the format as a Python str first, got {type(fmt).__name__}")
+    return fmt
+
+
+def print(fmt: str, *args: Any, cond: Any = None) -> None:  # noqa: A001 - tack.print, as tack::lang::print
+    """tack.print(fmt, *args, cond=None): writes a line to stderr; each {} of fmt
+    is replaced by the next argument ({{ and }} are braces). With cond (a bool
+    Value), only the work-items where it is true print. A launch's lines appear
+    when it has finished, sorted by work-item index (docs/language.md, "Printing")."""
+    _core.print_(_format("print", fmt), list(args), cond)
+
+
+def print_if(cond: Any, fmt: str, *args: Any) -> None:
+    """tack.print_if(cond, fmt, *args): tack.print(fmt, *args, cond=cond)."""
+    _core.print_(_format("print_if", fmt), list(args), cond)
+
+
+print.__module__ = print_if.__module__ = "tack"
+
 __all__ = (["parallel", "workgroups", "static_range", "cast", "select", "logical_and", "logical_or",
-            "logical_not", "atomic_cas"] + list(_MATH) + ["atomic_" + op for op in _ATOMIC_OPS])
+            "logical_not", "atomic_cas", "print", "print_if"] + list(_MATH) + ["atomic_" + op for op in _ATOMIC_OPS])
 
 # Everything above that a kernel may call; the tracer allows calls of exactly these.
 KERNEL_FUNCTIONS = frozenset(globals()[n] for n in __all__ if n not in ("parallel", "workgroups", "static_range"))

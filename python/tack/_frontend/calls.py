@@ -75,6 +75,9 @@ class CallMixin:
             return self.inline(fn, args, kwargs, node)
         if isinstance(fn, CoreMethod) or _member(fn, KERNEL_FUNCTIONS):
             return fn(*args, **kwargs)
+        if fn is builtins.print:
+            raise self.error(node, "Python's print() cannot be called in a kernel; a kernel prints with "
+                                   "tack.print(\"x = {}\", x)", "type")
         if any(fn is b for b in _BUILTINS):
             return self.python_builtin(fn, args, kwargs, node)
         if _is_numpy_scalar_type(fn):

@@ -254,6 +254,7 @@ class KernelEmitter {
       case ir::StmtKind::Barrier:
       case ir::StmtKind::GroupReduce:
         TACK_UNREACHABLE("llvm_gen: barriers and group reductions must be lowered by passes::lower_workgroups");
+      case ir::StmtKind::Print: TACK_UNREACHABLE("llvm_gen: prints must be lowered by passes::lower_prints");
     }
     TACK_UNREACHABLE("llvm_gen: unknown statement kind");
   }

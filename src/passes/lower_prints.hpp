@@ -1,0 +1,59 @@
+// Lowers Print statements (tack::lang::print) to ordinary IR, so that every backend
+// prints with the atomics and stores it already has. Each Print claims a record
+// slot with an atomic add on a hidden u32 array and, when the slot is within the
+// capacity, stores the work-item's flat index, the print site and its arguments.
+//
+// The hidden arrays are appended as the kernel's last parameters:
+// - `words` (u32): [0] counts the prints attempted; record r occupies words
+//   1 + r*W .. 1 + r*W + W-1: the flat index's low and high 32 bits, the site,
+//   then every argument of 32 bits or fewer (bool and integers, wrapped to u32);
+// - one array per other storage dtype the prints use (u64 for 64-bit integers,
+//   f32, f64), record r at r*width .. r*width + width-1.
+// The capacity in records is not in the code: the kernel derives it from the
+// size of `words`, so the runtime sizes the arrays per launch (TACK_PRINT_LINES).
+// Runs on typed IR, before optimization.
+#pragma once
+
+#include "ir/ir.hpp"
+
+#include <string>
+#include <vector>
+
+namespace tack::passes {
+
+// Where each argument of a print goes: its storage array and word within the record.
+struct PrintArg {
+  DType dtype;     // the argument's own dtype, for formatting
+  int column = 0;  // 0: the u32 words, else PrintLayout::columns[column - 1]
+  int offset = 0;  // within the record of that array
+};
+
+struct PrintSite {
+  std::string format;
+  std::vector<PrintArg> args;
+  ir::SourceLoc loc;
+};
+
+struct PrintColumn {
+  DType dtype;  // U64, F32 or F64
+  int param = -1;
+  int width = 0;  // elements per record
+};
+
+struct PrintLayout {
+  std::vector<PrintSite> sites;  // by site number
+  int words_param = -1;          // -1: the kernel does not print
+  int words_width = 0;           // u32 words per record, 3 + the widest print's 32-bit arguments
+  std::vector<PrintColumn> columns;
+  bool active() const { return words_param >= 0; }
+};
+
+struct PrintsLowered {
+  ir::Kernel kernel;
+  PrintLayout layout;
+};
+
+// A kernel without prints comes back unchanged, with an inactive layout.
+PrintsLowered lower_prints(const ir::Kernel& typed);
+
+}  // namespace tack::passes
