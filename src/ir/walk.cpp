@@ -1,7 +1,23 @@
-// The expressions a statement holds itself.
+// The expressions a statement holds itself, and the statements of a block.
 #include "ir/walk.hpp"
 
 namespace tack::ir {
+namespace {
+void splice(const Stmt& s, std::vector<Stmt>& out) {
+  if (!s) return;
+  if (auto b = s.as<Block>()) {
+    for (const Stmt& c : b->stmts) splice(c, out);
+    return;
+  }
+  out.push_back(s);
+}
+}  // namespace
+
+std::vector<Stmt> block_items(const Stmt& block) {
+  std::vector<Stmt> out;
+  splice(block, out);
+  return out;
+}
 
 std::vector<Expr> own_exprs(const Stmt& s) {
   switch (s->kind) {

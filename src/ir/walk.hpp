@@ -38,6 +38,10 @@ void walk(const Expr& e, std::unordered_set<const ExprNode*>& seen, F&& f) {
   }
 }
 
+// The statements of a block with nested Blocks spliced in (a Block is no scope), so
+// every Let visible after one of them is bound at the block's top level.
+std::vector<Stmt> block_items(const Stmt& block);
+
 // A statement's own expressions (absent ones, such as a missing compare value, included as empty handles).
 std::vector<Expr> own_exprs(const Stmt& s);
 

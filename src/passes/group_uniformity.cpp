@@ -20,22 +20,6 @@ namespace {
 
 using namespace tack::ir;
 
-// Appends s to out with nested Blocks spliced (a Block is no scope).
-void flatten(const Stmt& s, std::vector<Stmt>& out) {
-  if (!s) return;
-  if (auto b = s.as<Block>()) {
-    for (const Stmt& c : b->stmts) flatten(c, out);
-    return;
-  }
-  out.push_back(s);
-}
-
-std::vector<Stmt> items_of(const Stmt& block) {
-  std::vector<Stmt> items;
-  flatten(block, items);
-  return items;
-}
-
 std::string at(const SourceLoc& loc) {
   std::string s = loc.str();
   return s.empty() ? "" : " at " + s;
@@ -174,7 +158,7 @@ void GroupUniformity::scan(const Stmt& block) {
     for (Expr& e : values) let_values_[static_cast<std::size_t>(id)].push_back(std::move(e));
     for (const StmtNode* n : enclosing_) if_lets_[n].lets.push_back(id);
   };
-  for (const Stmt& s : items_of(block)) {
+  for (const Stmt& s : block_items(block)) {
     if (collective(s) || escape(s) != nullptr) {
       switch (s->kind) {
         case StmtKind::For:
@@ -220,7 +204,7 @@ void GroupUniformity::scan(const Stmt& block) {
 }
 
 Stmt GroupUniformity::divergent_in(const Stmt& block) const {
-  for (const Stmt& s : items_of(block)) {
+  for (const Stmt& s : block_items(block)) {
     if (!lock_step(s)) continue;
     Stmt found;
     switch (s->kind) {

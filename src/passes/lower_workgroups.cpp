@@ -45,17 +45,6 @@ constexpr int kRematerializeNodes = 16;
 Type i64() { return Type::strong(DType::I64); }
 Expr i64_const(std::int64_t v) { return Const::make_int(i64(), v); }
 
-// Appends s to out with nested Blocks spliced (a Block is no scope), so every Let
-// visible after a statement of a block is bound at that block's top level.
-void flatten(const Stmt& s, std::vector<Stmt>& out) {
-  if (!s) return;
-  if (auto b = s.as<Block>()) {
-    for (const Stmt& c : b->stmts) flatten(c, out);
-    return;
-  }
-  out.push_back(s);
-}
-
 bool reads_memory(const Expr& e) {
   bool found = false;
   std::unordered_set<const ExprNode*> seen;
@@ -147,7 +136,7 @@ class Lowering {
     Stmt skeleton = lower_block(k_.body);
     plan_values();
     Filler fill(*this);
-    flatten(fill.mutate(skeleton), body);
+    for (Stmt& s : block_items(fill.mutate(skeleton))) body.push_back(std::move(s));
     out_.body = Block::make(std::move(body), k_.body->loc);
     return std::move(out_);
   }
@@ -163,8 +152,7 @@ class Lowering {
 
   // Lowers a block run in lock step; regions are left as placeholders for step 3.
   Stmt lower_block(const Stmt& block) {
-    std::vector<Stmt> items;
-    flatten(block, items);
+    const std::vector<Stmt> items = block_items(block);
     std::vector<Stmt> out, hoisted;
     int open = -1;
     auto region = [&]() -> Region& {
