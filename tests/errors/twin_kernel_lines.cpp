@@ -13,11 +13,11 @@ using namespace tack::lang;
 namespace {
 
 // The same kernel twice, on two lines: each stores one element past the end.
-const int kFirstLine = __LINE__ + 1;
+const int kFirstLine = __LINE__ + 2;  // the line of the store
 tack::Kernel first() {
   return tack::kernel("twin", [](Array a) { parallel_for(1, [&](Index i) { a[i + 4] = 1; }); });
 }
-const int kSecondLine = __LINE__ + 1;
+const int kSecondLine = __LINE__ + 2;
 tack::Kernel second() {
   return tack::kernel("twin", [](Array a) { parallel_for(1, [&](Index i) { a[i + 4] = 1; }); });
 }
