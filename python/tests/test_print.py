@@ -1,5 +1,5 @@
-# tack.print and tack.print_if from Python kernels: the lines reach fd 2 when the
-# launch finishes, in work-item order, with values printed exactly; a format that
+# tack.print and tack.print_if from Python kernels: the lines reach fd 2 at the
+# next wait after the launch, in work-item order, with values printed exactly; a format that
 # does not match its arguments is refused with the Python line.
 import numpy as np
 import pytest
@@ -28,6 +28,27 @@ def test_print_lines_in_work_item_order(device, capfd):
     tack.sync()
     err = capfd.readouterr().err
     assert err == "i = 0 x = 1.5\ni = 1 x = -2\nneg 1\ni = 2 x = 0.1\ni = 3 x = -0\n"
+
+
+def test_print_lines_come_out_at_the_next_wait(device, capfd):
+    x = device.array(np.array([1.0, -1.0], dtype=np.float32))
+    capfd.readouterr()
+    show(x)
+    show(x)
+    assert capfd.readouterr().err == "", "a launch returns before its lines are written"
+    x.numpy()
+    once = "i = 0 x = 1\ni = 1 x = -1\nneg 1\n"
+    assert capfd.readouterr().err == once + once
+
+
+def test_print_lines_before_an_awaited_sync(device, capfd):
+    import asyncio
+
+    x = device.array(np.array([2.0], dtype=np.float32))
+    capfd.readouterr()
+    show(x)
+    asyncio.run(tack.sync_async())
+    assert capfd.readouterr().err == "i = 0 x = 2\n"
 
 
 def test_print_if_two_dimensional_and_braces(device, capfd):

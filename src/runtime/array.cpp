@@ -1,9 +1,10 @@
 // tack::Device's array constructors and tack::Array's host-side methods.
+#include "ir/dtype_dispatch.hpp"
 #include "ir/scalar_ops.hpp"
 #include "runtime/array_checks.hpp"
 #include "runtime/backend.hpp"
-#include "ir/dtype_dispatch.hpp"
 #include "runtime/host_reduce.hpp"
+#include "runtime/print_capture.hpp"
 
 #include <tack/array.hpp>
 #include <tack/error.hpp>
@@ -73,6 +74,7 @@ const Capabilities& Device::capabilities() const {
   return backend_->caps();
 }
 void Device::synchronize() const {
+  runtime::flush_prints();
   if (backend_) backend_->synchronize();
 }
 
@@ -96,7 +98,6 @@ Array Device::empty(DType dtype, std::vector<std::int64_t> shape) const {
 
 Array::Array(std::shared_ptr<runtime::ArrayStorage> storage) : storage_(std::move(storage)) {}
 
-
 DType Array::dtype() const { return runtime::storage_of(storage_, "dtype()").dtype; }
 const std::vector<std::int64_t>& Array::shape() const { return runtime::storage_of(storage_, "shape()").shape; }
 int Array::rank() const { return static_cast<int>(runtime::storage_of(storage_, "rank()").shape.size()); }
@@ -111,6 +112,7 @@ void Array::read_bytes(DType as, std::int64_t start, std::int64_t count, void* o
   if (start < 0 || count < 0 || start > s.size || count > s.size - start)
     throw IndexError("read_range(" + std::to_string(start) + ", " + std::to_string(count) +
                      ") is outside an array of " + std::to_string(s.size) + " elements");
+  runtime::flush_prints();
   if (count)
     s.buffer->read(static_cast<std::size_t>(start) * dtype_size(as), out,
                    static_cast<std::size_t>(count) * dtype_size(as));
@@ -130,7 +132,10 @@ void Array::fill_bits(DType from, const void* value) {
 void Array::reduce(int op, DType as, void* out) const {
   const auto& s = runtime::storage_of(storage_, op == 0 ? "sum()" : op == 1 ? "min()" : "max()");
   if (op != 0 && s.size == 0) throw InvalidArgument(std::string(op == 1 ? "min()" : "max()") + " of an empty array");
-  const runtime::ReduceOp rop = op == 0 ? runtime::ReduceOp::Sum : op == 1 ? runtime::ReduceOp::Min : runtime::ReduceOp::Max;
+  runtime::flush_prints();
+  const runtime::ReduceOp rop = op == 0   ? runtime::ReduceOp::Sum
+                                : op == 1 ? runtime::ReduceOp::Min
+                                          : runtime::ReduceOp::Max;
   DType acc_t = DType::F64;
   ir::Bits acc;
   double device_result = 0;

@@ -1,5 +1,6 @@
 // The tack-wait pool and the futures of the asynchronous waits.
 #include "runtime/async_wait.hpp"
+#include "runtime/print_capture.hpp"
 
 #include <tack/array.hpp>
 #include <tack/device.hpp>
@@ -109,7 +110,13 @@ Mark take_mark(const std::vector<std::shared_ptr<Backend>>& backends) {
 
 void after_mark(Mark mark, std::function<void(std::exception_ptr)> then) {
   if (mark.markers.empty()) {
-    then(mark.error);
+    std::exception_ptr error = mark.error;
+    try {
+      flush_prints();
+    } catch (...) {
+      if (!error) error = std::current_exception();
+    }
+    then(error);
     return;
   }
   auto shared = std::make_shared<Mark>(std::move(mark));
@@ -125,6 +132,11 @@ void after_mark(Mark mark, std::function<void(std::exception_ptr)> then) {
       }
     }
     shared->markers.clear();
+    try {
+      flush_prints();  // the launches' lines are out before the future is ready
+    } catch (...) {
+      if (!error) error = std::current_exception();
+    }
     then(error);
   });
 }

@@ -59,7 +59,9 @@ void launch_checked(runtime::Launch l, runtime::ResolvedCall& call, const runtim
   call.backend->launch(l);
   std::int32_t record[3] = {};
   errors.buffer->read(0, record, sizeof record);  // waits for the launch
-  prints.flush();                                 // what was printed before the bad access
+  // This launch has waited: its lines, and those of earlier launches, come out before its error.
+  if (prints.active()) runtime::defer_prints(std::move(prints));
+  runtime::flush_prints();
   if (record[0] == 0) return;
   const passes::CheckedAccess& site = v.debug_sites.at(static_cast<std::size_t>(record[0] - 1));
   const std::int64_t index =
@@ -110,13 +112,16 @@ void Kernel::launch(std::span<const KernelArg> args) const {
   l.args = call.args.data();
   l.arg_count = call.count;
   l.count = count;
-  runtime::PrintCapture prints(*variant, call);  // binds the print arrays, if the kernel prints
+  runtime::PrintCapture prints(variant, call);  // binds the print arrays, if the kernel prints
   try {
     if (variant->debug_error_param >= 0) return launch_checked(l, call, *variant, prints);
     l.arg_count = prints.arg_count();
     call.backend->launch(l);
-    if (prints.active()) return prints.flush();  // waits for the launch: its lines come out in order, now
-    if (binds_shared(call)) call.backend->synchronize();
+    if (prints.active()) runtime::defer_prints(std::move(prints));  // its lines come out at the next wait
+    if (binds_shared(call)) {
+      runtime::flush_prints();
+      call.backend->synchronize();
+    }
   } catch (const Error&) {
     // The variant may be a twin kernel's (same IR, other lines): name this kernel's lines.
     if (variant->locations_hash != impl_->locations_hash())

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <mutex>
 #include <numeric>
 
 #include <unistd.h>
@@ -100,10 +102,11 @@ std::string format_print_value(DType t, std::uint64_t bits) {
   return "?";
 }
 
-PrintCapture::PrintCapture(const CompiledVariant& v, ResolvedCall& call)
-    : layout_(v.prints), kernel_(v.typed.name), arg_count_(call.count) {
+PrintCapture::PrintCapture(std::shared_ptr<const CompiledVariant> v, ResolvedCall& call)
+    : variant_(std::move(v)), kernel_(variant_->typed.name), arg_count_(call.count) {
+  const passes::PrintLayout& layout_ = variant_->prints;
   if (!layout_.active()) return;
-  const std::size_t params = v.typed.params.size();
+  const std::size_t params = variant_->typed.params.size();
   if (params > static_cast<std::size_t>(kMaxKernelParams))
     throw InvalidArgument("kernel '" + kernel_ + "': print needs " + std::to_string(params - call.count) +
                           " more argument slots than the call's " + std::to_string(call.count) + ", beyond the " +
@@ -131,6 +134,7 @@ PrintCapture::PrintCapture(const CompiledVariant& v, ResolvedCall& call)
 
 void PrintCapture::flush() {
   if (!active()) return;
+  const passes::PrintLayout& layout_ = variant_->prints;
   const std::int64_t words_size = arrays_[0]->size;
   std::vector<std::uint32_t> words(static_cast<std::size_t>(words_size));
   arrays_[0]->buffer->read(0, words.data(), words.size() * sizeof(std::uint32_t));  // waits for the launch
@@ -186,6 +190,34 @@ void PrintCapture::flush() {
     text += "tack: kernel '" + kernel_ + "' printed " + std::to_string(attempted - kept) + " more lines than the " +
             std::to_string(capacity_) + " kept per launch; they were lost (set TACK_PRINT_LINES to keep more)\n";
   write_stderr(text);
+}
+
+namespace {
+std::mutex g_pending_mutex;
+std::vector<PrintCapture> g_pending;  // in launch order
+}  // namespace
+
+void defer_prints(PrintCapture capture) {
+  std::lock_guard lock(g_pending_mutex);
+  g_pending.push_back(std::move(capture));
+}
+
+void flush_prints() {
+  std::vector<PrintCapture> pending;
+  {
+    std::lock_guard lock(g_pending_mutex);
+    if (g_pending.empty()) return;  // the common case: one lock, nothing else
+    pending.swap(g_pending);
+  }
+  std::exception_ptr error;
+  for (PrintCapture& p : pending) {
+    try {
+      p.flush();
+    } catch (...) {
+      if (!error) error = std::current_exception();
+    }
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace tack::runtime

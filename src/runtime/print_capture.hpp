@@ -1,7 +1,8 @@
 // The launch side of tack::lang::print: the hidden arrays of a printing variant
-// (passes::lower_prints) are allocated and bound for each launch, then read back,
-// sorted by work-item index and written to stderr. A printing launch waits for
-// itself, so its lines appear before the call returns.
+// (passes::lower_prints) are allocated and bound for each launch; the launch
+// returns at once, as any launch does, and at the next wait (Device::synchronize,
+// tack::sync, sync_async, a read or reduction of an array, share()) the arrays are
+// read back, sorted by work-item index and written to stderr, launch by launch.
 #pragma once
 
 #include "runtime/backend.hpp"
@@ -21,20 +22,27 @@ class PrintCapture {
  public:
   // Binds the hidden arrays into call.args after the call's own arguments; does nothing for a variant that
   // does not print.
-  PrintCapture(const CompiledVariant& v, ResolvedCall& call);
-  bool active() const { return layout_.active(); }
+  PrintCapture(std::shared_ptr<const CompiledVariant> v, ResolvedCall& call);
+  bool active() const { return variant_->prints.active(); }
   // How many arguments the launch passes: the kernel's parameters, hidden ones included.
   std::size_t arg_count() const { return arg_count_; }
   // Waits for the launch (by reading the arrays back) and writes its lines to stderr.
   void flush();
 
  private:
-  const passes::PrintLayout& layout_;
+  std::shared_ptr<const CompiledVariant> variant_;  // holds the layout, and the code, until the lines are out
   std::string kernel_;
   std::size_t arg_count_;
   std::int64_t capacity_ = 0;
   std::vector<std::unique_ptr<ArrayStorage>> arrays_;  // words, then the columns; bound by address
 };
+
+// Queues a launch's lines for the next wait.
+void defer_prints(PrintCapture capture);
+// Writes the lines of every launch queued so far, in launch order, waiting for those launches. Called by every
+// wait before it waits. A launch error met while reading one launch's lines is rethrown once the other launches'
+// lines are out.
+void flush_prints();
 
 // The text a printed value takes: integers in decimal, floats as the shortest text that reads back to the same
 // value ("nan", "inf", "-0"), bools as true/false. `bits` holds the value as lower_prints stored it.

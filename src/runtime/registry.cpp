@@ -2,6 +2,7 @@
 // one shared device per name, and tack::sync() and sync_async() over every live
 // device.
 #include "runtime/registry.hpp"
+#include "runtime/print_capture.hpp"
 
 #include "runtime/async_wait.hpp"
 
@@ -167,6 +168,7 @@ std::vector<std::shared_ptr<Backend>> live_backends() {
 }  // namespace runtime
 
 void sync() {
+  runtime::flush_prints();
   for (const auto& b : runtime::live_backends()) b->synchronize();
 }
 

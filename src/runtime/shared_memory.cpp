@@ -5,6 +5,7 @@
 // a shared buffer before returning.
 #include "runtime/array_checks.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/print_capture.hpp"
 
 #include <tack/array.hpp>
 #include <tack/error.hpp>
@@ -14,6 +15,7 @@ NativeMemory Array::share() const {
   runtime::ArrayStorage& s = runtime::storage_of(storage_, "share()");
   // Marked before the wait, so a launch another thread makes meanwhile completes too.
   s.buffer->mark_shared();
+  runtime::flush_prints();
   s.backend->synchronize();
   return s.buffer->native();
 }

@@ -8,8 +8,10 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace tack::lang;
@@ -69,6 +71,39 @@ TEST_P(Print, LinesComeOutInWorkItemOrderWhateverOrderTheyRan) {
   for (std::int64_t i = 0; i < n; ++i)
     want += "first " + std::to_string(i) + "\nsecond " + std::to_string(i) + " " + std::to_string(2 * i) + "\n";
   EXPECT_EQ(got, want) << "on " << backend();
+}
+
+// A printing launch returns as any launch does; its lines come out at the next wait,
+// launch after launch, and each wait kind writes them.
+TEST_P(Print, LinesComeOutAtTheNextWaitInLaunchOrder) {
+  auto k = tack::kernel("print_deferred", [](Array out, Scalar tag) {
+    parallel_for(out.size(), [&](Index i) {
+      out[i] = tag;
+      print("launch {} item {}", tag, i);
+    });
+  });
+  tack::Array out = zeros<std::int32_t>(dev(), 2);
+  const std::vector<std::pair<const char*, std::function<void()>>> waits = {
+      {"tack::sync", [] { tack::sync(); }},
+      {"Device::synchronize", [&] { dev().synchronize(); }},
+      {"to_host", [&] { (void)out.to_host<std::int32_t>(); }},
+      {"sum", [&] { (void)out.sum<std::int32_t>(); }},
+      {"synchronize_async", [&] { dev().synchronize_async().get(); }},
+      {"share", [&] { (void)out.share(); }},
+  };
+  for (const auto& [name, wait] : waits) {
+    SCOPED_TRACE(name);
+    testing::internal::CaptureStderr();
+    k(out, 1);
+    k(out, 2);
+    std::string before = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(before, "") << "nothing is written before a wait, on " << backend();
+    testing::internal::CaptureStderr();
+    wait();
+    EXPECT_EQ(testing::internal::GetCapturedStderr(),
+              "launch 1 item 0\nlaunch 1 item 1\nlaunch 2 item 0\nlaunch 2 item 1\n")
+        << "on " << backend();
+  }
 }
 
 TEST_P(Print, TwoDimensionalRangeIsRowMajor) {
