@@ -126,7 +126,9 @@ def test_debug_mode_index_error_names_the_python_line(device):
             out.numpy()
         line = next(n for n, t in enumerate(open(__file__).read().splitlines(), 1) if t.endswith("# OUT OF RANGE"))
         msg = str(e.value)
-        assert "kernel 'shifted_copy'" in msg and "index 4" in msg and "extent 4" in msg, msg
+        # Work-items 2 and 3 both read out of range; on a backend that runs them in parallel
+        # either may be the one recorded first.
+        assert "kernel 'shifted_copy'" in msg and ("index 4" in msg or "index 5" in msg) and "extent 4" in msg, msg
         assert f"{__file__}:{line}" in msg, msg
         # The skipped loads gave 0; the in-range ones ran.
         np.testing.assert_array_equal(out.numpy(), [2, 3, 0, 0])
