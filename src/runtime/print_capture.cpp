@@ -6,6 +6,7 @@
 #include <tack/error.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -103,12 +104,12 @@ std::string format_print_value(DType t, std::uint64_t bits) {
 }
 
 PrintCapture::PrintCapture(std::shared_ptr<const CompiledVariant> v, ResolvedCall& call)
-    : variant_(std::move(v)), kernel_(variant_->typed.name), arg_count_(call.count) {
-  const passes::PrintLayout& layout_ = variant_->prints;
-  if (!layout_.active()) return;
+    : variant_(std::move(v)), arg_count_(call.count) {
+  const passes::PrintLayout& layout = variant_->prints;
+  if (!layout.active()) return;
   const std::size_t params = variant_->typed.params.size();
   if (params > static_cast<std::size_t>(kMaxKernelParams))
-    throw InvalidArgument("kernel '" + kernel_ + "': print needs " + std::to_string(params - call.count) +
+    throw InvalidArgument("kernel '" + variant_->typed.name + "': print needs " + std::to_string(params - call.count) +
                           " more argument slots than the call's " + std::to_string(call.count) + ", beyond the " +
                           std::to_string(kMaxKernelParams) + " a kernel may have; pass fewer arguments");
   capacity_ = print_capacity();
@@ -127,14 +128,14 @@ PrintCapture::PrintCapture(std::shared_ptr<const CompiledVariant> v, ResolvedCal
     b.array = a.get();
     arrays_.push_back(std::move(a));
   };
-  bind(layout_.words_param, DType::U32, 1 + capacity_ * layout_.words_width);
-  for (const passes::PrintColumn& c : layout_.columns) bind(c.param, c.dtype, capacity_ * c.width);
+  bind(layout.words_param, DType::U32, 1 + capacity_ * layout.words_width);
+  for (const passes::PrintColumn& c : layout.columns) bind(c.param, c.dtype, capacity_ * c.width);
   arg_count_ = params;
 }
 
 void PrintCapture::flush() {
   if (!active()) return;
-  const passes::PrintLayout& layout_ = variant_->prints;
+  const passes::PrintLayout& layout = variant_->prints;
   const std::int64_t words_size = arrays_[0]->size;
   std::vector<std::uint32_t> words(static_cast<std::size_t>(words_size));
   arrays_[0]->buffer->read(0, words.data(), words.size() * sizeof(std::uint32_t));  // waits for the launch
@@ -142,10 +143,10 @@ void PrintCapture::flush() {
   if (attempted == 0) return;
   const std::int64_t kept = std::min(attempted, capacity_);
   std::vector<std::vector<std::uint64_t>> columns;
-  for (std::size_t c = 0; c < layout_.columns.size(); ++c) {
+  for (std::size_t c = 0; c < layout.columns.size(); ++c) {
     const ArrayStorage& a = *arrays_[c + 1];
     const std::size_t elem = dtype_size(a.dtype);
-    const std::size_t n = static_cast<std::size_t>(kept * layout_.columns[c].width);
+    const std::size_t n = static_cast<std::size_t>(kept * layout.columns[c].width);
     std::vector<std::uint64_t> bits(n);
     std::vector<unsigned char> raw(n * elem);
     if (n) a.buffer->read(0, raw.data(), raw.size());
@@ -156,7 +157,7 @@ void PrintCapture::flush() {
     }
     columns.push_back(std::move(bits));
   }
-  const std::size_t width = static_cast<std::size_t>(layout_.words_width);
+  const std::size_t width = static_cast<std::size_t>(layout.words_width);
   auto record = [&](std::int64_t r) { return words.data() + 1 + static_cast<std::size_t>(r) * width; };
   auto flat = [&](std::int64_t r) {
     const std::uint32_t* w = record(r);
@@ -170,15 +171,15 @@ void PrintCapture::flush() {
   std::vector<std::string> values;
   for (std::int64_t r : order) {
     const std::uint32_t* w = record(r);
-    TACK_CHECK(w[2] < layout_.sites.size());
-    const passes::PrintSite& site = layout_.sites[w[2]];
+    TACK_CHECK(w[2] < layout.sites.size());
+    const passes::PrintSite& site = layout.sites[w[2]];
     values.clear();
     for (const passes::PrintArg& a : site.args) {
       std::uint64_t bits = 0;
       if (a.column == 0) {
         bits = w[a.offset];
       } else {
-        const auto& col = layout_.columns[static_cast<std::size_t>(a.column - 1)];
+        const auto& col = layout.columns[static_cast<std::size_t>(a.column - 1)];
         bits = columns[static_cast<std::size_t>(a.column - 1)][static_cast<std::size_t>(r * col.width + a.offset)];
       }
       values.push_back(format_print_value(a.dtype, bits));
@@ -187,27 +188,32 @@ void PrintCapture::flush() {
     text += '\n';
   }
   if (attempted > kept)
-    text += "tack: kernel '" + kernel_ + "' printed " + std::to_string(attempted - kept) + " more lines than the " +
-            std::to_string(capacity_) + " kept per launch; they were lost (set TACK_PRINT_LINES to keep more)\n";
+    text += "tack: kernel '" + variant_->typed.name + "' printed " + std::to_string(attempted - kept) +
+            " more lines than the " + std::to_string(capacity_) +
+            " kept per launch; they were lost (set TACK_PRINT_LINES to keep more)\n";
   write_stderr(text);
 }
 
 namespace {
 std::mutex g_pending_mutex;
 std::vector<PrintCapture> g_pending;  // in launch order
+// Whether g_pending may hold a launch: lets every wait of a program that never prints skip the lock.
+std::atomic<bool> g_any_pending{false};
 }  // namespace
 
 void defer_prints(PrintCapture capture) {
   std::lock_guard lock(g_pending_mutex);
   g_pending.push_back(std::move(capture));
+  g_any_pending.store(true, std::memory_order_release);
 }
 
 void flush_prints() {
+  if (!g_any_pending.load(std::memory_order_acquire)) return;
   std::vector<PrintCapture> pending;
   {
     std::lock_guard lock(g_pending_mutex);
-    if (g_pending.empty()) return;  // the common case: one lock, nothing else
     pending.swap(g_pending);
+    g_any_pending.store(false, std::memory_order_release);
   }
   std::exception_ptr error;
   for (PrintCapture& p : pending) {

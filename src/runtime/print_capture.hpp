@@ -31,7 +31,6 @@ class PrintCapture {
 
  private:
   std::shared_ptr<const CompiledVariant> variant_;  // holds the layout, and the code, until the lines are out
-  std::string kernel_;
   std::size_t arg_count_;
   std::int64_t capacity_ = 0;
   std::vector<std::unique_ptr<ArrayStorage>> arrays_;  // words, then the columns; bound by address
