@@ -2,7 +2,12 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS tack EXPORT TackTargets
+# The compiler plugin (libtack_llvm) goes beside libtack, where libtack looks for it.
+set(TACK_INSTALLED_TARGETS tack)
+if(TARGET tack_llvm)
+  list(APPEND TACK_INSTALLED_TARGETS tack_llvm)
+endif()
+install(TARGETS ${TACK_INSTALLED_TARGETS} EXPORT TackTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

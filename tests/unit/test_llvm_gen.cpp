@@ -6,8 +6,8 @@
 // wrapper against the reference interpreter on the same inputs: bit for bit,
 // except where DESIGN §4 allows otherwise (contraction, transcendentals, NaN
 // payloads).
+#include "backends/cpu/llvm/o3_pipeline.hpp"
 #include "codegen/identifiers.hpp"
-#include "backends/cpu/o3_pipeline.hpp"
 #include "codegen/llvm/llvm_gen.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/scalar_ops.hpp"

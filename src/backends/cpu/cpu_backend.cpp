@@ -9,7 +9,7 @@
 #include "backends/cpu/jit.hpp"
 #include "backends/cpu/launch_policy.hpp"
 #include "backends/cpu/thread_pool.hpp"
-#include "codegen/llvm/llvm_gen.hpp"
+#include "codegen/pack_layout.hpp"
 #include "ir/printer.hpp"
 #include "passes/lower_workgroups.hpp"
 #include "runtime/build_id.hpp"
@@ -28,13 +28,14 @@ namespace tack::runtime {
 namespace {
 
 // Bump when generated code changes meaning for the same typed IR, so old cache files miss.
-constexpr const char* kCpuCacheFormat = "tack-cpu-object-1";
+constexpr const char* kCpuCacheFormat = "tack-cpu-object-2";  // 2: position-independent, small code model
 constexpr int kMaxPackSlots = kMaxKernelParams * 6;
 
 using ChunkFn = void (*)(const std::uint64_t* pack, std::int64_t start, std::int64_t end);
 
 struct CpuVariant final : CompiledVariant {
   ChunkFn chunk = nullptr;
+  std::shared_ptr<void> code;  // keeps chunk mapped
   codegen::PackLayout layout;
   mutable cpu::LaunchPolicy policy;
 };
@@ -52,7 +53,9 @@ void run_chunk(void* context, std::int64_t begin, std::int64_t end) {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int threads) : Backend(capabilities(threads)), threads_(threads) { cpu::warm_up_shared_jit(); }
+  // Nothing of LLVM is made here: a program whose kernels are all in the disk
+  // cache never needs it (the first compile makes it; Python's import warms it up).
+  explicit CpuBackend(int threads) : Backend(capabilities(threads)), threads_(threads) {}
 
   static Capabilities capabilities(int threads) {
     Capabilities c;
@@ -114,7 +117,9 @@ class CpuBackend final : public Backend {
         std::size_t nl = entry->find('\n');
         if (entry->compare(0, 4, "SYM:") == 0 && nl != std::string::npos) {
           try {
-            v->chunk = reinterpret_cast<ChunkFn>(jit().load(entry->substr(nl + 1), entry->substr(4, nl - 4)));
+            cpu::Jit::Loaded code = jit().load(entry->substr(nl + 1), entry->substr(4, nl - 4));
+            v->chunk = reinterpret_cast<ChunkFn>(code.entry);
+            v->code = std::move(code.image);
             report.disk = CompileReport::Disk::Hit;
             report.load_ms = ms_since(start);
             return v;
@@ -127,7 +132,9 @@ class CpuBackend final : public Backend {
     std::string object = jit().compile(typed, noalias, &symbol, &report.codegen_ms, &report.compile_ms);
     if (cache.enabled()) cache.store(cache_key, "SYM:" + symbol + "\n" + object);
     const auto start = std::chrono::steady_clock::now();
-    v->chunk = reinterpret_cast<ChunkFn>(jit().load(object, symbol));
+    cpu::Jit::Loaded code = jit().load(object, symbol);
+    v->chunk = reinterpret_cast<ChunkFn>(code.entry);
+    v->code = std::move(code.image);
     report.load_ms = ms_since(start);
     return v;
   }

@@ -1,10 +1,12 @@
-// The CPU backend's compiler: LLVM's O3 pipeline for the host CPU, object
-// emission, and ORC LLJIT loading of object code. The interface is LLVM-free so
-// the backend's other files do not include LLVM headers.
+// The CPU backend's compiler and loader: compile() and ir_text() go to LLVM in
+// libtack_llvm.so (loaded at the first use, compiler.hpp); load() maps object
+// code with Tack's own loader (LLJIT where it cannot), so a cached variant
+// needs no LLVM at all.
 #pragma once
 
-#include "codegen/llvm/llvm_gen.hpp"
+#include "ir/ir.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -17,7 +19,9 @@ class Jit {
   Jit(const Jit&) = delete;
   Jit& operator=(const Jit&) = delete;
 
-  // What makes object code from this JIT differ: LLVM version, host CPU and features.
+  // What makes object code from this JIT differ: LLVM version, target triple and
+  // the host CPU. On x86-64 the CPU is named by the raw cpuid words LLVM's host
+  // detection reads (and XCR0), which costs microseconds and no LLVM code.
   const std::string& target_id() const { return target_id_; }
 
   // Generates, optimizes at O3 and emits object code for a typed kernel. Several
@@ -26,25 +30,36 @@ class Jit {
   // and in LLVM's optimizer and code generator.
   std::string compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol, double* codegen_ms = nullptr,
                       double* compile_ms = nullptr);
+  // Makes what the first compile needs (LLVM's target, host detection, a
+  // TargetMachine), so that compile does not pay for it.
+  void prepare_compiler();
   // How many kernels this process has compiled (not loaded from the cache): for tests.
   static std::uint64_t compile_count();
   // LLVM IR text of a typed kernel before optimization (for tack::inspect).
   std::string ir_text(const ir::Kernel& typed, bool noalias);
-  // Links object code into its own JIT library and returns the address of `symbol`.
-  // Neither the optimizer nor the code generator runs here.
-  void* load(const std::string& object, const std::string& symbol);
+  // Loaded code: `entry` stays callable while `image` lives.
+  struct Loaded {
+    void* entry = nullptr;
+    std::shared_ptr<void> image;  // null when LLJIT holds the code (for the process's life)
+  };
+  // Maps object code and returns the address of `symbol`: with LoadedObject
+  // where the host allows, else (or when it refuses the object) into a JIT
+  // library of LLJIT's own. Neither the optimizer nor the code generator runs here.
+  Loaded load(const std::string& object, const std::string& symbol);
+  // The same through LLJIT alone (tests compare both loaders).
+  Loaded load_with_lljit(const std::string& object, const std::string& symbol);
+  // How many objects went to LLJIT since the process started: for tests.
+  static std::uint64_t lljit_load_count();
 
  private:
-  struct State;
-  std::unique_ptr<State> state_;
   std::string target_id_;
 };
 
-// The process's one Jit, shared by every CPU device (object code is loaded into a
-// library of its own per variant, so devices never see each other's symbols).
-// Made at the first use, or in the background by warm_up_shared_jit(), which
-// returns at once: creating LLJIT costs about a millisecond, mostly first touches
-// of libLLVM's pages, and a program has other work to do meanwhile.
+// The process's one Jit, shared by every CPU device (each variant's object code is
+// loaded on its own, so devices never see each other's symbols). Making it costs
+// microseconds; LLVM's target, a TargetMachine and LLJIT are made when first
+// needed. warm_up_shared_jit() prepares the compiler in the background (for a
+// program about to compile) and returns at once.
 Jit& shared_jit();
 void warm_up_shared_jit();
 

@@ -46,19 +46,6 @@
 
 namespace tack::codegen {
 
-PackLayout pack_layout(const ir::Kernel& typed) {
-  PackLayout p;
-  for (const ir::Param& param : typed.params) {
-    p.first_slot.push_back(p.slots);
-    switch (param.kind) {
-      case ir::ParamKind::Array: p.slots += 2 + param.rank; break;
-      case ir::ParamKind::Scalar: p.slots += 1; break;
-      case ir::ParamKind::Texture3D: p.slots += 4; break;
-    }
-  }
-  return p;
-}
-
 namespace {
 
 using detail::emit_cast;

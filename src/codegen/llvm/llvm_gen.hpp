@@ -2,6 +2,7 @@
 // here, so only the files that build modules pay for LLVM's headers.
 #pragma once
 
+#include "codegen/pack_layout.hpp"
 #include "ir/ir.hpp"
 
 #include <memory>
@@ -14,17 +15,6 @@ class Module;
 }  // namespace llvm
 
 namespace tack::codegen {
-
-// The argument pack the CPU runtime fills for one launch: 8-byte slots, in
-// parameter order.
-//   Array:     [data pointer, element count, extent 0, ..., extent rank-1]
-//   Scalar:    [value bits] (ints sign/zero-extended, f32 bits in the low half, f64 bits)
-//   Texture3D: [data pointer (f32), width, height, depth]
-struct PackLayout {
-  std::vector<int> first_slot;  // per parameter
-  int slots = 0;
-};
-PackLayout pack_layout(const ir::Kernel& typed);
 
 struct LlvmModule {
   std::unique_ptr<llvm::Module> module;

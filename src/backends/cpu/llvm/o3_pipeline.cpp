@@ -1,5 +1,5 @@
 // LLVM's new pass manager at O3 for the target machine.
-#include "backends/cpu/o3_pipeline.hpp"
+#include "backends/cpu/llvm/o3_pipeline.hpp"
 
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>

@@ -1,0 +1,50 @@
+// The CPU backend's compiler as libtack sees it: an interface that
+// libtack_llvm.so implements over LLVM and that libtack loads with dlopen at
+// the first compile. libtack itself does not link LLVM, so a program whose
+// kernels all come from the disk cache never loads libLLVM (about 15 ms of a
+// new process: the dynamic linker relocating its 100 MB) nor runs any of it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tack::ir {
+struct Kernel;
+}
+
+namespace tack::runtime::cpu {
+
+class Compiler {
+ public:
+  // Bumped whenever this interface changes: a plugin of another version is refused.
+  static constexpr std::uint32_t kInterfaceVersion = 1;
+
+  virtual ~Compiler() = default;
+  // Generates, optimizes at O3 and emits relocatable object code (PIC, small
+  // code model) for the host CPU. Thread-safe.
+  virtual std::string compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol, double* codegen_ms,
+                              double* compile_ms) = 0;
+  // LLVM IR text of a typed kernel before optimization (tack::inspect).
+  virtual std::string ir_text(const ir::Kernel& typed, bool noalias) = 0;
+  // Makes what the first compile needs (target, host detection, a TargetMachine).
+  virtual void prepare() = 0;
+  // Links object code into a JIT library of LLJIT's own; returns the symbol's address.
+  virtual void* load_with_lljit(const std::string& object, const std::string& symbol) = 0;
+  // "triple|cpu|features" as LLVM detects the host (for hosts host_cpu_id() does not read).
+  virtual std::string host_target() = 0;
+};
+
+// The process's compiler, loaded from libtack_llvm.so beside libtack on first
+// use. Throws BackendUnavailable naming the file and the loader's message when
+// it cannot be loaded (a failed load is tried again at the next use).
+Compiler& llvm_compiler();
+
+// Loads the plugin at `path` and makes its compiler (what llvm_compiler() does
+// once); BackendUnavailable when the file is missing, is not the plugin, or is
+// another version's. For tests.
+Compiler* load_compiler_plugin(const std::string& path);
+
+}  // namespace tack::runtime::cpu
+
+// The plugin's one export.
+extern "C" tack::runtime::cpu::Compiler* tack_make_llvm_compiler(std::uint32_t interface_version);
