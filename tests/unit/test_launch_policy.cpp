@@ -4,13 +4,18 @@
 // slow outlier and believes a confirmed one; sampling is young, then sparse.
 #include <gtest/gtest.h>
 
+#include "support/pool_threads.hpp"
+
 #include "backends/cpu/launch_policy.hpp"
 #include "backends/cpu/thread_pool.hpp"
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -81,6 +86,21 @@ TEST(LaunchPolicy, DecidesWithARealPool) {
   EXPECT_FALSE(p.fan_out(1, pool));
 }
 
+// A launch too small for any pool to pay for is kept serial without asking the
+// pool its fan-out cost, whose first ask measures it (and starts the workers).
+TEST(LaunchPolicy, TinyLaunchesDoNotMeasureThePool) {
+  const int before = tack_test::pool_threads_running();
+  ThreadPool pool(2);
+  LaunchPolicy p(1e-9);
+  p.record(16, 16 * 10e-9);  // 10 ns an iteration
+  ASSERT_GT(p.cost_per_iteration(), 0.0);
+  EXPECT_FALSE(p.fan_out(16, pool));
+  EXPECT_FALSE(p.fan_out(100, pool));  // 1 us of work: under 4 x the 1 us floor
+  EXPECT_EQ(tack_test::pool_threads_running(), before) << "the pool was measured (its worker started)";
+  EXPECT_TRUE(p.fan_out(std::int64_t{1} << 30, pool));  // 10 s of work: asks, and fans out
+  EXPECT_EQ(tack_test::pool_threads_running(), before + 1);
+}
+
 TEST(LaunchPolicy, ShortTimingsOnlyBoundTheCostFromAbove) {
   LaunchPolicy p(kClock);
   EXPECT_FALSE(p.record(10, 100 * kNs));  // 100 ns < 8 clock reads: an upper bound
@@ -105,12 +125,12 @@ TEST(LaunchPolicy, ShortTimingsOnlyBoundTheCostFromAbove) {
 
 TEST(LaunchPolicy, LeansToFastSamples) {
   LaunchPolicy p(kClock);
-  p.record(1000, 1000 * kNs);                        // 1 ns
-  p.record(1000, 2000 * kNs);                        // slower: up an eighth of the way
+  p.record(1000, 1000 * kNs);  // 1 ns
+  p.record(1000, 2000 * kNs);  // slower: up an eighth of the way
   EXPECT_NEAR(p.cost_per_iteration(), 1.125 * kNs, 1e-15);
-  p.record(1000, 500 * kNs);                         // faster: down half of the way
+  p.record(1000, 500 * kNs);  // faster: down half of the way
   EXPECT_NEAR(p.cost_per_iteration(), 0.8125 * kNs, 1e-15);
-  p.record(1000000, 50000 * kNs);                    // 0.05 ns, over 10x faster: at once
+  p.record(1000000, 50000 * kNs);  // 0.05 ns, over 10x faster: at once
   EXPECT_NEAR(p.cost_per_iteration(), 0.05 * kNs, 1e-15);
   // Many 2x-slower samples converge up, not past them.
   for (int i = 0; i < 100; ++i) p.record(10000, 1000 * kNs);  // 0.1 ns
@@ -152,7 +172,10 @@ TEST(LaunchPolicy, SamplesYoungThenOneInSixtyFour) {
 TEST(LaunchPolicy, IgnoresUnusableTimings) {
   LaunchPolicy p(kClock);
   p.record(1000, 1000 * kNs);
-  for (auto [count, seconds] : {std::pair<std::int64_t, double>{0, 1e-6}, {-5, 1e-6}, {1000, 0.0}, {1000, -1e-6},
+  for (auto [count, seconds] : {std::pair<std::int64_t, double>{0, 1e-6},
+                                {-5, 1e-6},
+                                {1000, 0.0},
+                                {1000, -1e-6},
                                 {1000, std::numeric_limits<double>::quiet_NaN()},
                                 {1000, std::numeric_limits<double>::infinity()}}) {
     EXPECT_FALSE(p.record(count, seconds));

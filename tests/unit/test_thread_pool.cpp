@@ -4,7 +4,9 @@
 // TACK_CPU_THREADS is parsed strictly. No timing assertions: speed is measured
 // in bench/.
 #include <gtest/gtest.h>
+
 #include <tack/error.hpp>
+#include "support/pool_threads.hpp"
 
 #include "backends/cpu/core_count.hpp"
 #include "backends/cpu/thread_pool.hpp"
@@ -14,6 +16,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -276,9 +280,9 @@ void nested_chunk(void* context, std::int64_t begin, std::int64_t end) {
   struct Inner {
     std::vector<int>* hits;
   } inner{&n->hits};
-  n->pool->run_range(begin * 10, end * 10, 1,
-                     [](void* ctx, std::int64_t b, std::int64_t e) { count_hits(static_cast<Inner*>(ctx)->hits, b, e); },
-                     &inner);
+  n->pool->run_range(
+      begin * 10, end * 10, 1,
+      [](void* ctx, std::int64_t b, std::int64_t e) { count_hits(static_cast<Inner*>(ctx)->hits, b, e); }, &inner);
 }
 
 TEST(ThreadPool, NestedRunOnTheSamePoolRunsSerially) {
@@ -335,6 +339,32 @@ TEST(ThreadPool, FanoutSecondsIsMeasured) {
   EXPECT_GE(one.fanout_seconds(), 0.0);
   EXPECT_TRUE(std::isfinite(three.fanout_seconds()));
   EXPECT_GT(three.fanout_seconds(), 0.0);
+}
+
+// A program whose launches all run serially never starts the workers; the
+// first run with more than one part starts them all.
+TEST(ThreadPool, WorkersStartAtTheFirstRunThatFansOut) {
+  const int before = tack_test::pool_threads_running();
+  ThreadPool pool(3);
+  EXPECT_EQ(tack_test::pool_threads_running(), before) << "a new pool starts no thread";
+  SumContext one;
+  pool.run(1, 1, add_indices, &one);        // one part: the caller alone
+  pool.run(1000, 1000, add_indices, &one);  // min_chunk makes it one part
+  EXPECT_EQ(tack_test::pool_threads_running(), before);
+  SumContext sum;
+  pool.run(3000, 1, add_indices, &sum);
+  ASSERT_EQ(sum.sum.load(), expected_sum(3000));
+  EXPECT_EQ(tack_test::pool_threads_running(), before + 2);
+}
+
+TEST(ThreadPool, FanoutSecondsIsMeasuredAtTheFirstAskNotAtConstruction) {
+  const int before = tack_test::pool_threads_running();
+  ThreadPool pool(2);
+  EXPECT_EQ(tack_test::pool_threads_running(), before);
+  const double first = pool.fanout_seconds();  // starts the worker to measure
+  EXPECT_GT(first, 0.0);
+  EXPECT_EQ(tack_test::pool_threads_running(), before + 1);
+  EXPECT_EQ(pool.fanout_seconds(), first) << "measured once";
 }
 
 TEST(ThreadPool, GlobalPoolIsOnePerThreadCount) {
@@ -419,8 +449,8 @@ TEST(CpuThreads, UnsetOrEmptyMeansPhysicalCores) {
 }
 
 TEST(CpuThreads, ValidValues) {
-  for (auto [text, n] : {std::pair{"1", 1}, std::pair{"3", 3}, std::pair{"64", 64}, std::pair{"1024", 1024},
-                         std::pair{"007", 7}}) {
+  for (auto [text, n] :
+       {std::pair{"1", 1}, std::pair{"3", 3}, std::pair{"64", 64}, std::pair{"1024", 1024}, std::pair{"007", 7}}) {
     EnvVar env("TACK_CPU_THREADS", text);
     EXPECT_EQ(cpu::default_cpu_threads(), n) << text;
   }

@@ -17,7 +17,9 @@
 #include <vector>
 
 #if defined(__linux__)
+#include <fcntl.h>
 #include <sched.h>
+#include <unistd.h>
 #endif
 #if defined(__APPLE__)
 #include <sys/sysctl.h>
@@ -55,12 +57,42 @@ std::vector<int> allowed_cpus() {
   return cpus;
 }
 
+// The integer a small sysfs file starts with. POSIX reads, not std::ifstream:
+// the first stream of a process builds its locale (a tenth of a millisecond).
 bool read_long(const std::string& path, long* out) {
-  std::ifstream in(path);
-  long v = 0;
-  if (!(in >> v)) return false;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[64];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  char* end = nullptr;
+  const long v = std::strtol(buf, &end, 10);
+  if (end == buf) return false;
   *out = v;
   return true;
+}
+
+bool file_exists(const char* path) { return ::access(path, F_OK) == 0; }
+
+// A small file's text (at most 4 KiB), by POSIX reads; empty when unreadable.
+std::string read_text(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  char buf[4096];
+  const ssize_t n = ::read(fd, buf, sizeof buf);
+  ::close(fd);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
+// Whether the kernel says no core runs two hardware threads now
+// (/sys/devices/system/cpu/smt/active is 0): then every allowed CPU is a core
+// of its own, and one file read replaces two per CPU (sysfs reads were a fifth
+// of a cached program's first kernel call).
+bool smt_inactive() {
+  long active = 1;
+  return read_long("/sys/devices/system/cpu/smt/active", &active) && active == 0;
 }
 
 // Distinct (package, core) pairs from sysfs; 0 if any CPU's topology is missing.
@@ -118,25 +150,26 @@ int cores_from_cpuinfo(const std::vector<int>& cpus) {
 // The CPU quota of this process's cgroup (v2, cpu.max), rounded up, walking to
 // the root and keeping the smallest; 0 when there is none or it can't be read.
 int cgroup_cpu_limit() {
-  std::ifstream probe("/sys/fs/cgroup/cgroup.controllers");
-  if (!probe) return 0;  // not a unified (v2) hierarchy
-  std::ifstream self("/proc/self/cgroup");
-  std::string line, path;
-  while (std::getline(self, line))
-    if (line.rfind("0::", 0) == 0) path = line.substr(3);
+  if (!file_exists("/sys/fs/cgroup/cgroup.controllers")) return 0;  // not a unified (v2) hierarchy
+  const std::string cgroups = read_text("/proc/self/cgroup");
+  std::string path;
+  for (std::size_t at = 0; at < cgroups.size();) {
+    std::size_t end = cgroups.find('\n', at);
+    if (end == std::string::npos) end = cgroups.size();
+    if (cgroups.compare(at, 3, "0::") == 0) path = cgroups.substr(at + 3, end - at - 3);
+    at = end + 1;
+  }
   if (path.empty() || path[0] != '/') return 0;
   int limit = 0;
   for (;;) {
-    std::ifstream max("/sys/fs/cgroup" + (path == "/" ? std::string() : path) + "/cpu.max");
-    std::string quota;
-    double period = 0;
-    if (max >> quota >> period && quota != "max" && period > 0) {
-      char* end = nullptr;
-      double q = std::strtod(quota.c_str(), &end);
-      if (end != quota.c_str() && q > 0) {
-        int cpus = static_cast<int>(std::max(1.0, std::ceil(q / period)));
-        limit = limit == 0 ? cpus : std::min(limit, cpus);
-      }
+    // "max 100000" or "<quota> <period>"
+    const std::string max = read_text("/sys/fs/cgroup" + (path == "/" ? std::string() : path) + "/cpu.max");
+    char* end = nullptr;
+    const double q = std::strtod(max.c_str(), &end);
+    const double period = end != max.c_str() ? std::strtod(end, nullptr) : 0.0;
+    if (end != max.c_str() && q > 0 && period > 0) {
+      int cpus = static_cast<int>(std::max(1.0, std::ceil(q / period)));
+      limit = limit == 0 ? cpus : std::min(limit, cpus);
     }
     if (path == "/") break;
     std::size_t slash = path.find_last_of('/');
@@ -161,7 +194,7 @@ int physical_core_count() {
 #if defined(__linux__)
   std::vector<int> cpus = allowed_cpus();
   if (cpus.empty()) return hardware_threads();
-  int cores = cores_from_sysfs(cpus);
+  int cores = smt_inactive() ? static_cast<int>(cpus.size()) : cores_from_sysfs(cpus);
   if (cores == 0) cores = cores_from_cpuinfo(cpus);
   if (cores == 0) cores = static_cast<int>(cpus.size());
   if (int quota = cgroup_cpu_limit(); quota > 0) cores = std::min(cores, quota);
@@ -189,8 +222,8 @@ int default_cpu_threads() {
     n = n * 10 + (*p - '0');
   }
   if (!ok || n < 1 || n > kMaxCpuThreads)
-    throw InvalidArgument("TACK_CPU_THREADS=\"" + std::string(value) + "\" is not a thread count: expected an integer from 1 to " +
-                          std::to_string(kMaxCpuThreads));
+    throw InvalidArgument("TACK_CPU_THREADS=\"" + std::string(value) +
+                          "\" is not a thread count: expected an integer from 1 to " + std::to_string(kMaxCpuThreads));
   return static_cast<int>(n);
 }
 

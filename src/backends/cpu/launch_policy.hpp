@@ -62,8 +62,16 @@ class LaunchPolicy {
   // fan out over the pool. Never with one thread or fewer than 2 iterations.
   // Before any record(), assumes nothing: fans out above kNoEstimateCount.
   bool fan_out(std::int64_t count, const ThreadPool& pool) const {
+    // The pool's fan-out cost is asked only when it decides (it is measured at the first ask).
+    if (pool.threads() < 2 || count < 2) return false;
+    const double cost = cost_.load(std::memory_order_relaxed);
+    if (cost < 0) return count > kNoEstimateCount;
+    // No pool fans out in under a microsecond: a launch below that bound runs
+    // serially without asking (and without the measurement a first ask makes).
+    if (static_cast<double>(count) * cost <= kOverheadFactor * kMinFanoutSeconds) return false;
     return fan_out(count, pool.threads(), pool.fanout_seconds());
   }
+  static constexpr double kMinFanoutSeconds = 1e-6;
   bool fan_out(std::int64_t count, int threads, double fanout_seconds) const {
     if (threads < 2 || count < 2) return false;
     double cost = cost_.load(std::memory_order_relaxed);

@@ -48,6 +48,10 @@ constexpr std::int64_t kSpinNanoseconds = 20'000;
 // across CPUs.
 constexpr std::int64_t kBurstNanoseconds = 500;
 constexpr int kFanoutRepetitions = 9;
+// What fanout_seconds() answers while another thread measures it: a little
+// above what a warm two-to-eight-thread pool takes (2 to 10 us), so a decision
+// made on it errs towards running serially.
+constexpr double kProvisionalFanoutSeconds = 20e-6;
 
 // Counts forks, in the child: a forked child has none of the parent's workers.
 std::atomic<std::uint32_t> g_fork_generation{0};
@@ -116,31 +120,52 @@ bool ThreadPool::spin_until(Pred done) const {
 }
 
 ThreadPool::ThreadPool(int threads) : threads_(threads) {
-  if (threads < 1)
-    throw InvalidArgument("a CPU thread pool needs at least 1 thread, not " + std::to_string(threads));
+  if (threads < 1) throw InvalidArgument("a CPU thread pool needs at least 1 thread, not " + std::to_string(threads));
   watch_forks();
   fork_generation_ = g_fork_generation.load(std::memory_order_relaxed);
   spin_ns_ = threads <= logical_cpu_count() ? kSpinNanoseconds : 0;
   workers_.reserve(static_cast<std::size_t>(threads - 1));
+}
+
+// Under busy_: the first run with more than one part starts the workers, so a
+// program whose launches all run serially (tiny arrays, a cached program's
+// first calls) never pays for threads it does not use.
+void ThreadPool::start_workers() {
   try {
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_main(i); });
+    for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { worker_main(i); });
   } catch (const std::system_error& e) {
     std::size_t started = workers_.size();
     stop_workers();
+    stop_.store(false, std::memory_order_relaxed);
+    busy_.store(false, std::memory_order_release);
     throw BackendError("cannot start CPU worker thread " + std::to_string(started + 1) + " of " +
-                       std::to_string(threads - 1) + ": " + e.what());
+                       std::to_string(threads_ - 1) + ": " + e.what());
   }
+  started_ = true;
+}
 
-  // The fan-out overhead: a run of one empty iteration per thread, back to back.
-  run(threads_, 1, empty_chunk, nullptr);  // the workers have only just started
+double ThreadPool::fanout_seconds() const {
+  if (fanout_measured_.load(std::memory_order_acquire)) return fanout_seconds_;
+  if (threads_ == 1) return 0.0;
+  // One thread measures; another that asks meanwhile (or a chunk of a running
+  // job) gets the provisional figure rather than waiting or measuring a pool it
+  // cannot have to itself.
+  std::unique_lock lock(fanout_mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return kProvisionalFanoutSeconds;
+  if (fanout_measured_.load(std::memory_order_relaxed)) return fanout_seconds_;
+  auto* self = const_cast<ThreadPool*>(this);
+  // A run of one empty iteration per thread, back to back; the first wakes the workers.
+  if (!self->try_run(0, threads_, 1, empty_chunk, nullptr)) return kProvisionalFanoutSeconds;
   double samples[kFanoutRepetitions];
   for (double& s : samples) {
     auto t0 = Clock::now();
-    run(threads_, 1, empty_chunk, nullptr);
+    if (!self->try_run(0, threads_, 1, empty_chunk, nullptr)) return kProvisionalFanoutSeconds;
     s = std::chrono::duration<double>(Clock::now() - t0).count();
   }
   std::nth_element(samples, samples + kFanoutRepetitions / 2, samples + kFanoutRepetitions);
   fanout_seconds_ = samples[kFanoutRepetitions / 2];
+  fanout_measured_.store(true, std::memory_order_release);
+  return fanout_seconds_;
 }
 
 ThreadPool::~ThreadPool() { stop_workers(); }
@@ -164,14 +189,17 @@ void ThreadPool::stop_workers() {
 
 void ThreadPool::run_range(std::int64_t begin, std::int64_t end, std::int64_t min_chunk, ChunkFn fn, void* context) {
   if (end <= begin) return;
+  if (!try_run(begin, end, min_chunk, fn, context)) fn(context, begin, end);
+}
+
+bool ThreadPool::try_run(std::int64_t begin, std::int64_t end, std::int64_t min_chunk, ChunkFn fn, void* context) {
   const std::int64_t count = end - begin;
   if (min_chunk < 1) min_chunk = 1;
   const std::int64_t parts = std::min<std::int64_t>(threads_, count / min_chunk);
   if (parts <= 1 || g_fork_generation.load(std::memory_order_relaxed) != fork_generation_ ||
-      busy_.load(std::memory_order_relaxed) || busy_.exchange(true, std::memory_order_acquire)) {
-    fn(context, begin, end);
-    return;
-  }
+      busy_.load(std::memory_order_relaxed) || busy_.exchange(true, std::memory_order_acquire))
+    return false;
+  if (!started_) start_workers();
 
   fn_ = fn;
   context_ = context;
@@ -179,7 +207,8 @@ void ThreadPool::run_range(std::int64_t begin, std::int64_t end, std::int64_t mi
   count_ = count;
   remaining_.store(static_cast<std::uint32_t>(parts - 1), std::memory_order_relaxed);
   ++sequence_;
-  job_.store(static_cast<std::uint64_t>(sequence_) << 32 | static_cast<std::uint64_t>(parts), std::memory_order_release);
+  job_.store(static_cast<std::uint64_t>(sequence_) << 32 | static_cast<std::uint64_t>(parts),
+             std::memory_order_release);
   epoch_.store(sequence_, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) != 0) epoch_.notify_all();
 
@@ -197,6 +226,7 @@ void ThreadPool::run_range(std::int64_t begin, std::int64_t end, std::int64_t mi
   }
   busy_.store(false, std::memory_order_release);
   if (error) std::rethrow_exception(error);
+  return true;
 }
 
 void ThreadPool::wait_for_workers() {
@@ -211,8 +241,7 @@ void ThreadPool::wait_for_workers() {
 }
 
 void ThreadPool::finish_chunk() {
-  if (remaining_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
-      caller_sleeping_.load(std::memory_order_seq_cst) != 0)
+  if (remaining_.fetch_sub(1, std::memory_order_seq_cst) == 1 && caller_sleeping_.load(std::memory_order_seq_cst) != 0)
     remaining_.notify_one();
 }
 

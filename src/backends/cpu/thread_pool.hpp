@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -13,8 +14,9 @@ namespace tack::runtime::cpu {
 
 class ThreadPool {
  public:
-  // Starts threads - 1 workers; tack::InvalidArgument unless threads >= 1, and
-  // tack::BackendError if the system refuses a thread. Measures fanout_seconds().
+  // A pool of threads - 1 workers, started by the first run() that has more
+  // than one part (tack::BackendError there if the system refuses a thread);
+  // tack::InvalidArgument unless threads >= 1.
   explicit ThreadPool(int threads);
   // Stops and joins the workers. No run() may be in progress.
   ~ThreadPool();
@@ -55,11 +57,17 @@ class ThreadPool {
   void run_range(std::int64_t begin, std::int64_t end, std::int64_t min_chunk, ChunkFn fn, void* context);
 
   // Seconds that a run() of threads() chunks of one empty iteration each takes
-  // (the fan-out overhead with workers awake), measured at construction as the
-  // median of 9 runs. Close to 0 for a one-thread pool.
-  double fanout_seconds() const { return fanout_seconds_; }
+  // (the fan-out overhead with workers awake): the median of 9 runs, measured
+  // at the first call (not at construction: a program that never fans out never
+  // pays for it). 0 for a one-thread pool. While the pool is busy or another
+  // thread measures, it answers a provisional 20 us and measures later.
+  double fanout_seconds() const;
 
  private:
+  // run_range's body; false (nothing run) when the range is one part, the pool
+  // is busy or the process forked.
+  bool try_run(std::int64_t begin, std::int64_t end, std::int64_t min_chunk, ChunkFn fn, void* context);
+  void start_workers();
   void worker_main(int index);
   std::uint32_t wait_for_job(std::uint32_t seen);
   void wait_for_workers();
@@ -69,8 +77,11 @@ class ThreadPool {
   bool spin_until(Pred done) const;
 
   const int threads_;
-  double fanout_seconds_ = 0;
-  std::int64_t spin_ns_ = 0;          // how long a waiting thread spins before it sleeps
+  mutable double fanout_seconds_ = 0;  // written once, before fanout_measured_
+  mutable std::atomic<bool> fanout_measured_{false};
+  mutable std::mutex fanout_mutex_;
+  bool started_ = false;               // under busy_: the workers run
+  std::int64_t spin_ns_ = 0;           // how long a waiting thread spins before it sleeps
   std::uint32_t fork_generation_ = 0;  // the process's fork count when the pool started
 
   // The job. Written by the thread holding busy_, before it publishes job_; read
@@ -82,8 +93,8 @@ class ThreadPool {
   std::int64_t begin_ = 0;
   std::int64_t count_ = 0;
   std::atomic<bool> stop_{false};
-  std::atomic<std::uint64_t> job_{0};      // sequence << 32 | parts
-  std::atomic<std::uint32_t> epoch_{0};    // the sequence again: the word workers sleep on
+  std::atomic<std::uint64_t> job_{0};       // sequence << 32 | parts
+  std::atomic<std::uint32_t> epoch_{0};     // the sequence again: the word workers sleep on
   std::atomic<std::uint32_t> sleepers_{0};  // workers asleep (or about to be) on epoch_
 
   // Completion, written by the workers.
