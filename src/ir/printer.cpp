@@ -4,7 +4,6 @@
 #include "ir/check.hpp"
 
 #include <cstdio>
-#include <sstream>
 
 namespace tack::ir {
 namespace {
@@ -177,32 +176,34 @@ std::string to_string(const Stmt& s, int indent) {
   TACK_UNREACHABLE("unknown statement kind");
 }
 
+// Plain appends, not a stream: this text is the CPU cache key, built on every
+// first call, and a process's first stream builds its locale (a tenth of a millisecond).
 std::string to_string(const Kernel& k) {
-  std::ostringstream out;
-  out << "kernel " << k.name << "(";
+  std::string out = "kernel " + k.name + "(";
   for (size_t i = 0; i < k.params.size(); ++i) {
     const Param& p = k.params[i];
-    out << (i ? ", " : "") << "%" << i << ": " << param_kind_name(p.kind);
+    out += (i ? ", %" : "%") + std::to_string(i) + ": " + param_kind_name(p.kind);
     if (k.typed) {
-      out << "<" << dtype_name(p.dtype);
-      if (p.kind == ParamKind::Array) out << ", rank " << p.rank;
-      if (p.kind == ParamKind::Texture3D) out << (p.hardware_texture ? ", hardware" : ", software");
-      out << ">";
+      out += "<" + std::string(dtype_name(p.dtype));
+      if (p.kind == ParamKind::Array) out += ", rank " + std::to_string(p.rank);
+      if (p.kind == ParamKind::Texture3D) out += p.hardware_texture ? ", hardware" : ", software";
+      out += ">";
     } else if (p.fixed_dtype) {
-      out << "<" << dtype_name(*p.fixed_dtype) << ">";
+      out += "<" + std::string(dtype_name(*p.fixed_dtype)) + ">";
     }
   }
-  out << ")\n";
+  out += ")\n";
   for (size_t i = 0; i < k.shared.size(); ++i)
-    out << "shared" << i << ": " << dtype_name(k.shared[i].dtype) << "[" << k.shared[i].count << "]\n";
+    out += "shared" + std::to_string(i) + ": " + std::string(dtype_name(k.shared[i].dtype)) + "[" +
+           std::to_string(k.shared[i].count) + "]\n";
   if (k.typed) {
-    for (size_t i = 0; i < k.vars.size(); ++i) out << "v" << i << ": " << to_string(k.vars[i]) << "\n";
-    for (size_t i = 0; i < k.lets.size(); ++i) out << "t" << i << ": " << to_string(k.lets[i]) << "\n";
+    for (size_t i = 0; i < k.vars.size(); ++i) out += "v" + std::to_string(i) + ": " + to_string(k.vars[i]) + "\n";
+    for (size_t i = 0; i < k.lets.size(); ++i) out += "t" + std::to_string(i) + ": " + to_string(k.lets[i]) + "\n";
   }
-  out << (k.launch == LaunchKind::Parallel ? "parallel_for [" : "workgroup_for [");
-  for (size_t i = 0; i < k.dims.size(); ++i) out << (i ? ", " : "") << to_string(k.dims[i]);
-  out << "] {\n" << to_string(k.body, 1) << "}\n";
-  return out.str();
+  out += k.launch == LaunchKind::Parallel ? "parallel_for [" : "workgroup_for [";
+  for (size_t i = 0; i < k.dims.size(); ++i) out += (i ? ", " : "") + to_string(k.dims[i]);
+  out += "] {\n" + to_string(k.body, 1) + "}\n";
+  return out;
 }
 
 }  // namespace tack::ir
