@@ -5,7 +5,7 @@
 // off (TACK_CACHE=0, set here before the first Tack call), and TACK_CACHE_DIR
 // points at an empty scratch folder that is checked to stay empty.
 #include "common.hpp"
-#include "d2q9.hpp"
+#include "d2q9_kernel.hpp"
 
 #include <stdlib.h>
 #include <filesystem>
@@ -72,24 +72,7 @@ tack::Kernel mandelbrot(float c) {
   });
 }
 
-tack::Kernel lbm(float c) {
-  using namespace bench::d2q9;
-  return tack::kernel("lbm_cold", [c](Array fout, Array fin, Scalar omega) {
-    Value h = fin.shape(1), w = fin.shape(2);
-    parallel_for({h, w}, [&](Index i, Index j) {
-      Value im = select(i == 0, h - 1, i - 1), ip = select(i == h - 1, Value(0), i + 1);
-      Value jm = select(j == 0, w - 1, j - 1), jp = select(j == w - 1, Value(0), j + 1);
-      std::array<Value, 9> f{0, 0, 0, 0, 0, 0, 0, 0, 0};
-      for (int k = 0; k < 9; ++k) {
-        Value si = kEy[k] > 0 ? im : kEy[k] < 0 ? ip : i;
-        Value sj = kEx[k] > 0 ? jm : kEx[k] < 0 ? jp : j;
-        f[k] = fin(k, si, sj);
-      }
-      bgk<Value>(f, omega * c);
-      for (int k = 0; k < 9; ++k) fout(k, i, j) = f[k];
-    });
-  });
-}
+tack::Kernel lbm(float c) { return bench::d2q9::make_kernel("lbm_cold", c); }
 
 void call(const std::string& which, const tack::Kernel& k) {
   Args& a = args();

@@ -1,7 +1,7 @@
 // Stencils: one 5-point Jacobi sweep on 4096^2 f32, and one D2Q9
 // lattice-Boltzmann step (pull streaming + BGK collision, periodic) on 1024^2 f32.
 #include "common.hpp"
-#include "d2q9.hpp"
+#include "d2q9_kernel.hpp"
 
 #include <array>
 
@@ -114,21 +114,7 @@ __attribute__((noinline)) void lbm_cpp(float* __restrict fout, const float* __re
 }
 
 const tack::Kernel& lbm_kernel() {
-  static const tack::Kernel k = tack::kernel("lbm_d2q9", [](Array fout, Array fin, Scalar omega) {
-    Value h = fin.shape(1), w = fin.shape(2);
-    parallel_for({h, w}, [&](Index i, Index j) {
-      Value im = select(i == 0, h - 1, i - 1), ip = select(i == h - 1, Value(0), i + 1);
-      Value jm = select(j == 0, w - 1, j - 1), jp = select(j == w - 1, Value(0), j + 1);
-      std::array<Value, 9> f{0, 0, 0, 0, 0, 0, 0, 0, 0};
-      for (int k = 0; k < 9; ++k) {
-        Value si = kEy[k] > 0 ? im : kEy[k] < 0 ? ip : i;
-        Value sj = kEx[k] > 0 ? jm : kEx[k] < 0 ? jp : j;
-        f[k] = fin(k, si, sj);
-      }
-      bgk<Value>(f, omega);
-      for (int k = 0; k < 9; ++k) fout(k, i, j) = f[k];
-    });
-  });
+  static const tack::Kernel k = bench::d2q9::make_kernel("lbm_d2q9");
   return k;
 }
 
