@@ -16,8 +16,18 @@
 #include <cpuid.h>
 #define TACK_HOST_CPUID 1
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-#include <sys/platform/x86.h>
 #define TACK_GLIBC_CPUID 1
+// glibc's copy of the cpuid leaves (public since 2.33, <sys/platform/x86.h>),
+// declared here because that header's inline functions are C, not C++ (clang
+// refuses their _Bool). Indices 0 to 8 are the leaves listed above, in glibc's
+// order; 6 is leaf 7 subleaf 1, 0 is leaf 1.
+extern "C" {
+struct tack_glibc_cpuid_feature {
+  unsigned int cpuid_array[4];
+  unsigned int active_array[4];
+};
+const tack_glibc_cpuid_feature* __x86_get_cpuid_feature_leaf(unsigned int index);
+}
 #endif
 #endif
 
@@ -59,16 +69,17 @@ std::string host_cpu_id() {
   std::uint32_t leaf_7_1_edx = 0;
 #if TACK_GLIBC_CPUID
   w.text += "|glibc";
-  for (unsigned index = 0; index <= CPUID_INDEX_14_ECX_0; ++index) {
-    const cpuid_feature* f = __x86_get_cpuid_feature_leaf(index);
+  constexpr unsigned kLeaf1 = 0, kLeaf7Sub1 = 6, kLastIndex = 8;
+  for (unsigned index = 0; index <= kLastIndex; ++index) {
+    const tack_glibc_cpuid_feature* f = __x86_get_cpuid_feature_leaf(index);
     std::uint32_t raw[4], active[4];
     for (int k = 0; k < 4; ++k) {
       raw[k] = f->cpuid_array[k];
       active[k] = f->active_array[k];
     }
-    w.add(raw, /*with_ebx=*/index != CPUID_INDEX_1);
-    w.add(active, /*with_ebx=*/index != CPUID_INDEX_1);
-    if (index == CPUID_INDEX_7_ECX_1) leaf_7_1_edx = raw[3];
+    w.add(raw, /*with_ebx=*/index != kLeaf1);
+    w.add(active, /*with_ebx=*/index != kLeaf1);
+    if (index == kLeaf7Sub1) leaf_7_1_edx = raw[3];
   }
 #else
   for (auto [leaf, sub] :
