@@ -23,7 +23,7 @@ trap 'rm -rf "$tmp"' EXIT
 echo "== building the benchmarks in $build (Release, -j2)"
 if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTACK_BUILD_BENCH=ON \
          -DTACK_BUILD_TESTS=OFF -DTACK_BUILD_EXAMPLES=OFF &&
-       cmake --build "$build" --target tack_bench_kernels tack_bench_compile tack_bench_cache_hit -j2; } \
+       cmake --build "$build" --target tack_bench_kernels tack_bench_compile tack_bench_cache_hit tack_bench_first_call -j2; } \
      >"$tmp/build.log" 2>&1; then
   tail -n 60 "$tmp/build.log"
   echo "build failed (full log above, last 60 lines)"
@@ -52,6 +52,9 @@ TACK_CACHE=0 "$(bin tack_bench_compile)" --benchmark_min_time="$min_time" || sta
 
 echo "== tack_bench_cache_hit"
 "$(bin tack_bench_cache_hit)" "${CACHE_VARIANTS:-50}" || status=1
+
+echo "== tack_bench_first_call (child processes; its own scratch caches)"
+"$(bin tack_bench_first_call)" "${FIRST_CALL_RUNS:-41}" || status=1
 
 echo
 echo "== summary ($(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg); ratio = C++ time / Tack time, above 1 Tack is faster)"
