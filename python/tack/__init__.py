@@ -45,8 +45,9 @@ import atexit as _atexit
 
 _atexit.register(_core._close_gate)
 
-# The default device's compiler is made in the background while the program
-# imports, defines kernels and fills arrays, so the first call does not wait for it.
-_core._warm_up("")
+# The CPU's compiler (libtack_llvm and libLLVM) is not loaded here but at the
+# first compile: a program whose kernels all come from the disk cache never
+# loads it, and a background load would hold the dynamic linker's lock (about
+# 15 ms) that a first call's own symbol lookups wait for.
 
 __version__ = "0.1.0"
