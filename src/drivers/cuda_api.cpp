@@ -2,6 +2,7 @@
 #include "drivers/cuda_api.hpp"
 
 #include "drivers/dynamic_library.hpp"
+#include "support/env.hpp"
 
 #include <tack/error.hpp>
 
@@ -17,8 +18,8 @@ struct Loaded {
 };
 
 void load(Loaded& out) {
-  const char* forced = std::getenv("TACK_CUDA_LIBRARY");
-  const bool opened = forced && *forced ? out.lib.open({forced}) : out.lib.open({"libcuda.so.1", "libcuda.so"});
+  const std::optional<std::string> forced = support::env_text("TACK_CUDA_LIBRARY");
+  const bool opened = forced ? out.lib.open({forced->c_str()}) : out.lib.open({"libcuda.so.1", "libcuda.so"});
   if (!opened) {
     out.failure = "the CUDA driver could not be loaded (" + out.lib.why() + ")";
     return;

@@ -24,7 +24,7 @@
 #include "drivers/hip_api.hpp"
 
 #include "drivers/dynamic_library.hpp"
-#include "runtime/registry.hpp"
+#include "support/env.hpp"
 
 #include <tack/error.hpp>
 
@@ -66,10 +66,10 @@ std::string comgr_beside(void* symbol) {
 }
 
 void load(Loaded& out) {
-  const char* forced = std::getenv("TACK_HIP_LIBRARY");
+  const std::optional<std::string> forced = support::env_text("TACK_HIP_LIBRARY");
   const bool opened =
-      forced && *forced ? out.lib.open({forced})
-                        : out.lib.open({"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"});
+      forced ? out.lib.open({forced->c_str()})
+             : out.lib.open({"libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"});
   if (!opened) {
     out.failure = "the HIP runtime could not be loaded (" + out.lib.why() + ")";
     return;
@@ -123,7 +123,7 @@ void load(Loaded& out) {
                   "; Tack needs ROCm 5.2 or newer (the device attribute numbers changed in 5.0)";
     return;
   }
-  if (!runtime::env_flag("TACK_HIP_ALLOW_SHARED_LLVM")) {
+  if (!support::env_flag("TACK_HIP_ALLOW_SHARED_LLVM")) {
     const std::string comgr = comgr_beside(reinterpret_cast<void*>(out.api.hipInit));
     if (!comgr.empty() && links_shared_llvm(elf_needed(comgr))) {
       std::string shared;

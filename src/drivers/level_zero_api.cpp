@@ -2,6 +2,7 @@
 #include "drivers/level_zero_api.hpp"
 
 #include "drivers/dynamic_library.hpp"
+#include "support/env.hpp"
 
 #include <tack/error.hpp>
 
@@ -21,9 +22,8 @@ struct Loaded {
 std::atomic<bool> g_exiting{false};
 
 void load(Loaded& out) {
-  const char* forced = std::getenv("TACK_LEVEL_ZERO_LIBRARY");
-  const bool opened =
-      forced && *forced ? out.lib.open({forced}) : out.lib.open({"libze_loader.so.1", "libze_loader.so"});
+  const std::optional<std::string> forced = support::env_text("TACK_LEVEL_ZERO_LIBRARY");
+  const bool opened = forced ? out.lib.open({forced->c_str()}) : out.lib.open({"libze_loader.so.1", "libze_loader.so"});
   if (!opened) {
     out.failure = "the Level Zero loader could not be loaded (" + out.lib.why() + ")";
     return;

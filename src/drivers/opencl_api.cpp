@@ -2,6 +2,7 @@
 #include "drivers/opencl_api.hpp"
 
 #include "drivers/dynamic_library.hpp"
+#include "support/env.hpp"
 
 #include <tack/error.hpp>
 
@@ -18,8 +19,8 @@ struct Loaded {
 
 void load(Loaded& out) {
   // TACK_OPENCL_LIBRARY names another loader (or a vendor library) to use instead.
-  const char* forced = std::getenv("TACK_OPENCL_LIBRARY");
-  const bool opened = forced && *forced ? out.lib.open({forced}) : out.lib.open({"libOpenCL.so.1", "libOpenCL.so"});
+  const std::optional<std::string> forced = support::env_text("TACK_OPENCL_LIBRARY");
+  const bool opened = forced ? out.lib.open({forced->c_str()}) : out.lib.open({"libOpenCL.so.1", "libOpenCL.so"});
   if (!opened) {
     out.failure = "the OpenCL library could not be loaded (" + out.lib.why() + ")";
     return;

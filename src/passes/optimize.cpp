@@ -6,10 +6,9 @@
 #include "passes/cse.hpp"
 #include "passes/dce.hpp"
 #include "passes/simplify.hpp"
+#include "support/env.hpp"
 
-#include <cstdlib>
 #include <string>
-#include <string_view>
 
 namespace tack::passes {
 namespace {
@@ -30,10 +29,7 @@ bool verifying() {
 #ifndef NDEBUG
   return true;
 #else
-  static const bool on = [] {
-    const char* v = std::getenv("TACK_VERIFY");
-    return v && std::string_view(v) == "1";
-  }();
+  static const bool on = support::env_flag("TACK_VERIFY");
   return on;
 #endif
 }

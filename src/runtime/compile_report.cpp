@@ -1,6 +1,8 @@
 // The process's compile statistics and the TACK_LOG=compile lines.
 #include "runtime/compile_report.hpp"
 
+#include "support/env.hpp"
+
 #include <tack/compile.hpp>
 
 #include <cstdio>
@@ -18,9 +20,9 @@ CompileStats g_stats;
 // lines on. Read at every variant (it costs nothing beside a compile), so a
 // program may set it at any time.
 bool log_compiles() {
-  const char* v = std::getenv("TACK_LOG");
+  const std::optional<std::string> v = support::env_text("TACK_LOG");
   if (!v) return false;
-  std::string_view s(v);
+  std::string_view s(*v);
   while (!s.empty()) {
     const std::size_t comma = s.find(',');
     const std::string_view topic = s.substr(0, comma);

@@ -1,14 +1,14 @@
 // The process-wide debug flag, initialized from TACK_DEBUG.
 #include "runtime/debug_mode.hpp"
 
-#include "runtime/registry.hpp"
+#include "support/env.hpp"
 
 #include <atomic>
 
 namespace tack {
 namespace {
 std::atomic<bool>& flag() {
-  static std::atomic<bool> f{runtime::env_flag("TACK_DEBUG")};
+  static std::atomic<bool> f{support::env_flag("TACK_DEBUG")};
   return f;
 }
 }  // namespace

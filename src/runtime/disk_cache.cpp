@@ -3,6 +3,7 @@
 #include "runtime/disk_cache.hpp"
 
 #include "runtime/warnings.hpp"
+#include "support/env.hpp"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -139,13 +140,6 @@ struct FdCloser {
   }
 };
 
-bool is_off(const char* v) {
-  if (!v) return false;
-  std::string s(v);
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s == "0" || s == "false" || s == "no" || s == "off";
-}
-
 std::string nonempty_env(const char* name) {
   const char* v = std::getenv(name);
   return v ? std::string(v) : std::string();
@@ -196,9 +190,9 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
 
 DiskCacheConfig disk_cache_config_from_env() {
   DiskCacheConfig cfg;
-  cfg.enabled = !is_off(std::getenv("TACK_CACHE"));
+  cfg.enabled = support::env_flag("TACK_CACHE");
 
-  cfg.dir = nonempty_env("TACK_CACHE_DIR");
+  cfg.dir = support::env_text("TACK_CACHE_DIR").value_or("");
   if (cfg.dir.empty()) {
     std::string xdg = nonempty_env("XDG_CACHE_HOME");
     if (!xdg.empty() && xdg.front() == '/') {  // the XDG spec says to ignore a relative path
@@ -214,12 +208,11 @@ DiskCacheConfig disk_cache_config_from_env() {
   }
 
   cfg.max_bytes = DiskCache::kDefaultMaxBytes;
-  std::string max = nonempty_env("TACK_CACHE_MAX_BYTES");
-  if (!max.empty()) {
-    if (auto parsed = parse_byte_size(max)) {
+  if (const std::optional<std::string> max = support::env_text("TACK_CACHE_MAX_BYTES")) {
+    if (auto parsed = parse_byte_size(*max)) {
       cfg.max_bytes = *parsed;
     } else {
-      warn("TACK_CACHE_MAX_BYTES='" + max +
+      warn("TACK_CACHE_MAX_BYTES='" + *max +
            "' is not a size (write bytes, or a number with K, M or G, e.g. 512M); using the default, 1G");
     }
   }

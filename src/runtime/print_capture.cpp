@@ -2,6 +2,7 @@
 #include "runtime/print_capture.hpp"
 
 #include "ir/check.hpp"
+#include "support/env.hpp"
 
 #include <tack/error.hpp>
 
@@ -63,16 +64,16 @@ void write_stderr(const std::string& text) {
 }  // namespace
 
 std::int64_t print_capacity() {
-  const char* value = std::getenv("TACK_PRINT_LINES");
-  if (!value || !*value) return kDefaultLines;
+  const std::optional<std::string> value = support::env_text("TACK_PRINT_LINES");
+  if (!value) return kDefaultLines;
   std::int64_t n = 0;
   bool ok = true;
-  for (const char* p = value; *p && ok; ++p) {
+  for (const char* p = value->c_str(); *p && ok; ++p) {
     ok = *p >= '0' && *p <= '9' && n <= kMaxLines;
     n = n * 10 + (*p - '0');
   }
   if (!ok || n > kMaxLines)
-    throw InvalidArgument("TACK_PRINT_LINES=\"" + std::string(value) +
+    throw InvalidArgument("TACK_PRINT_LINES=\"" + *value +
                           "\" is not a number of lines: expected an integer from 0 to " + std::to_string(kMaxLines));
   return n;
 }

@@ -5,6 +5,7 @@
 #include "runtime/print_capture.hpp"
 
 #include "runtime/async_wait.hpp"
+#include "support/env.hpp"
 
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/hip/hip_backend.hpp"
@@ -70,14 +71,6 @@ const char* kDefaultDevice = "interp";  // a build without LLVM has no compiled 
 
 }  // namespace
 
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  if (!v) return false;
-  std::string s(v);
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return !(s.empty() || s == "0" || s == "false" || s == "no" || s == "off");
-}
-
 const std::vector<BackendFactory>& backend_factories() {
   static const std::vector<BackendFactory> factories = {
   // The option lists equal each backend's Capabilities::device_options.
@@ -102,9 +95,9 @@ std::shared_ptr<Backend> default_backend() { return device().backend(); }
 
 std::string device_name(std::string_view name, const char** source) {
   if (!name.empty()) return std::string(name);
-  const char* env = std::getenv("TACK_DEVICE");
-  if (source) *source = env && *env ? "TACK_DEVICE" : "the default device";
-  return env && *env ? env : kDefaultDevice;
+  std::optional<std::string> env = support::env_text("TACK_DEVICE");
+  if (source) *source = env ? "TACK_DEVICE" : "the default device";
+  return env ? std::move(*env) : std::string(kDefaultDevice);
 }
 
 void warm_up(std::string_view name) {

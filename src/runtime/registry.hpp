@@ -34,7 +34,5 @@ std::vector<std::shared_ptr<Backend>> live_backends();
 std::string did_you_mean(std::string_view wrong, const std::vector<std::string>& candidates);
 // "a, b, c", or "none".
 std::string join_names(const std::vector<std::string>& names);
-// Reads a boolean environment flag: unset, "", 0, false, no and off are false.
-bool env_flag(const char* name);
 
 }  // namespace tack::runtime

@@ -1,6 +1,8 @@
 // TACK_WAIT_TIMEOUT_S and the error of a wait that ran past it.
 #include "runtime/wait_deadline.hpp"
 
+#include "support/env.hpp"
+
 #include <tack/error.hpp>
 
 #include <cmath>
@@ -15,12 +17,12 @@ namespace {
 std::atomic<double> g_timeout{-1.0};
 
 double read_timeout() {
-  const char* v = std::getenv("TACK_WAIT_TIMEOUT_S");
-  if (!v || !*v) return 0.0;
+  const std::optional<std::string> v = support::env_text("TACK_WAIT_TIMEOUT_S");
+  if (!v) return 0.0;
   char* end = nullptr;
-  const double s = std::strtod(v, &end);
-  if (end == v || *end != '\0' || !std::isfinite(s) || s < 0)
-    throw InvalidArgument(std::string("TACK_WAIT_TIMEOUT_S='") + v +
+  const double s = std::strtod(v->c_str(), &end);
+  if (end == v->c_str() || *end != '\0' || !std::isfinite(s) || s < 0)
+    throw InvalidArgument("TACK_WAIT_TIMEOUT_S='" + *v +
                           "' is not a number of seconds (0 or unset: waits never time out)");
   return s;
 }

@@ -1,30 +1,17 @@
 // docs/backends.md's atomics row, checked against the code's capability tables,
 // so the table users read cannot drift from what the backends accept.
 #include "runtime/source_targets.hpp"
+#include "support/markdown_table.hpp"
 
 #include <tack/tack.hpp>
 
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
-
-std::vector<std::string> cells(const std::string& row) {
-  std::vector<std::string> out;
-  std::stringstream ss(row);
-  std::string cell;
-  std::getline(ss, cell, '|');  // before the first bar
-  while (std::getline(ss, cell, '|')) {
-    auto b = cell.find_first_not_of(' '), e = cell.find_last_not_of(' ');
-    out.push_back(b == std::string::npos ? "" : cell.substr(b, e - b + 1));
-  }
-  if (!out.empty() && out.back().empty()) out.pop_back();
-  return out;
-}
 
 // "all ten" or a space-separated dtype list, up to an optional "; note".
 std::string listed(const std::string& cell) {
@@ -52,7 +39,7 @@ TEST(DocsTables, AtomicsRowMatchesTheCode) {
   }
   ASSERT_FALSE(header.empty());
   ASSERT_FALSE(atomics.empty());
-  std::vector<std::string> names = cells(header), values = cells(atomics);
+  std::vector<std::string> names = tack_test::markdown_cells(header), values = tack_test::markdown_cells(atomics);
   ASSERT_EQ(names.size(), values.size());
   int checked = 0;
   for (std::size_t i = 1; i < names.size(); ++i) {

@@ -8,6 +8,7 @@
 #include "backends/metal/metal_kernel.hpp"
 #include "backends/metal/metal_queue.hpp"
 #include "codegen/reduction_source.hpp"
+#include "support/scoped_env.hpp"
 
 #include <tack/error.hpp>
 
@@ -85,27 +86,7 @@ TEST(MetalQueue, BatchAndInFlight) {
   EXPECT_EQ(metal::Queue::kInFlight, 4);
 }
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      setenv(name_, old_.c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using tack_test::ScopedEnv;
 
 TEST(MetalDumpMsl, FlagAndPath) {
   EXPECT_EQ(metal::msl_dump_path("tack_kernel_saxpy"), "/tmp/tack_tack_kernel_saxpy.msl");

@@ -7,6 +7,7 @@
 
 #include <tack/error.hpp>
 #include "support/pool_threads.hpp"
+#include "support/scoped_env.hpp"
 
 #include "backends/cpu/core_count.hpp"
 #include "backends/cpu/thread_pool.hpp"
@@ -407,26 +408,7 @@ TEST(ThreadPool, ForkedChildRunsSerially) {
 #endif
 
 // TACK_CPU_THREADS: set for one test, restored after.
-class EnvVar {
- public:
-  EnvVar(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~EnvVar() {
-    if (old_)
-      setenv(name_, old_->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using tack_test::ScopedEnv;
 
 TEST(CpuThreads, CoreCountsArePositive) {
   int logical = cpu::logical_cpu_count();
@@ -439,11 +421,11 @@ TEST(CpuThreads, CoreCountsArePositive) {
 
 TEST(CpuThreads, UnsetOrEmptyMeansPhysicalCores) {
   {
-    EnvVar env("TACK_CPU_THREADS", nullptr);
+    ScopedEnv env("TACK_CPU_THREADS", nullptr);
     EXPECT_EQ(cpu::default_cpu_threads(), cpu::physical_core_count());
   }
   {
-    EnvVar env("TACK_CPU_THREADS", "");
+    ScopedEnv env("TACK_CPU_THREADS", "");
     EXPECT_EQ(cpu::default_cpu_threads(), cpu::physical_core_count());
   }
 }
@@ -451,14 +433,14 @@ TEST(CpuThreads, UnsetOrEmptyMeansPhysicalCores) {
 TEST(CpuThreads, ValidValues) {
   for (auto [text, n] :
        {std::pair{"1", 1}, std::pair{"3", 3}, std::pair{"64", 64}, std::pair{"1024", 1024}, std::pair{"007", 7}}) {
-    EnvVar env("TACK_CPU_THREADS", text);
+    ScopedEnv env("TACK_CPU_THREADS", text);
     EXPECT_EQ(cpu::default_cpu_threads(), n) << text;
   }
 }
 
 TEST(CpuThreads, BadValuesThrowNamingTheVariableAndValue) {
   for (const char* text : {"0", "-2", "abc", "4x", " 4", "4 ", "2.5", "+3", "1025", "99999999999999999999999"}) {
-    EnvVar env("TACK_CPU_THREADS", text);
+    ScopedEnv env("TACK_CPU_THREADS", text);
     try {
       cpu::default_cpu_threads();
       ADD_FAILURE() << "accepted \"" << text << "\"";

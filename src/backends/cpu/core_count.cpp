@@ -4,6 +4,8 @@
 // fan-out cost. Only the CPUs this process may run on count (affinity, quota).
 #include "backends/cpu/core_count.hpp"
 
+#include "support/env.hpp"
+
 #include <tack/error.hpp>
 
 #include <algorithm>
@@ -210,11 +212,11 @@ int physical_core_count() {
 }
 
 int default_cpu_threads() {
-  const char* value = std::getenv("TACK_CPU_THREADS");
-  if (!value || !*value) return physical_core_count();
+  const std::optional<std::string> value = support::env_text("TACK_CPU_THREADS");
+  if (!value) return physical_core_count();
   long n = 0;
   bool ok = true;
-  for (const char* p = value; *p; ++p) {
+  for (const char* p = value->c_str(); *p; ++p) {
     if (*p < '0' || *p > '9' || n > kMaxCpuThreads) {
       ok = false;
       break;
@@ -222,8 +224,8 @@ int default_cpu_threads() {
     n = n * 10 + (*p - '0');
   }
   if (!ok || n < 1 || n > kMaxCpuThreads)
-    throw InvalidArgument("TACK_CPU_THREADS=\"" + std::string(value) +
-                          "\" is not a thread count: expected an integer from 1 to " + std::to_string(kMaxCpuThreads));
+    throw InvalidArgument("TACK_CPU_THREADS=\"" + *value + "\" is not a thread count: expected an integer from 1 to " +
+                          std::to_string(kMaxCpuThreads));
   return static_cast<int>(n);
 }
 

@@ -2,6 +2,7 @@
 #include "backends/cuda/cuda_context.hpp"
 
 #include "backends/cuda/cuda_memory.hpp"
+#include "support/env.hpp"
 
 #include <tack/error.hpp>
 
@@ -26,11 +27,10 @@ int chosen_ordinal(const DeviceOptions& options, int count) {
       throw InvalidArgument("cuda: option 'device' must be an integer device ordinal");
     ordinal = std::get<std::int64_t>(it->second);
     from = "option 'device'";
-  } else if (const char* env = std::getenv("TACK_CUDA_DEVICE"); env && *env) {
+  } else if (const std::optional<std::string> env = support::env_text("TACK_CUDA_DEVICE")) {
     char* end = nullptr;
-    ordinal = std::strtoll(env, &end, 10);
-    if (*end != '\0')
-      throw InvalidArgument("cuda: TACK_CUDA_DEVICE='" + std::string(env) + "' is not a device ordinal");
+    ordinal = std::strtoll(env->c_str(), &end, 10);
+    if (*end != '\0') throw InvalidArgument("cuda: TACK_CUDA_DEVICE='" + *env + "' is not a device ordinal");
     from = "TACK_CUDA_DEVICE";
   }
   if (ordinal < 0 || ordinal >= count)

@@ -1,6 +1,8 @@
 // Opening the HIP device: its queries, the allocator choice, and device memory.
 #include "backends/hip/hip_device.hpp"
 
+#include "support/env.hpp"
+
 #include <tack/error.hpp>
 
 #include <cstdlib>
@@ -68,7 +70,9 @@ DeviceInfo query(const hp::Api& api, int ordinal) {
 }  // namespace
 
 std::shared_ptr<Device> Device::open(const DeviceOptions& options) {
-  const AllocatorKind allocator = allocator_kind(std::getenv("TACK_HIP_ALLOCATOR"));  // refused before any device work
+  // Refused before any device work.
+  const std::optional<std::string> allocator_env = support::env_text("TACK_HIP_ALLOCATOR");
+  const AllocatorKind allocator = allocator_kind(allocator_env ? allocator_env->c_str() : nullptr);
   const hp::Api& api = hp::api();
   int count = 0;
   const hp::hipError_t r = api.hipGetDeviceCount(&count);

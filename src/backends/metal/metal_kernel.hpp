@@ -6,7 +6,7 @@
 #pragma once
 
 #include "codegen/c_family.hpp"
-#include "runtime/registry.hpp"
+#include "support/env.hpp"
 
 #include <tack/error.hpp>
 
@@ -70,8 +70,8 @@ inline void check_launch(const std::string& kernel, std::int64_t count, bool wor
                         std::to_string(workgroup ? kMaxLaunch / group : kMaxLaunch));
 }
 
-// TACK_DUMP_MSL is a boolean flag (0, false, no and off leave it off).
-inline bool msl_dump_enabled() { return env_flag("TACK_DUMP_MSL"); }
+// TACK_DUMP_MSL is a boolean flag (support::parse_env_flag's spellings).
+inline bool msl_dump_enabled() { return support::env_flag("TACK_DUMP_MSL"); }
 inline std::string msl_dump_path(const std::string& entry) { return "/tmp/tack_" + entry + ".msl"; }
 
 // Writes the source about to be compiled to msl_dump_path(entry) when the flag is set; a failed write is

@@ -3,6 +3,7 @@
 #include "backends/opencl/opencl_device.hpp"
 
 #include "runtime/backend.hpp"
+#include "support/env.hpp"
 
 #include <tack/error.hpp>
 
@@ -173,9 +174,9 @@ DeviceInfo choose_device(const DeviceOptions& options) {
     } else {
       throw InvalidArgument("device 'opencl': option 'device' must be an integer index or a name (a string)");
     }
-  } else if (const char* env = std::getenv("TACK_OPENCL_DEVICE"); env && *env) {
+  } else if (std::optional<std::string> env = support::env_text("TACK_OPENCL_DEVICE")) {
     from = "TACK_OPENCL_DEVICE";
-    choice = env;
+    choice = std::move(*env);
   }
   std::vector<DeviceInfo> devices = list_devices();
   if (!from.empty()) return pick(devices, choice, from);
