@@ -19,10 +19,14 @@
 // As inspect does, a texture parameter is sampled in hardware where the
 // backend says so (cuda). A kernel the backend refuses at the call is listed
 // with the reason. Kernels are sorted by name and typed IR, since the suite may
-// specialize them from several threads in any order. Nothing is normalized:
-// the texts hold no addresses. A mismatch prints the first differing kernel
-// and leaves the whole new text next to the build's test binary
-// (inspect_golden_<backend>.txt) for diffing.
+// specialize them from several threads in any order. Inspection::ir (the
+// traced, untyped IR) is not pinned: the corpus holds typed kernels only, and
+// no code generator reads it. Nothing is normalized: the texts hold no
+// addresses (the same files come out run after run). A mismatch prints the
+// first differing kernel and leaves both texts in the test's working folder
+// (inspect_golden_<backend>.txt and inspect_golden_<backend>.golden.txt) for
+// diffing. The update rewrites only the files whose text changed. Without zlib
+// the test skips (77).
 #include "compile_checks/inspect_golden.hpp"
 
 #include "ir/printer.hpp"
