@@ -80,8 +80,8 @@ class CFamilyCodeGen {
   // and return `result`; else update `old`" as a statement.
   virtual std::string atomic_bits_pointer(DType bits_t) const = 0;
   virtual std::string atomic_load_bits(DType bits_t, const std::string& ptr) const = 0;
-  virtual std::string cas_step(DType bits_t, const std::string& ptr, const std::string& old,
-                               const std::string& desired, const std::string& result) const = 0;
+  virtual std::string cas_step(DType bits_t, const std::string& ptr, const std::string& old, const std::string& desired,
+                               const std::string& result) const = 0;
   // Hardware texture sampling (a Texture3D parameter with Param::hardware_texture set): whether the
   // dialect has it (CUDA and HIP; OpenCL C and MSL not yet, so such a kernel is a bug there), the
   // texture object's type, which the kernel takes by value in the parameter's place, and a filtered
@@ -137,6 +137,19 @@ class CFamilyCodeGen {
   std::string reduce_scratch(DType t);
   void emit_group_reduce(const ir::GroupReduce* n);
   void emit_atomic(const ir::Atomic* n);
+  // Operators by category (c_family_operators.cpp); the operands' C text is computed first, in order.
+  struct Operands {
+    std::string a, b, c;
+  };
+  std::string bool_op(ir::OpCode op, const Operands& x);
+  std::string float_op(const ir::Op* n, const ir::Expr& self, DType t, const Operands& x);
+  std::string int_op(const ir::Op* n, const ir::Expr& self, DType t, const Operands& x);
+  // Helper functions (c_family_helpers.cpp, c_family_texture_helpers.cpp); each returns the helper's name.
+  std::string f64_to_f32_helper();
+  std::string float_floor_mod_helper(DType t);
+  std::string int_abs_helper(DType t);
+  std::string int_division_helper(ir::OpCode op, DType t);  // Div, Mod, FloorDiv, FloorMod
+  std::string wrapping_negation(DType t, const std::string& a) const;
   std::string texture_sample_helper();
   std::string hardware_texture_sample_helper();
 

@@ -2,6 +2,7 @@
 // backend's real compiler, without a GPU (DESIGN §7).
 //
 //   tack_compile_checks --dialect=cuda|hip|level_zero|metal [--verbose] [--dump=DIR]
+//   tack_compile_checks --inspect-golden   (inspect_golden.cpp: every backend's code for the same kernels)
 //
 // Runs the conformance suite on the interpreter, collecting every specialized
 // kernel through the specialize observer; then generates each one's source for
@@ -15,6 +16,7 @@
 // compiles, 1 on any failure, 77 (ctest's skip) when the compiler is absent,
 // printing why.
 #include "compile_checks/dialects.hpp"
+#include "compile_checks/inspect_golden.hpp"
 
 #include "ir/printer.hpp"
 #include "runtime/resolve_variant.hpp"
@@ -62,6 +64,21 @@ Collected generate_all(const std::vector<tack::ir::Kernel>& kernels, const tack:
   return out;
 }
 
+// The corpus: the conformance suite's kernels, each distinct typed kernel once. False if the suite failed.
+bool collect_corpus(std::vector<tack::ir::Kernel>* kernels) {
+  std::mutex mutex;
+  std::set<std::string> seen;
+  tack::runtime::set_specialize_observer([&](const tack::ir::Kernel& k) {
+    std::lock_guard lock(mutex);
+    if (seen.insert(tack::ir::to_string(k)).second) kernels->push_back(k);
+  });
+  GTEST_FLAG_SET(filter, "*/interp");
+  GTEST_FLAG_SET(brief, true);
+  const bool passed = RUN_ALL_TESTS() == 0;
+  tack::runtime::set_specialize_observer(nullptr);
+  return passed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,11 +91,20 @@ int main(int argc, char** argv) {
     if (a.rfind("--dialect=", 0) == 0) dialect_name = a.substr(10);
     if (a == "--verbose") verbose = true;
     if (a.rfind("--dump=", 0) == 0) dump = a.substr(7);
+    if (a == "--inspect-golden") {
+      std::vector<tack::ir::Kernel> kernels;
+      if (!collect_corpus(&kernels)) {
+        std::cout << "inspect golden: the conformance suite failed on interp; nothing was compared\n";
+        return 1;
+      }
+      return tack::compile_checks::run_inspect_golden(std::move(kernels));
+    }
   }
   const Dialect* dialect = tack::compile_checks::find_dialect(dialect_name);
   const tack::runtime::SourceTarget* target = tack::runtime::find_source_target(dialect_name);
   if (!dialect || !target) {
-    std::cerr << "usage: tack_compile_checks --dialect=cuda|hip|level_zero|metal [--verbose] [--dump=DIR]\n";
+    std::cerr << "usage: tack_compile_checks --dialect=cuda|hip|level_zero|metal [--verbose] [--dump=DIR] | "
+                 "--inspect-golden\n";
     return 2;
   }
   std::string why;
@@ -102,21 +128,11 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  // Collect the conformance suite's kernels, each distinct typed kernel once.
-  std::mutex mutex;
-  std::set<std::string> seen;
   std::vector<tack::ir::Kernel> kernels;
-  tack::runtime::set_specialize_observer([&](const tack::ir::Kernel& k) {
-    std::lock_guard lock(mutex);
-    if (seen.insert(tack::ir::to_string(k)).second) kernels.push_back(k);
-  });
-  GTEST_FLAG_SET(filter, "*/interp");
-  GTEST_FLAG_SET(brief, true);
-  if (RUN_ALL_TESTS() != 0) {
+  if (!collect_corpus(&kernels)) {
     std::cout << dialect_name << ": the conformance suite failed on interp; no compile check was made\n";
     return 1;
   }
-  tack::runtime::set_specialize_observer(nullptr);
 
   Collected c = generate_all(kernels, *target);
   if (verbose)

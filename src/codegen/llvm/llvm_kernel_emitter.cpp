@@ -1,0 +1,114 @@
+// The kernel function's frame: its parameters bound to named LLVM arguments,
+// shared arrays as 64-byte aligned allocas, and one entry-block alloca per Let
+// and Var, made at first use (O3's SROA/mem2reg turns them into SSA values).
+#include "codegen/llvm/llvm_kernel_emitter.hpp"
+
+#include "codegen/llvm/llvm_ops.hpp"
+#include "ir/check.hpp"
+
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Instructions.h>
+
+#include <string>
+
+namespace tack::codegen::detail {
+
+using llvm::BasicBlock;
+using llvm::Value;
+
+void KernelEmitter::emit() {
+  BasicBlock* entry = BasicBlock::Create(c_, "entry", fn_);
+  b_.SetInsertPoint(entry);
+  bind_params();
+  let_slots_.assign(k_.lets.size(), nullptr);
+  var_slots_.assign(k_.vars.size(), nullptr);
+  alloc_shared();
+  if (k_.dims.size() <= 1) {
+    emit_1d();
+  } else {
+    emit_nd();
+  }
+}
+
+void KernelEmitter::bind_params() {
+  auto arg = fn_->arg_begin();
+  auto next = [&](const std::string& name) {
+    Value* v = &*arg++;
+    v->setName(name);
+    return v;
+  };
+  params_.resize(k_.params.size());
+  for (std::size_t i = 0; i < k_.params.size(); ++i) {
+    const ir::Param& p = k_.params[i];
+    ParamValues& pv = params_[i];
+    std::string n = std::to_string(i);
+    switch (p.kind) {
+      case ir::ParamKind::Array:
+        pv.data = next("a" + n);
+        pv.size = next("a" + n + ".size");
+        for (int d = 0; d < p.rank; ++d)
+          pv.extent[static_cast<std::size_t>(d)] = next("a" + n + ".dim" + std::to_string(d));
+        break;
+      case ir::ParamKind::Scalar: pv.scalar = from_memory(b_, p.dtype, next("s" + n)); break;
+      case ir::ParamKind::Texture3D:
+        pv.data = next("t" + n);
+        pv.extent[0] = next("t" + n + ".width");
+        pv.extent[1] = next("t" + n + ".height");
+        pv.extent[2] = next("t" + n + ".depth");
+        break;
+    }
+  }
+  start_ = next("start");
+  end_ = next("end");
+}
+
+const ParamValues& KernelEmitter::array_param(const ir::ArrayRef& a) const {
+  TACK_CHECK(a.space == ir::ArrayRef::Space::Param);
+  TACK_CHECK(a.index >= 0 && static_cast<std::size_t>(a.index) < k_.params.size());
+  TACK_CHECK(k_.params[static_cast<std::size_t>(a.index)].kind == ir::ParamKind::Array);
+  return params_[static_cast<std::size_t>(a.index)];
+}
+
+DType KernelEmitter::array_dtype(const ir::ArrayRef& a) const {
+  if (a.space == ir::ArrayRef::Space::Shared) {
+    TACK_CHECK(a.index >= 0 && static_cast<std::size_t>(a.index) < k_.shared.size());
+    return k_.shared[static_cast<std::size_t>(a.index)].dtype;
+  }
+  return k_.params[static_cast<std::size_t>(a.index)].dtype;
+}
+
+// The first element of a parameter array or of a shared array's alloca.
+Value* KernelEmitter::array_base(const ir::ArrayRef& a) const {
+  if (a.space == ir::ArrayRef::Space::Shared) return shared_[static_cast<std::size_t>(a.index)];
+  return array_param(a).data;
+}
+
+// Shared arrays: one alloca each in the entry block, 64-byte aligned so the
+// work-item loops over them vectorize cleanly.
+void KernelEmitter::alloc_shared() {
+  for (std::size_t i = 0; i < k_.shared.size(); ++i) {
+    const ir::SharedArray& s = k_.shared[i];
+    TACK_CHECK(s.count >= 0);
+    llvm::Type* arr = llvm::ArrayType::get(memory_type(c_, s.dtype), static_cast<std::uint64_t>(s.count));
+    llvm::AllocaInst* a = b_.CreateAlloca(arr, nullptr, "shared" + std::to_string(i));
+    a->setAlignment(llvm::Align(64));
+    shared_.push_back(a);
+  }
+}
+
+// Let and Var storage: an alloca at the top of the entry block, made at first use.
+llvm::AllocaInst* KernelEmitter::slot(std::vector<llvm::AllocaInst*>& slots, const std::vector<ir::Type>& types, int id,
+                                      const char* prefix) {
+  TACK_CHECK(id >= 0 && static_cast<std::size_t>(id) < slots.size());
+  llvm::AllocaInst*& s = slots[static_cast<std::size_t>(id)];
+  if (!s) {
+    BasicBlock& entry = fn_->getEntryBlock();
+    llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+    s = eb.CreateAlloca(value_type(c_, types[static_cast<std::size_t>(id)].dtype), nullptr,
+                        prefix + std::to_string(id));
+  }
+  return s;
+}
+
+}  // namespace tack::codegen::detail

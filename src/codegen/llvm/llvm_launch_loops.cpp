@@ -1,0 +1,130 @@
+// The CPU code generator's launch loops around the kernel body: one counted
+// loop over [start, end) for 1-D launches; for N-D launches `start` decomposed
+// into indices once, then rows of the innermost dimension as counted loops,
+// carrying into the outer indices between rows.
+#include "codegen/llvm/llvm_kernel_emitter.hpp"
+
+#include "ir/check.hpp"
+
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <string>
+
+namespace tack::codegen::detail {
+
+using llvm::BasicBlock;
+using llvm::Value;
+
+// for (i = start; i < end; ++i) body
+void KernelEmitter::emit_1d() {
+  BasicBlock* pre = b_.GetInsertBlock();
+  BasicBlock* body = block("par.body");
+  BasicBlock* latch = block("par.next");
+  BasicBlock* exit = block("exit");
+  b_.CreateCondBr(b_.CreateICmpSLT(start_, end_), body, exit);
+  b_.SetInsertPoint(body);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "idx0");
+  i->addIncoming(start_, pre);
+  loop_index_ = {i};
+  stmt(k_.body);
+  b_.CreateBr(latch);
+  b_.SetInsertPoint(latch);
+  Value* next = b_.CreateNSWAdd(i, b_.getInt64(1));
+  i->addIncoming(next, latch);
+  b_.CreateCondBr(b_.CreateICmpSLT(next, end_), body, exit);
+  b_.SetInsertPoint(exit);
+  b_.CreateRetVoid();
+}
+
+// Row-major N-D: `start` is decomposed into indices once; each row of the innermost
+// dimension then runs as a counted loop of min(extent - index, end - flat) iterations.
+void KernelEmitter::emit_nd() {
+  const std::size_t n = k_.dims.size();
+  TACK_CHECK(n >= 2 && n <= 4);
+  llvm::Type* i64 = b_.getInt64Ty();
+  std::vector<Value*> ext(n);
+  for (std::size_t d = 0; d < n; ++d) {
+    begin_statement({&k_.dims[d]});
+    ext[d] = converted(k_.dims[d], DType::I64);
+  }
+  // Nothing to do for an empty chunk or an empty dimension (which also keeps the divisions below safe).
+  Value* run = b_.CreateICmpSLT(start_, end_);
+  for (Value* e : ext) run = b_.CreateAnd(run, b_.CreateICmpSGT(e, b_.getInt64(0)));
+  std::vector<llvm::AllocaInst*> idx_slot(n);
+  llvm::AllocaInst* flat_slot;
+  {
+    BasicBlock& entry = fn_->getEntryBlock();
+    llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+    for (std::size_t d = 0; d < n; ++d) idx_slot[d] = eb.CreateAlloca(i64, nullptr, "idx" + std::to_string(d));
+    flat_slot = eb.CreateAlloca(i64, nullptr, "flat");
+  }
+  BasicBlock* setup = block("par.setup");
+  BasicBlock* row = block("par.row");
+  BasicBlock* body = block("par.body");
+  BasicBlock* latch = block("par.next");
+  BasicBlock* row_end = block("par.row_end");
+  BasicBlock* carry = block("par.carry");
+  BasicBlock* exit = block("exit");
+  b_.CreateCondBr(run, setup, exit);
+
+  // start = ((i0 * e1 + i1) * e2 + i2) ...: n - 1 divisions, once per chunk.
+  b_.SetInsertPoint(setup);
+  Value* rem = start_;
+  for (std::size_t d = n; d-- > 1;) {
+    b_.CreateStore(b_.CreateSRem(rem, ext[d]), idx_slot[d]);
+    rem = b_.CreateSDiv(rem, ext[d]);
+  }
+  b_.CreateStore(rem, idx_slot[0]);
+  b_.CreateStore(start_, flat_slot);
+  b_.CreateBr(row);
+
+  // One row of the innermost dimension: [j0, j0 + len).
+  b_.SetInsertPoint(row);
+  std::vector<Value*> outer(n);
+  for (std::size_t d = 0; d < n; ++d) outer[d] = b_.CreateLoad(i64, idx_slot[d], "i" + std::to_string(d));
+  Value* flat = b_.CreateLoad(i64, flat_slot, "f");
+  Value* j0 = outer[n - 1];
+  Value* len = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateSub(ext[n - 1], j0), b_.CreateSub(end_, flat));
+  Value* j_end = b_.CreateNSWAdd(j0, len);
+  b_.CreateBr(body);
+
+  b_.SetInsertPoint(body);
+  llvm::PHINode* j = b_.CreatePHI(i64, 2, "j");
+  j->addIncoming(j0, row);
+  loop_index_ = outer;
+  loop_index_[n - 1] = j;
+  stmt(k_.body);
+  b_.CreateBr(latch);
+  b_.SetInsertPoint(latch);
+  Value* j_next = b_.CreateNSWAdd(j, b_.getInt64(1));
+  j->addIncoming(j_next, latch);
+  b_.CreateCondBr(b_.CreateICmpSLT(j_next, j_end), body, row_end);
+
+  b_.SetInsertPoint(row_end);
+  Value* flat_next = b_.CreateNSWAdd(flat, len);
+  b_.CreateStore(flat_next, flat_slot);
+  b_.CreateCondBr(b_.CreateICmpSLT(flat_next, end_), carry, exit);
+
+  // The row ran to its end (flat < end): the next row starts at index 0, one further along the outer dims.
+  b_.SetInsertPoint(carry);
+  b_.CreateStore(b_.getInt64(0), idx_slot[n - 1]);
+  Value* inc = b_.getInt64(1);
+  for (std::size_t d = n - 1; d-- > 0;) {
+    Value* v = b_.CreateAdd(outer[d], inc);
+    if (d == 0) {
+      b_.CreateStore(v, idx_slot[0]);
+    } else {
+      Value* wrap = b_.CreateICmpEQ(v, ext[d]);
+      b_.CreateStore(b_.CreateSelect(wrap, b_.getInt64(0), v), idx_slot[d]);
+      inc = b_.CreateZExt(wrap, i64);
+    }
+  }
+  b_.CreateBr(row);
+
+  b_.SetInsertPoint(exit);
+  b_.CreateRetVoid();
+}
+
+}  // namespace tack::codegen::detail

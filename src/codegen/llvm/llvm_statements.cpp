@@ -1,0 +1,227 @@
+// The CPU code generator's statements: stores and Let/Var slots, atomics
+// (atomicrmw, cmpxchg, and a compare-exchange loop for float min and max), and
+// control flow as basic blocks (if, counted for, loop with break and continue).
+#include "codegen/llvm/llvm_kernel_emitter.hpp"
+
+#include "codegen/llvm/llvm_ops.hpp"
+#include "codegen/statement_uses.hpp"
+#include "ir/check.hpp"
+
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Instructions.h>
+
+namespace tack::codegen::detail {
+
+using llvm::BasicBlock;
+using llvm::Value;
+
+// Starts a statement whose expression trees are `roots`: a fresh per-statement
+// value cache, and the products that may contract.
+void KernelEmitter::begin_statement(std::initializer_list<const ir::Expr*> roots) {
+  cache_.clear();
+  contract_ = statement_uses(roots).fusible;
+}
+
+void KernelEmitter::stmt(const ir::Stmt& s) {
+  if (!s) return;
+  switch (s->kind) {
+    case ir::StmtKind::Block:
+      for (const ir::Stmt& child : s.as<ir::Block>()->stmts) stmt(child);
+      return;
+    case ir::StmtKind::Let: {
+      const auto* n = s.as<ir::Let>();
+      begin_statement({&n->value});
+      b_.CreateStore(converted(n->value, let_dtype(n->id)), let_slot(n->id));
+      return;
+    }
+    case ir::StmtKind::DeclareVar: {
+      const auto* n = s.as<ir::DeclareVar>();
+      begin_statement({&n->init});
+      b_.CreateStore(converted(n->init, var_dtype(n->id)), var_slot(n->id));
+      return;
+    }
+    case ir::StmtKind::Assign: {
+      const auto* n = s.as<ir::Assign>();
+      begin_statement({&n->value});
+      b_.CreateStore(converted(n->value, var_dtype(n->id)), var_slot(n->id));
+      return;
+    }
+    case ir::StmtKind::Store: return emit_store(s.as<ir::Store>());
+    case ir::StmtKind::Atomic: return emit_atomic(s.as<ir::Atomic>());
+    case ir::StmtKind::If: return emit_if(s.as<ir::If>());
+    case ir::StmtKind::For: return emit_for(s.as<ir::For>());
+    case ir::StmtKind::Loop: return emit_loop(s.as<ir::Loop>());
+    case ir::StmtKind::Break:
+      TACK_CHECK(!loops_.empty());
+      b_.CreateBr(loops_.back().exit);
+      dead_block();
+      return;
+    case ir::StmtKind::Continue:
+      TACK_CHECK(!loops_.empty());
+      b_.CreateBr(loops_.back().next);
+      dead_block();
+      return;
+    case ir::StmtKind::Barrier:
+    case ir::StmtKind::GroupReduce:
+      TACK_UNREACHABLE("llvm_gen: barriers and group reductions must be lowered by passes::lower_workgroups");
+    case ir::StmtKind::Print: TACK_UNREACHABLE("llvm_gen: prints must be lowered by passes::lower_prints");
+  }
+  TACK_UNREACHABLE("llvm_gen: unknown statement kind");
+}
+
+// Code after a Break or Continue is unreachable; it goes to a block of its own.
+void KernelEmitter::dead_block() { b_.SetInsertPoint(BasicBlock::Create(c_, "dead", fn_)); }
+
+Value* KernelEmitter::element_ptr(const ir::ArrayRef& a, const ir::Expr& index) {
+  DType t = array_dtype(a);
+  return b_.CreateInBoundsGEP(memory_type(c_, t), array_base(a), converted(index, DType::I64));
+}
+
+// old = *ptr; do { new = f(old) } while (!cmpxchg(ptr, old, new)); returns the value replaced.
+template <class F>
+Value* KernelEmitter::cas_loop(Value* ptr, DType t, llvm::Align align, F&& f) {
+  llvm::Type* ty = value_type(c_, t);
+  llvm::Type* bits = b_.getIntNTy(static_cast<unsigned>(dtype_bits(t)));
+  llvm::LoadInst* first = b_.CreateAlignedLoad(bits, ptr, align);
+  first->setAtomic(llvm::AtomicOrdering::Monotonic);
+  BasicBlock* pre = b_.GetInsertBlock();
+  BasicBlock* loop = block("atomic.loop");
+  BasicBlock* done = block("atomic.done");
+  b_.CreateBr(loop);
+  b_.SetInsertPoint(loop);
+  llvm::PHINode* cur = b_.CreatePHI(bits, 2);
+  cur->addIncoming(first, pre);
+  Value* next = b_.CreateBitCast(f(b_.CreateBitCast(cur, ty)), bits);
+  Value* pair =
+      b_.CreateAtomicCmpXchg(ptr, cur, next, align, llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+  cur->addIncoming(b_.CreateExtractValue(pair, 0), loop);
+  b_.CreateCondBr(b_.CreateExtractValue(pair, 1), done, loop);
+  b_.SetInsertPoint(done);
+  return b_.CreateBitCast(cur, ty);
+}
+
+void KernelEmitter::emit_store(const ir::Store* n) {
+  begin_statement({&n->index, &n->value});
+  DType t = array_dtype(n->array);
+  Value* ptr = element_ptr(n->array, n->index);
+  Value* v = to_memory(b_, t, converted(n->value, t));
+  b_.CreateAlignedStore(v, ptr, element_align(t));
+}
+
+void KernelEmitter::emit_atomic(const ir::Atomic* n) {
+  begin_statement({&n->index, &n->value, &n->compare});
+  DType t = array_dtype(n->array);
+  TACK_CHECK(t != DType::Bool);
+  Value* ptr = element_ptr(n->array, n->index);
+  Value* v = converted(n->value, t);
+  llvm::Align align = element_align(t);
+  const auto mono = llvm::AtomicOrdering::Monotonic;
+  const bool fl = is_float(t), sig = is_signed_int(t);
+  using RMW = llvm::AtomicRMWInst::BinOp;
+  auto rmw = [&](RMW op) -> Value* { return b_.CreateAtomicRMW(op, ptr, v, align, mono); };
+  Value* old = nullptr;
+  switch (n->op) {
+    case ir::AtomicOp::Add: old = rmw(fl ? RMW::FAdd : RMW::Add); break;
+    case ir::AtomicOp::Sub: old = rmw(fl ? RMW::FSub : RMW::Sub); break;
+    case ir::AtomicOp::And:
+      TACK_CHECK(!fl);
+      old = rmw(RMW::And);
+      break;
+    case ir::AtomicOp::Or:
+      TACK_CHECK(!fl);
+      old = rmw(RMW::Or);
+      break;
+    case ir::AtomicOp::Xor:
+      TACK_CHECK(!fl);
+      old = rmw(RMW::Xor);
+      break;
+    case ir::AtomicOp::Exchange: old = rmw(RMW::Xchg); break;
+    case ir::AtomicOp::Min:
+    case ir::AtomicOp::Max: {
+      bool mn = n->op == ir::AtomicOp::Min;
+      if (!fl) {
+        old = rmw(mn ? (sig ? RMW::Min : RMW::UMin) : (sig ? RMW::Max : RMW::UMax));
+      } else {
+        // atomicrmw fmin/fmax are llvm.minnum/maxnum, which may return either zero for (+0, -0): a
+        // compare-exchange loop computes the operator exactly as scalar_ops does.
+        old = cas_loop(ptr, t, align, [&](Value* cur) {
+          Value* args[2] = {cur, v};
+          return emit_op(b_, mn ? ir::OpCode::Min : ir::OpCode::Max, t, args, false);
+        });
+      }
+      break;
+    }
+    case ir::AtomicOp::Cas: {
+      // Compare and store on the bit pattern, as the interpreter compares Bits.
+      llvm::Type* bits = b_.getIntNTy(static_cast<unsigned>(dtype_bits(t)));
+      Value* expect = b_.CreateBitCast(converted(n->compare, t), bits);
+      Value* pair = b_.CreateAtomicCmpXchg(ptr, expect, b_.CreateBitCast(v, bits), align,
+                                           llvm::AtomicOrdering::SequentiallyConsistent,
+                                           llvm::AtomicOrdering::SequentiallyConsistent);
+      old = b_.CreateBitCast(b_.CreateExtractValue(pair, 0), value_type(c_, t));
+      break;
+    }
+  }
+  b_.CreateStore(emit_cast(b_, t, let_dtype(n->result), old), let_slot(n->result));
+}
+
+void KernelEmitter::emit_if(const ir::If* n) {
+  begin_statement({&n->cond});
+  Value* c = converted(n->cond, DType::Bool);
+  BasicBlock* then_bb = block("if.then");
+  BasicBlock* else_bb = n->else_case ? block("if.else") : nullptr;
+  BasicBlock* merge = block("if.end");
+  b_.CreateCondBr(c, then_bb, else_bb ? else_bb : merge);
+  b_.SetInsertPoint(then_bb);
+  stmt(n->then_case);
+  b_.CreateBr(merge);
+  if (else_bb) {
+    b_.SetInsertPoint(else_bb);
+    stmt(n->else_case);
+    b_.CreateBr(merge);
+  }
+  b_.SetInsertPoint(merge);
+}
+
+// for (i = lo; i < hi; ++i), lo and hi evaluated once; Continue goes to the increment.
+void KernelEmitter::emit_for(const ir::For* n) {
+  begin_statement({&n->lo, &n->hi});
+  Value* lo = converted(n->lo, DType::I64);
+  Value* hi = converted(n->hi, DType::I64);
+  BasicBlock* pre = b_.GetInsertBlock();
+  BasicBlock* head = block("for.head");
+  BasicBlock* body = block("for.body");
+  BasicBlock* latch = block("for.next");
+  BasicBlock* exit = block("for.end");
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i" + std::to_string(n->index));
+  i->addIncoming(lo, pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(i, hi), body, exit);
+  b_.SetInsertPoint(body);
+  b_.CreateStore(i, let_slot(n->index));
+  loops_.push_back({exit, latch});
+  stmt(n->body);
+  loops_.pop_back();
+  b_.CreateBr(latch);
+  b_.SetInsertPoint(latch);
+  // i < hi <= INT64_MAX, so the increment cannot overflow: nsw is exact, never poison.
+  i->addIncoming(b_.CreateNSWAdd(i, b_.getInt64(1)), latch);
+  b_.CreateBr(head);
+  b_.SetInsertPoint(exit);
+}
+
+// Repeats until a Break; Continue starts the next iteration.
+void KernelEmitter::emit_loop(const ir::Loop* n) {
+  BasicBlock* body = block("loop.body");
+  BasicBlock* exit = block("loop.end");
+  b_.CreateBr(body);
+  b_.SetInsertPoint(body);
+  loops_.push_back({exit, body});
+  stmt(n->body);
+  loops_.pop_back();
+  b_.CreateBr(body);
+  b_.SetInsertPoint(exit);
+}
+
+}  // namespace tack::codegen::detail
