@@ -21,6 +21,7 @@ packages=(
   cmake make g++ ccache                        # the build
   libgtest-dev libgmock-dev libbenchmark-dev   # tests and benchmarks
   libxxhash-dev                                # disk-cache hashes (XXH3)
+  zlib1g-dev                                   # the inspect golden files (gzip)
   llvm-19-dev                                  # the CPU backend's JIT
   pocl-opencl-icd ocl-icd-opencl-dev           # the OpenCL backend, run by PoCL on the CPU
   libamdhip64-dev                              # hipRTC: compile checks of HIP C for gfx90a
