@@ -45,6 +45,10 @@ DiskCacheConfig disk_cache_config_from_env();
 // negative, fractional, overflowing or otherwise malformed sizes give nullopt.
 std::optional<std::uint64_t> parse_byte_size(std::string_view text);
 
+// `dir` made absolute (against the working directory now) and lexically normal,
+// so a later chdir() does not move the cache.
+std::string absolute_cache_dir(const std::string& dir);
+
 // Tests only (unit.CpuCache.TwoProcessesWritingOneKeyAtOnce): when set, store()
 // calls it after the temporary file is written and closed, before the rename,
 // so a test can hold two writers of one key in that window at once. Null, the
