@@ -9,6 +9,8 @@
 // sets it to the fake this executable was built with.
 #include "unit/cuda_runtime_support.hpp"
 
+#include "support/alloc_count.hpp"
+
 #include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "drivers/cuda_api.hpp"
@@ -78,6 +80,23 @@ TEST_F(CudaRuntime, ZerosQueuesAFill) {
   EXPECT_EQ(op_at(fill).bytes, 256u);
   EXPECT_EQ(find_entry("stream_sync"), -1) << "a fill is queued, not waited for";
   EXPECT_EQ(z.to_host<float>(), std::vector<float>(64, 0.0f));
+}
+
+// DESIGN §5's warm path: once a variant is compiled and its arrays exist, a
+// launch allocates nothing in Tack (the fake driver's own log is left out).
+TEST_F(CudaRuntime, AWarmLaunchAllocatesNothing) {
+  tack::Array x = dev_.from_host(std::vector<float>(1000, 1.0f));
+  tack::Array y = dev_.from_host(std::vector<float>(1000, 2.0f));
+  const tack::Kernel k = saxpy();
+  compile_or_skip([&] { k(y, x, 3.0f); });
+  k(y, x, 2.0f);  // the variant's pack buffers and scratch are made by now
+  alloc_count::arm("tack_fake_cuda");
+  delete new std::vector<int>(3);  // the counter counts: two allocations
+  ASSERT_EQ(alloc_count::disarm(), 2);
+  alloc_count::arm("tack_fake_cuda");
+  k(y, x, 1.5f);
+  const int allocations = alloc_count::disarm();
+  EXPECT_EQ(allocations, 0) << "first allocation from " << alloc_count::first_caller();
 }
 
 TEST_F(CudaRuntime, CopiesLaunchAndReadBackInOrder) {

@@ -7,6 +7,7 @@
 //
 // ctest sets TACK_LEVEL_ZERO_LIBRARY to the fake; run by hand, main's fallback
 // below sets it to the fake this executable was built with.
+#include "support/alloc_count.hpp"
 #include "support/fake_level_zero/fake_level_zero.hpp"
 
 #include "backends/level_zero/level_zero_kernel.hpp"
@@ -211,6 +212,21 @@ TEST_F(LevelZeroRuntime, LaunchArgumentsAndTheCount) {
   EXPECT_EQ(arg_u64(l, 1), reinterpret_cast<std::uint64_t>(ptr_of(x)));
   EXPECT_EQ(l.arg_size[l.arg_count - 1], 8u) << "__n__ is a 64-bit long";
   EXPECT_EQ(arg_u64(l, l.arg_count - 1), 300u);
+}
+
+// DESIGN §5's warm path: once a variant is compiled and its arrays exist, a
+// launch allocates nothing in Tack (the fake driver's own log is left out).
+TEST_F(LevelZeroRuntime, AWarmLaunchAllocatesNothing) {
+  tack::Array x = dev_.from_host(std::vector<float>(300, 1.0f)), y = dev_.zeros(tack::DType::F32, {300});
+  compile_or_skip([&] { saxpy()(y, x, 2.0f); });
+  saxpy()(y, x, 1.0f);  // the variant's pack buffers and scratch are made by now
+  alloc_count::arm("tack_fake_level_zero");
+  delete new std::vector<int>(3);  // the counter counts: two allocations
+  ASSERT_EQ(alloc_count::disarm(), 2);
+  alloc_count::arm("tack_fake_level_zero");
+  saxpy()(y, x, 0.5f);
+  const int allocations = alloc_count::disarm();
+  EXPECT_EQ(allocations, 0) << "first allocation from " << alloc_count::first_caller();
 }
 
 TEST_F(LevelZeroRuntime, EachLaunchUploadsItsOwnScalarsFirst) {

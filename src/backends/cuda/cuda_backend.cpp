@@ -16,6 +16,7 @@
 #include "passes/pack_scalars.hpp"
 #include "runtime/array_checks.hpp"
 #include "runtime/device_reductions.hpp"
+#include "runtime/gpu_launch_params.hpp"
 #include "runtime/gpu_variant.hpp"
 #include "runtime/source_targets.hpp"
 #include "runtime/wait_marker.hpp"
@@ -194,9 +195,7 @@ class CudaBackend final : public Backend {
     Context::Scope scope(*context_);
     const cu::CUstream stream = context_->stream();
 
-    std::vector<std::uint64_t> values(v.layout.buffer_args.size() + 1);
-    std::vector<void*> params(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) params[i] = &values[i];
+    GpuLaunchParams values(v.layout.buffer_args.size() + 1);
     std::lock_guard lock(v.dispatch);
     // This launch's scalars go into the variant's pack buffers, queued after every launch before it, so each
     // queued launch reads its own values.
@@ -224,7 +223,7 @@ class CudaBackend final : public Backend {
     values.back() = static_cast<std::uint64_t>(l.count);  // long long __n__
     context_->last_kernel().set(v.typed.name);
     cu::check(api.cuLaunchKernel(v.module->function(), static_cast<unsigned>(blocks), 1, 1, v.block, 1, 1, 0, stream,
-                                 params.data(), nullptr),
+                                 values.pointers(), nullptr),
               "cuLaunchKernel");
   }
 

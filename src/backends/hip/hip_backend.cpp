@@ -14,6 +14,7 @@
 #include "ir/printer.hpp"
 #include "passes/pack_scalars.hpp"
 #include "runtime/device_reductions.hpp"
+#include "runtime/gpu_launch_params.hpp"
 #include "runtime/gpu_variant.hpp"
 #include "runtime/source_targets.hpp"
 
@@ -106,9 +107,7 @@ class HipBackend final : public Backend {
     DeviceScope scope(device_->info().ordinal);
     const hp::hipStream_t stream = device_->stream();
 
-    std::vector<std::uint64_t> values(v.layout.buffer_args.size() + 1);
-    std::vector<void*> params(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) params[i] = &values[i];
+    GpuLaunchParams values(v.layout.buffer_args.size() + 1);
     std::lock_guard lock(v.dispatch);
     // This launch's scalars go into the variant's pack buffers, queued after every launch before it, so each
     // queued launch reads its own values.
@@ -128,9 +127,9 @@ class HipBackend final : public Backend {
     }
     values.back() = static_cast<std::uint64_t>(l.count);  // long long __n__
     device_->queue()->last_kernel().set(v.typed.name);
-    hp::check(
-        api.hipModuleLaunchKernel(v.module->function(), blocks, 1, 1, kBlock, 1, 1, 0, stream, params.data(), nullptr),
-        "hipModuleLaunchKernel");
+    hp::check(api.hipModuleLaunchKernel(v.module->function(), blocks, 1, 1, kBlock, 1, 1, 0, stream, values.pointers(),
+                                        nullptr),
+              "hipModuleLaunchKernel");
   }
 
   void synchronize() override { device_->synchronize(); }

@@ -120,7 +120,7 @@ class LevelZeroBackend final : public Backend {
     ze::check(api.zeKernelSetGroupSize(kernel, v.group, 1, 1), "zeKernelSetGroupSize");
     // The arguments are captured at the append, so the next call may set its own.
     queue_->last_kernel().set(v.typed.name);
-    queue_->launch(kernel, groups, "kernel '" + v.typed.name + "'");
+    queue_->launch(kernel, groups, "kernel '", v.typed.name, "'");
   }
 
   void synchronize() override { queue_->synchronize(); }
@@ -157,7 +157,7 @@ class LevelZeroBackend final : public Backend {
       ze::check(api.zeKernelSetArgumentValue(kernel, 1, sizeof o, &o), "zeKernelSetArgumentValue");
       ze::check(api.zeKernelSetArgumentValue(kernel, 2, sizeof n, &n), "zeKernelSetArgumentValue");
       ze::check(api.zeKernelSetGroupSize(kernel, kWorkgroupSize, 1, 1), "zeKernelSetGroupSize");
-      queue_->launch(kernel, groups, "the array reduction " + r.program->entry());
+      queue_->launch(kernel, groups, "the array reduction ", r.program->entry());
     }
     float value = 0;
     result.read(0, &value, sizeof value);

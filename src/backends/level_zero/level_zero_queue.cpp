@@ -28,6 +28,8 @@ Queue::Queue(DeviceInfo device) : device_(std::move(device)) {
     if (device_.owns_context) ze::api().zeContextDestroy(device_.context);
     ze::check(r, "zeCommandListCreateImmediate");
   }
+  // Room for every hold a wait may be put off for: a launch's pack upload never grows the list.
+  holds_.reserve(kMaxHolds + 1);
 }
 
 Queue::~Queue() {
@@ -102,10 +104,11 @@ void* Queue::take_staging(std::size_t bytes, std::size_t* capacity) {
 void Queue::give_staging(void* block, std::size_t capacity) { staging_.emplace(capacity, block); }
 
 void Queue::hold(Hold h) {
-  if (!asynchronous()) {  // the append has completed
-    std::vector<Hold> done;
-    done.push_back(std::move(h));
-    release(done);
+  if (!asynchronous()) {  // the append has completed: the block goes straight back (no vector: no allocation)
+    if (h.staging) {
+      std::lock_guard lock(lock_);
+      give_staging(h.staging, h.capacity);
+    }
     return;
   }
   held_bytes_ += h.staging ? h.capacity : h.bytes.size();
@@ -123,7 +126,12 @@ void Queue::release(std::vector<Hold>& holds) {
 std::vector<Queue::Hold> Queue::take_holds() {
   std::lock_guard lock(lock_);
   held_bytes_ = 0;
-  return std::exchange(holds_, {});
+  // The list keeps its room (see the constructor), allocated here at a wait
+  // rather than by a later launch's pack upload (a warm launch allocates nothing).
+  std::vector<Hold> taken;
+  taken.reserve(holds_.capacity());
+  taken.swap(holds_);
+  return taken;
 }
 
 void Queue::write(void* dst, const void* src, std::size_t bytes) {
@@ -163,13 +171,14 @@ void Queue::fill(void* dst, const void* pattern, std::size_t pattern_size, std::
   hold(std::move(h));
 }
 
-void Queue::launch(ze::ze_kernel_handle_t kernel, std::uint32_t groups, const std::string& what) {
+void Queue::launch(ze::ze_kernel_handle_t kernel, std::uint32_t groups, const char* what, const std::string& name,
+                   const char* after) {
   std::lock_guard lock(lock_);
   const ze::ze_group_count_t count{groups, 1, 1};
   const ze::ze_result_t r = ze::api().zeCommandListAppendLaunchKernel(list_, kernel, &count, nullptr, 0, nullptr);
   if (r != ze::ZE_RESULT_SUCCESS)
-    throw BackendError("level_zero: zeCommandListAppendLaunchKernel of " + what + " (" + std::to_string(groups) +
-                       " groups) failed: " + ze::error_text(r));
+    throw BackendError("level_zero: zeCommandListAppendLaunchKernel of " + std::string(what) + name + after + " (" +
+                       std::to_string(groups) + " groups) failed: " + ze::error_text(r));
   ordered(r, "zeCommandListAppendLaunchKernel");
 }
 

@@ -61,7 +61,10 @@ class Queue : public std::enable_shared_from_this<Queue> {
   // The kernel last queued, named when a wait runs past TACK_WAIT_TIMEOUT_S (the driver's own timeout).
   LastKernel& last_kernel() { return last_kernel_; }
   // Appends a launch and its barrier; the caller holds the launch lock and has set the kernel's arguments.
-  void launch(drivers::ze::ze_kernel_handle_t kernel, std::uint32_t groups, const std::string& what);
+  // `what`, `name` and `after` make the error's words ("kernel '" NAME "'"), joined only on failure,
+  // so a launch allocates no message.
+  void launch(drivers::ze::ze_kernel_handle_t kernel, std::uint32_t groups, const char* what, const std::string& name,
+              const char* after = "");
   // zeCommandListHostSynchronize; raises a queued command's error.
   void synchronize();
   // A barrier signalling a host-visible event from the queue's pools: its wait() is zeEventHostSynchronize, and

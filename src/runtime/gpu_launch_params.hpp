@@ -1,0 +1,47 @@
+// A GPU launch's kernel parameters as cuLaunchKernel and hipModuleLaunchKernel
+// take them: one 8-byte value per buffer argument, then the count __n__, and an
+// array of pointers to those values. Held on the stack up to a capacity no
+// kernel reaches (its parameters plus their scalar packs), so a warm launch
+// allocates nothing.
+#pragma once
+
+#include "runtime/signature.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tack::runtime {
+
+class GpuLaunchParams {
+ public:
+  static constexpr std::size_t kInline = 2 * kMaxKernelParams + 1;
+
+  explicit GpuLaunchParams(std::size_t count) : count_(count) {
+    if (count > kInline) {  // beyond any kernel today: correct, not allocation-free
+      spill_values_.resize(count);
+      spill_pointers_.resize(count);
+    }
+    std::uint64_t* v = values();
+    void** p = pointers();
+    for (std::size_t i = 0; i < count; ++i) p[i] = &v[i];
+  }
+  GpuLaunchParams(const GpuLaunchParams&) = delete;
+  GpuLaunchParams& operator=(const GpuLaunchParams&) = delete;
+
+  std::uint64_t& operator[](std::size_t i) { return values()[i]; }
+  std::uint64_t& back() { return values()[count_ - 1]; }
+  void** pointers() { return count_ > kInline ? spill_pointers_.data() : inline_pointers_.data(); }
+
+ private:
+  std::uint64_t* values() { return count_ > kInline ? spill_values_.data() : inline_values_.data(); }
+
+  std::size_t count_;
+  std::array<std::uint64_t, kInline> inline_values_;
+  std::array<void*, kInline> inline_pointers_;
+  std::vector<std::uint64_t> spill_values_;
+  std::vector<void*> spill_pointers_;
+};
+
+}  // namespace tack::runtime
