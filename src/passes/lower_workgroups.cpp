@@ -14,11 +14,9 @@
 
 #include "ir/check.hpp"
 #include "ir/memo_mutator.hpp"
-#include "ir/verify.hpp"
 #include "ir/visitor.hpp"
 #include "ir/walk.hpp"
 #include "passes/group_uniformity.hpp"
-#include "passes/optimize.hpp"
 
 #include <tack/error.hpp>
 
@@ -26,7 +24,6 @@
 #include <cstdlib>
 #include <map>
 #include <set>
-#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -464,16 +461,6 @@ class Lowering {
 
 }  // namespace
 
-ir::Kernel lower_workgroups(const ir::Kernel& typed) {
-  Kernel out = Lowering(typed).run();
-  if (verifying()) {
-    std::string why;
-    if (!verify_ok(out, &why)) {
-      std::string msg = "IR verification failed after lower_workgroups: " + why;
-      detail::internal_error(__FILE__, __LINE__, msg.c_str());
-    }
-  }
-  return out;
-}
+ir::Kernel lower_workgroups(const ir::Kernel& typed) { return Lowering(typed).run(); }
 
 }  // namespace tack::passes
