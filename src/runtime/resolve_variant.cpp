@@ -208,6 +208,7 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
       t.weak = t.rank == 1;
       t.rank = 0;
     }
+    // A texture's "rank" in the signature says where it is sampled (check_call).
     request.hardware_texture[i] = k.params[i].kind == ir::ParamKind::Texture3D && t.rank == 1;
   }
   request.debug = (sig.flags & kSignatureDebug) != 0;
