@@ -1,7 +1,7 @@
 // Common-subexpression elimination by hash-consing each statement's expressions.
 #include "passes/cse.hpp"
 
-#include "ir/mutator.hpp"
+#include "ir/memo_mutator.hpp"
 #include "ir/scalar_ops.hpp"
 
 #include <array>
@@ -79,39 +79,37 @@ Key key_of(const Expr& e) {
   return k;
 }
 
-class CommonSubexpressions : public IRMutator {
+class CommonSubexpressions : public MemoMutator {
  public:
-  // Rebuilds e over canonical children, then returns the first node of its class seen
-  // in this statement. An unchanged node with no earlier equal is returned as itself.
-  Expr mutate(const Expr& e) override {
-    if (!e) return e;
-    auto done = memo_.find(e.get());
-    if (done != memo_.end()) return done->second;
-    Expr r = IRMutator::mutate(e);
-    // A Load is a read at one point of the program, never a value to share; it is
-    // also only ever a Let's whole value, so there is nothing to share it with.
-    if (!r.as<Load>()) r = table_.emplace(key_of(r), r).first->second;
-    memo_.emplace(e.get(), r);
-    return r;
-  }
+  using MemoMutator::mutate;
 
   // Every statement starts afresh. §4 decides contraction per statement, so a node
   // shared with another statement would count there as a second use, and merging
   // expressions across statements is forwarding values, which only Lets may do.
   // A statement's own expressions are all visited before its nested statements.
   Stmt mutate(const Stmt& s) override {
-    forget();
+    start_afresh();
     return IRMutator::mutate(s);
   }
 
-  void forget() {
-    memo_.clear();
+  void start_afresh() {
+    forget();
     table_.clear();
   }
 
+ protected:
+  // Rebuilds e over canonical children, then returns the first node of its class seen
+  // in this statement. An unchanged node with no earlier equal is returned as itself.
+  Expr rewrite(const Expr& e) override {
+    Expr r = MemoMutator::rewrite(e);
+    // A Load is a read at one point of the program, never a value to share; it is
+    // also only ever a Let's whole value, so there is nothing to share it with.
+    if (!r.as<Load>()) r = table_.emplace(key_of(r), r).first->second;
+    return r;
+  }
+
  private:
-  std::unordered_map<const ExprNode*, Expr> memo_;  // input node -> its canonical output
-  std::unordered_map<Key, Expr, KeyHash> table_;    // class -> canonical node
+  std::unordered_map<Key, Expr, KeyHash> table_;  // class -> canonical node
 };
 
 }  // namespace
@@ -120,7 +118,7 @@ ir::Kernel cse(const ir::Kernel& k) {
   CommonSubexpressions m;
   ir::Kernel out = k;
   for (ir::Expr& d : out.dims) {
-    m.forget();
+    m.start_afresh();
     d = m.mutate(d);
   }
   out.body = m.mutate(k.body);

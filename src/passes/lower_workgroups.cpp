@@ -13,12 +13,10 @@
 #include "passes/lower_workgroups.hpp"
 
 #include "ir/check.hpp"
-#include "ir/mutator.hpp"
-#include "ir/verify.hpp"
+#include "ir/memo_mutator.hpp"
 #include "ir/visitor.hpp"
 #include "ir/walk.hpp"
 #include "passes/group_uniformity.hpp"
-#include "passes/optimize.hpp"
 
 #include <tack/error.hpp>
 
@@ -26,7 +24,6 @@
 #include <cstdlib>
 #include <map>
 #include <set>
-#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -61,22 +58,11 @@ bool writes_memory(const Stmt& s) {
 // Maps group values to their loop form and renames Lets and Vars. Memoized per node,
 // so a shared subexpression stays one node (llvm_gen's contraction rule counts uses
 // by node identity).
-class Rewriter : public IRMutator {
+class Rewriter : public MemoMutator {
  public:
   Rewriter(Expr lid, Expr num_groups) : lid_(std::move(lid)), num_groups_(std::move(num_groups)) {}
 
   std::unordered_map<int, int> lets, vars;
-
-  using IRMutator::mutate;
-  Expr mutate(const Expr& e) override {
-    if (!e) return e;
-    auto it = memo_.find(e.get());
-    if (it != memo_.end()) return it->second;
-    Expr r = IRMutator::mutate(e);
-    memo_.emplace(e.get(), r);
-    keep_.push_back(e);  // the key must outlive the memo
-    return r;
-  }
 
  protected:
   Expr visit(const GroupValue* n, const Expr&) override {
@@ -113,8 +99,6 @@ class Rewriter : public IRMutator {
     return it == vars.end() ? id : it->second;
   }
   Expr lid_, num_groups_;
-  std::unordered_map<const ExprNode*, Expr> memo_;
-  std::vector<Expr> keep_;
 };
 
 class Lowering {
@@ -477,16 +461,6 @@ class Lowering {
 
 }  // namespace
 
-ir::Kernel lower_workgroups(const ir::Kernel& typed) {
-  Kernel out = Lowering(typed).run();
-  if (verifying()) {
-    std::string why;
-    if (!verify_ok(out, &why)) {
-      std::string msg = "IR verification failed after lower_workgroups: " + why;
-      detail::internal_error(__FILE__, __LINE__, msg.c_str());
-    }
-  }
-  return out;
-}
+ir::Kernel lower_workgroups(const ir::Kernel& typed) { return Lowering(typed).run(); }
 
 }  // namespace tack::passes

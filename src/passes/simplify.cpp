@@ -1,12 +1,11 @@
 // Constant folding and algebraic identities that hold bit for bit under DESIGN §4.
 #include "passes/simplify.hpp"
 
-#include "ir/mutator.hpp"
+#include "ir/memo_mutator.hpp"
 #include "ir/scalar_ops.hpp"
 
 #include <array>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace tack::passes {
@@ -211,23 +210,12 @@ Expr simplify_op(const Op* n, const std::array<Expr, 3>& a) {
   return is_float(t) ? float_identity(op, x, a[1]) : integer_identity(op, t, x, a[1]);
 }
 
-class Simplifier : public IRMutator {
+// Memoized by node (a product cse shared between two uses must stay one node, or a code
+// generator could contract one use and not the other), for the whole kernel: the only
+// context-dependent rewrite, LetRef -> constant, is the same at every use of a Let id.
+class Simplifier : public MemoMutator {
  public:
   explicit Simplifier(std::size_t lets) : let_const_(lets) {}
-
-  // Memoized by node: a subtree shared in the input (a product with two uses, as cse
-  // makes them) must stay one node, or a code generator could contract one use and not
-  // the other. It also keeps shared DAGs linear. Valid for the whole kernel: the only
-  // context-dependent rewrite, LetRef -> constant, is the same at every use of a Let id.
-  Expr mutate(const Expr& e) override {
-    if (!e) return e;
-    auto it = memo_.find(e.get());
-    if (it != memo_.end()) return it->second;
-    Expr r = IRMutator::mutate(e);
-    memo_.emplace(e.get(), r);
-    return r;
-  }
-  using IRMutator::mutate;
 
  protected:
   using IRMutator::visit;
@@ -315,7 +303,6 @@ class Simplifier : public IRMutator {
   }
 
  private:
-  std::unordered_map<const ExprNode*, Expr> memo_;
   std::vector<Expr> let_const_;  // by Let id: its value, where that is a constant
 };
 

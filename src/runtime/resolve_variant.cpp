@@ -4,10 +4,7 @@
 
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
-#include "passes/check_barriers.hpp"
-#include "passes/infer_types.hpp"
-#include "passes/lower_prints.hpp"
-#include "passes/optimize.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/compile_report.hpp"
 #include "runtime/debug_mode.hpp"
 #include "runtime/registry.hpp"
@@ -200,37 +197,32 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
                       CompileReport* report, passes::PrintLayout* prints, bool observed) {
   const ir::Kernel& k = impl.traced();
   auto start = std::chrono::steady_clock::now();
-  std::vector<passes::ParamType> types(k.params.size());
-  for (size_t i = 0; i < types.size(); ++i) {
-    types[i].dtype = static_cast<DType>((sig.items[i] >> 2) & 0xF);
-    types[i].rank = sig.items[i] >> 6;
+  passes::TypingRequest request;
+  request.params.resize(k.params.size());
+  request.hardware_texture.resize(k.params.size());
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    passes::ParamType& t = request.params[i];
+    t.dtype = static_cast<DType>((sig.items[i] >> 2) & 0xF);
+    t.rank = sig.items[i] >> 6;
     if (k.params[i].kind == ir::ParamKind::Scalar) {
-      types[i].weak = types[i].rank == 1;
-      types[i].rank = 0;
+      t.weak = t.rank == 1;
+      t.rank = 0;
     }
+    // A texture's "rank" in the signature says where it is sampled (check_call).
+    request.hardware_texture[i] = k.params[i].kind == ir::ParamKind::Texture3D && t.rank == 1;
   }
-  ir::Kernel typed = passes::infer_types(k, types);
-  for (size_t i = 0; i < types.size(); ++i)
-    if (typed.params[i].kind == ir::ParamKind::Texture3D) typed.params[i].hardware_texture = types[i].rank == 1;
-  // Every backend refuses a barrier some work-items may skip, before debug mode's checks reshape the IR.
-  passes::check_barriers(typed);
-  if (sig.flags & kSignatureDebug) {
-    // Before optimization, so that reads whose value is unused are checked too.
-    passes::BoundsChecked checked = passes::bounds_checks(typed);
-    typed = std::move(checked.kernel);
-    if (checks) {
-      checks->sites = std::move(checked.sites);
-      checks->error_param = checked.error_param;
-    }
+  request.debug = (sig.flags & kSignatureDebug) != 0;
+  const Capabilities& caps = backend.caps();
+  request.check_capabilities = [&caps](const ir::Kernel& typed) { check_capabilities(typed, caps); };
+  passes::Typed typed = passes::type_kernel(k, request);
+  if (checks) {
+    checks->sites = std::move(typed.checked_sites);
+    checks->error_param = typed.error_param;
   }
-  // After the bounds checks, whose error array stays the first hidden parameter; the prints' stores need none.
-  passes::PrintsLowered lowered = passes::lower_prints(typed);
-  typed = std::move(lowered.kernel);
-  if (prints) *prints = std::move(lowered.layout);
-  check_capabilities(typed, backend.caps());
+  if (prints) *prints = std::move(typed.prints);
   if (report) report->infer_ms = ms_since(start);
   start = std::chrono::steady_clock::now();
-  ir::Kernel optimized = passes::optimize(typed);
+  ir::Kernel optimized = passes::optimize(typed.kernel);
   if (report) report->optimize_ms = ms_since(start);
   if (!observed) return optimized;
   std::lock_guard lock(g_observer_mutex);

@@ -29,7 +29,8 @@ struct ResolvedCall {
 ResolvedCall check_call(KernelImpl& k, std::span<const KernelArg> args, std::shared_ptr<Backend> backend,
                         bool for_inspect);
 
-// Specializes and optimizes the traced kernel for a signature (no compilation).
+// Specializes and optimizes the traced kernel for a signature (no compilation):
+// the typing and optimizing parts of passes/pipeline.hpp.
 // In debug mode (kSignatureDebug) every access is checked (passes::bounds_checks);
 // the checks' sites go to *checks when given.
 // `report`, when given, gets the milliseconds of inference and optimization.

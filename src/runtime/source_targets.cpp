@@ -5,7 +5,7 @@
 #include "codegen/hip_gen.hpp"
 #include "codegen/msl_gen.hpp"
 #include "codegen/opencl_gen.hpp"
-#include "passes/pack_scalars.hpp"
+#include "passes/pipeline.hpp"
 
 #include <tack/error.hpp>
 
@@ -34,10 +34,11 @@ std::vector<DType> without_f64() {
   return v;
 }
 
-std::string cuda_source(const ir::Kernel& k) { return codegen::generate_cuda(passes::pack_scalars(k)).text; }
-std::string hip_source(const ir::Kernel& k) { return codegen::generate_hip(passes::pack_scalars(k)).text; }
-std::string opencl_source(const ir::Kernel& k) { return codegen::generate_opencl(passes::pack_scalars(k)).text; }
-std::string msl_source(const ir::Kernel& k) { return codegen::generate_msl(passes::pack_scalars(k)).text; }
+passes::PackedKernel lowered(const ir::Kernel& k) { return passes::lower_for_backend(k, passes::kCFamilyLowering); }
+std::string cuda_source(const ir::Kernel& k) { return codegen::generate_cuda(lowered(k)).text; }
+std::string hip_source(const ir::Kernel& k) { return codegen::generate_hip(lowered(k)).text; }
+std::string opencl_source(const ir::Kernel& k) { return codegen::generate_opencl(lowered(k)).text; }
+std::string msl_source(const ir::Kernel& k) { return codegen::generate_msl(lowered(k)).text; }
 
 class SourceOnlyBackend : public Backend {
  public:

@@ -8,7 +8,7 @@
 #include "backends/cpu/object_loader.hpp"
 #include "codegen/pack_layout.hpp"
 #include "passes/infer_types.hpp"
-#include "passes/optimize.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/kernel_impl.hpp"
 
 #include <tack/tack.hpp>

@@ -12,7 +12,7 @@
 #include "interp/interpreter.hpp"
 #include "ir/scalar_ops.hpp"
 #include "passes/infer_types.hpp"
-#include "passes/optimize.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/kernel_impl.hpp"
 
 #include <tack/tack.hpp>

@@ -3,7 +3,7 @@
 #include "ir/printer.hpp"
 #include "ir/scalar_ops.hpp"
 #include "ir/verify.hpp"
-#include "passes/optimize.hpp"
+#include "passes/pipeline.hpp"
 #include "passes/simplify.hpp"
 
 #include <gtest/gtest.h>

@@ -12,8 +12,8 @@
 #include "drivers/rtc_api.hpp"
 #include "ir/printer.hpp"
 #include "passes/infer_types.hpp"
-#include "passes/optimize.hpp"
 #include "passes/pack_scalars.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/kernel_impl.hpp"
 
 #include <tack/tack.hpp>

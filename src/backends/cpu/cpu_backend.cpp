@@ -2,7 +2,8 @@
 // cache), then run [0, count) serially on the calling thread or fanned out over
 // the pool, as the variant's measured cost decides (docs/cpu-threading.md).
 // Workgroup kernels are lowered to loops over their work-items first
-// (passes/lower_workgroups.hpp); then [0, count) is a range of groups.
+// (passes/lower_workgroups.hpp, a step of passes/pipeline.hpp); then [0, count)
+// is a range of groups.
 #include "backends/cpu/cpu_backend.hpp"
 
 #include "backends/cpu/core_count.hpp"
@@ -11,7 +12,7 @@
 #include "backends/cpu/thread_pool.hpp"
 #include "codegen/pack_layout.hpp"
 #include "ir/printer.hpp"
-#include "passes/lower_workgroups.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/build_id.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/host_buffer.hpp"
@@ -167,7 +168,7 @@ class CpuBackend final : public Backend {
  private:
   // What the code generator gets: a workgroup kernel as loops over its work-items.
   static ir::Kernel lowered(const ir::Kernel& typed) {
-    return typed.launch == ir::LaunchKind::Workgroup ? passes::lower_workgroups(typed) : typed;
+    return passes::lower_for_backend(typed, passes::kCpuLowering).kernel;
   }
 
   static void fill_pack(const CpuVariant& v, const Launch& l, std::uint64_t* pack) {

@@ -13,7 +13,7 @@
 #include "codegen/reduction_source.hpp"
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
-#include "passes/pack_scalars.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/array_checks.hpp"
 #include "runtime/device_reductions.hpp"
 #include "runtime/gpu_launch_params.hpp"
@@ -146,7 +146,7 @@ class CudaBackend final : public Backend {
 
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey&) override {
     auto v = std::make_unique<CudaVariant>();
-    passes::PackedKernel packed = passes::pack_scalars(typed);
+    passes::PackedKernel packed = passes::lower_for_backend(typed, passes::kCFamilyLowering);
     v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
     v->module = cuda::build_module(
         context_, ir::to_string(typed), [&] { return codegen::generate_cuda(packed); }, "kernel '" + typed.name + "'");
@@ -167,7 +167,7 @@ class CudaBackend final : public Backend {
   }
 
   std::string source(const ir::Kernel& typed) override {
-    return codegen::generate_cuda(passes::pack_scalars(typed)).text;
+    return codegen::generate_cuda(passes::lower_for_backend(typed, passes::kCFamilyLowering)).text;
   }
 
   // Textures live in the texture hardware. A shape past the device's 3D texture limits is sampled in software

@@ -12,7 +12,7 @@
 #include "codegen/reduction_source.hpp"
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
-#include "passes/pack_scalars.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/device_reductions.hpp"
 #include "runtime/gpu_launch_params.hpp"
 #include "runtime/gpu_variant.hpp"
@@ -78,7 +78,7 @@ class HipBackend final : public Backend {
 
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey&) override {
     auto v = std::make_unique<HipVariant>();
-    passes::PackedKernel packed = passes::pack_scalars(typed);
+    passes::PackedKernel packed = passes::lower_for_backend(typed, passes::kCFamilyLowering);
     v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
     v->module = hip::build_module(
         device_, ir::to_string(typed), [&] { return codegen::generate_hip(packed); }, "kernel '" + typed.name + "'");
@@ -89,7 +89,7 @@ class HipBackend final : public Backend {
   }
 
   std::string source(const ir::Kernel& typed) override {
-    return codegen::generate_hip(passes::pack_scalars(typed)).text;
+    return codegen::generate_hip(passes::lower_for_backend(typed, passes::kCFamilyLowering)).text;
   }
 
   // Textures are sampled in software over the texture's f32 copy on every HIP device for now (the default

@@ -13,7 +13,7 @@
 #include "codegen/reduction_source.hpp"
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
-#include "passes/pack_scalars.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/device_reductions.hpp"
 #include "runtime/gpu_variant.hpp"
 
@@ -63,7 +63,7 @@ class LevelZeroBackend final : public Backend {
 
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey&) override {
     auto v = std::make_unique<LevelZeroVariant>();
-    passes::PackedKernel packed = passes::pack_scalars(typed);
+    passes::PackedKernel packed = passes::lower_for_backend(typed, passes::kCFamilyLowering);
     v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
     const std::uint32_t group = queue_->device().group_size();
     if (v->workgroup && group < kWorkgroupSize)
@@ -79,7 +79,7 @@ class LevelZeroBackend final : public Backend {
   }
 
   std::string source(const ir::Kernel& typed) override {
-    return codegen::generate_opencl(passes::pack_scalars(typed)).text;
+    return codegen::generate_opencl(passes::lower_for_backend(typed, passes::kCFamilyLowering)).text;
   }
 
   // Textures are sampled in software over the texture's f32 copy (docs/backends-level-zero.md: the image path is

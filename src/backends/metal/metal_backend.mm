@@ -16,7 +16,7 @@
 #include "codegen/msl_gen.hpp"
 #include "codegen/reduction_source.hpp"
 #include "ir/check.hpp"
-#include "passes/pack_scalars.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/gpu_variant.hpp"
 #include "runtime/host_reduce.hpp"
 #include "runtime/source_targets.hpp"
@@ -64,7 +64,7 @@ class MetalBackend final : public Backend {
 
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey&) override {
     auto v = std::make_unique<MetalVariant>();
-    passes::PackedKernel packed = passes::pack_scalars(typed);
+    passes::PackedKernel packed = passes::lower_for_backend(typed, passes::kCFamilyLowering);
     v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
     v->pipeline = metal::build_pipeline(*device_, codegen::generate_msl(packed), "kernel '" + typed.name + "'");
     v->layout = GpuLayout::of(typed, packed);
@@ -82,7 +82,7 @@ class MetalBackend final : public Backend {
   }
 
   std::string source(const ir::Kernel& typed) override {
-    return codegen::generate_msl(passes::pack_scalars(typed)).text;
+    return codegen::generate_msl(passes::lower_for_backend(typed, passes::kCFamilyLowering)).text;
   }
 
   // The texture hardware (reference: Textures, Metal row) where the GPU filters 32-bit floats and the extents

@@ -12,7 +12,7 @@
 #include "codegen/reduction_source.hpp"
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
-#include "passes/pack_scalars.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/device_reductions.hpp"
 #include "runtime/gpu_variant.hpp"
 
@@ -72,7 +72,7 @@ class OpenCLBackend final : public Backend {
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey&) override {
     auto v = std::make_unique<OpenCLVariant>();
     // Packing is cheap and not code generation; a cache hit redoes it for the layout.
-    passes::PackedKernel packed = passes::pack_scalars(typed);
+    passes::PackedKernel packed = passes::lower_for_backend(typed, passes::kCFamilyLowering);
     v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
     v->program = opencl::build_program(
         *queue_, ir::to_string(typed), [&] { return codegen::generate_opencl(packed); }, "kernel '" + typed.name + "'");
@@ -93,7 +93,7 @@ class OpenCLBackend final : public Backend {
   }
 
   std::string source(const ir::Kernel& typed) override {
-    return codegen::generate_opencl(passes::pack_scalars(typed)).text;
+    return codegen::generate_opencl(passes::lower_for_backend(typed, passes::kCFamilyLowering)).text;
   }
 
   void check_launch_size(const ir::Kernel& typed, std::int64_t count) const override {

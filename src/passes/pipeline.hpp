@@ -1,0 +1,70 @@
+// The compile pipeline: every pass a kernel goes through, from traced IR to what
+// a backend's code generator reads, in order, in one place (pipeline.cpp reads
+// as the script, in the manner of Halide's Lower.cpp). After each step
+// TACK_DUMP_IR=1 prints the IR to stderr, and the verifier checks it when
+// verifying() (TACK_VERIFY=1, or any build without NDEBUG).
+//
+//   typing      infer_types, check_barriers, bounds_checks (debug mode only),
+//               lower_prints, check_capabilities
+//   optimizing  simplify, cse, simplify, dce
+//   lowering    lower_workgroups (backends that run a group on one thread; for
+//               workgroup kernels), pack_scalars (the C-family backends)
+//
+// Three calls rather than one: the runtime times typing and optimizing apart and
+// keys its caches by the optimized kernel, and a backend lowers that kernel
+// when it compiles it, asking for the lowering it needs.
+#pragma once
+
+#include "ir/ir.hpp"
+#include "passes/bounds_checks.hpp"
+#include "passes/infer_types.hpp"
+#include "passes/lower_prints.hpp"
+#include "passes/pack_scalars.hpp"
+
+#include <functional>
+#include <vector>
+
+namespace tack::passes {
+
+// What typing needs to know of one call.
+struct TypingRequest {
+  std::vector<ParamType> params;       // by parameter: the argument's dtype and rank
+  std::vector<bool> hardware_texture;  // by parameter: a Texture3D the backend samples in hardware
+  bool debug = false;                  // debug mode: every array access is checked
+  // Refuses what the backend cannot run (runtime::check_capabilities, given its
+  // capabilities): the passes know no backend.
+  std::function<void(const ir::Kernel&)> check_capabilities;
+};
+
+struct Typed {
+  ir::Kernel kernel;
+  std::vector<CheckedAccess> checked_sites;  // debug mode: the checked accesses, by site number
+  int error_param = -1;                      // debug mode: the error array's parameter
+  PrintLayout prints;
+};
+
+// Typed IR for one call. Throws the user's errors: TypeError and InvalidArgument
+// from inference, the barrier rule and the backend's capabilities.
+Typed type_kernel(const ir::Kernel& traced, const TypingRequest& request);
+
+// The optimizer on typed IR.
+ir::Kernel optimize(const ir::Kernel& typed);
+
+// What a backend's code generator needs beyond optimized IR.
+struct BackendLowering {
+  bool work_item_loops = false;  // a workgroup kernel as loops over its work-items (the CPU)
+  bool pack_scalars = false;     // host scalars read from pack arrays (the C-family backends)
+};
+
+// What the backends ask for: cpu runs a whole group on one thread; cuda, hip,
+// level_zero, metal and opencl share the C-family code generator.
+inline constexpr BackendLowering kCpuLowering{.work_item_loops = true};
+inline constexpr BackendLowering kCFamilyLowering{.pack_scalars = true};
+
+// The optimized kernel lowered as `how` asks; without pack_scalars, the pack is empty.
+PackedKernel lower_for_backend(const ir::Kernel& optimized, BackendLowering how);
+
+// Whether each step's output is verified: always without NDEBUG, else when TACK_VERIFY=1.
+bool verifying();
+
+}  // namespace tack::passes
