@@ -40,8 +40,6 @@ ALLOWED = {
         "the list of backends is registered in runtime; it belongs in src/api (issue 17)",
     ("src/runtime/launch.cpp", "src/backends/interp/*"):
         "launch extents are evaluated through the interp backend's argument view (issue 17)",
-    ("src/codegen/c_family.hpp", "src/passes/pack_scalars.hpp"):
-        "the scalar pack's data types live with the pass that builds them (issue 17)",
 }
 
 SOURCE_SUFFIXES = {".hpp", ".cpp", ".h", ".mm", ".def", ".inc"}

@@ -131,7 +131,7 @@ std::string CudaCodeGen::atomic(ir::AtomicOp op, DType t, const std::string& ptr
   TACK_UNREACHABLE("unknown atomic");
 }
 
-CSource generate_cuda(const passes::PackedKernel& packed) {
+CSource generate_cuda(const abi::PackedKernel& packed) {
   CudaCodeGen gen;
   return gen.generate(packed);
 }

@@ -43,6 +43,6 @@ class CudaCodeGen : public CFamilyCodeGen {
                        const std::string& result) const override;
 };
 
-CSource generate_cuda(const passes::PackedKernel& packed);
+CSource generate_cuda(const abi::PackedKernel& packed);
 
 }  // namespace tack::codegen

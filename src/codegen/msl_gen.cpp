@@ -157,7 +157,7 @@ bool has_f64(const ir::Kernel& k, std::string* where) {
 
 }  // namespace
 
-CSource generate_msl(const passes::PackedKernel& packed) {
+CSource generate_msl(const abi::PackedKernel& packed) {
   std::string where;
   if (has_f64(packed.kernel, &where)) {
     throw TypeError("kernel '" + packed.kernel.name + "': Metal has no double precision, and " + where +

@@ -142,7 +142,7 @@ class OpenCLCodeGen : public CFamilyCodeGen {
 
 }  // namespace
 
-CSource generate_opencl(const passes::PackedKernel& packed) {
+CSource generate_opencl(const abi::PackedKernel& packed) {
   OpenCLCodeGen gen;
   return gen.generate(packed);
 }

@@ -1,6 +1,7 @@
 // The reference interpreter of typed Tack IR: the semantic truth every backend is tested against.
 #pragma once
 
+#include "abi/group_size.hpp"
 #include "ir/ir.hpp"
 #include "ir/scalar_ops.hpp"
 
@@ -10,7 +11,7 @@
 
 namespace tack::interp {
 
-inline constexpr std::int64_t kGroupSize = 256;  // work-items per group, on every backend
+inline constexpr std::int64_t kGroupSize = abi::kGroupSize;  // work-items per group, on every backend
 inline constexpr int kMaxLanes = 256;            // iterations the interpreter advances together
 
 struct ArrayArg {

@@ -17,6 +17,7 @@
 #include "ir/verify.hpp"
 #include "ir/visitor.hpp"
 #include "ir/walk.hpp"
+#include "abi/group_size.hpp"
 #include "passes/group_uniformity.hpp"
 #include "passes/optimize.hpp"
 
@@ -37,7 +38,7 @@ namespace {
 
 using namespace tack::ir;
 
-constexpr std::int64_t kGroupSize = 256;  // interp::kGroupSize, docs/language.md §12
+constexpr std::int64_t kGroupSize = abi::kGroupSize;  // docs/language.md §12
 // A per-item value recomputed in a later region may cost at most this many nodes;
 // anything bigger (or holding a load) is spilled to a shared array instead.
 constexpr int kRematerializeNodes = 16;

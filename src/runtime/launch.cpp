@@ -63,7 +63,7 @@ void launch_checked(runtime::Launch l, runtime::ResolvedCall& call, const runtim
   if (prints.active()) runtime::defer_prints(std::move(prints));
   runtime::flush_prints();
   if (record[0] == 0) return;
-  const passes::CheckedAccess& site = v.debug_sites.at(static_cast<std::size_t>(record[0] - 1));
+  const abi::CheckedAccess& site = v.debug_sites.at(static_cast<std::size_t>(record[0] - 1));
   const std::int64_t index =
       static_cast<std::int64_t>(static_cast<std::uint64_t>(static_cast<std::uint32_t>(record[1])) |
                                 (static_cast<std::uint64_t>(static_cast<std::uint32_t>(record[2])) << 32));
