@@ -44,8 +44,7 @@ struct Arg {
 void run(const ir::Kernel& kernel, std::span<const Arg> args, std::int64_t begin, std::int64_t end,
          int lanes = kMaxLanes);
 
-// Evaluates a pure expression that uses only ScalarParam, ArrayDim, Const, Op, Select, Cast (a launch range);
-// any other node throws tack::InvalidArgument.
+// eval_host (interp/eval_host.hpp) over the interpreter's arguments.
 ir::Bits eval_host(const ir::Expr& e, std::span<const Arg> args);
 
 }  // namespace tack::interp
