@@ -4,9 +4,9 @@
 // expression. Each dialect overrides the hooks where the languages differ.
 #pragma once
 
-#include "ir/ir.hpp"
 #include "abi/group_size.hpp"
 #include "abi/scalar_pack.hpp"
+#include "ir/ir.hpp"
 
 #include <map>
 #include <string>

@@ -12,7 +12,7 @@
 namespace tack::interp {
 
 inline constexpr std::int64_t kGroupSize = abi::kGroupSize;  // work-items per group, on every backend
-inline constexpr int kMaxLanes = 256;            // iterations the interpreter advances together
+inline constexpr int kMaxLanes = 256;                        // iterations the interpreter advances together
 
 struct ArrayArg {
   void* data = nullptr;

@@ -12,12 +12,12 @@
 //    else stored to a 256-element shared array where it is defined and loaded back.
 #include "passes/lower_workgroups.hpp"
 
+#include "abi/group_size.hpp"
 #include "ir/check.hpp"
 #include "ir/mutator.hpp"
 #include "ir/verify.hpp"
 #include "ir/visitor.hpp"
 #include "ir/walk.hpp"
-#include "abi/group_size.hpp"
 #include "passes/group_uniformity.hpp"
 #include "passes/optimize.hpp"
 

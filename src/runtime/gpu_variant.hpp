@@ -5,8 +5,8 @@
 // their launches from this, each with its own driver calls.
 #pragma once
 
-#include "codegen/reduction_source.hpp"
 #include "abi/scalar_pack.hpp"
+#include "codegen/reduction_source.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/gpu_scalar_pack.hpp"
 

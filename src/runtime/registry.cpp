@@ -5,7 +5,6 @@
 
 #include "support/env.hpp"
 
-
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
