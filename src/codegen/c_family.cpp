@@ -25,7 +25,7 @@
 
 namespace tack::codegen {
 
-CSource CFamilyCodeGen::generate(const passes::PackedKernel& packed) {
+CSource CFamilyCodeGen::generate(const abi::PackedKernel& packed) {
   packed_ = &packed;
   k_ = &packed.kernel;
   const ir::Kernel& k = *k_;

@@ -4,8 +4,9 @@
 // expression. Each dialect overrides the hooks where the languages differ.
 #pragma once
 
+#include "abi/group_size.hpp"
+#include "abi/scalar_pack.hpp"
 #include "ir/ir.hpp"
-#include "passes/pack_scalars.hpp"
 
 #include <map>
 #include <string>
@@ -17,7 +18,7 @@ namespace tack::codegen {
 
 // Work-items per group in a workgroup kernel (as in the interpreter), and the
 // block size of a parallel launch on CUDA and HIP.
-inline constexpr int kGpuGroupSize = 256;
+inline constexpr int kGpuGroupSize = static_cast<int>(abi::kGroupSize);
 
 // Generated source and how to call it. The kernel's parameters are, in order,
 // one pointer for each Array and Texture3D parameter of the packed kernel (pack
@@ -35,7 +36,7 @@ struct CSource {
 class CFamilyCodeGen {
  public:
   virtual ~CFamilyCodeGen() = default;
-  CSource generate(const passes::PackedKernel& packed);
+  CSource generate(const abi::PackedKernel& packed);
 
  protected:
   // ---- dialect hooks -------------------------------------------------------
@@ -153,7 +154,7 @@ class CFamilyCodeGen {
   std::string texture_sample_helper();
   std::string hardware_texture_sample_helper();
 
-  const passes::PackedKernel* packed_ = nullptr;
+  const abi::PackedKernel* packed_ = nullptr;
   const ir::Kernel* k_ = nullptr;
   std::vector<std::string> helpers_;
   std::unordered_set<std::string> helper_names_;

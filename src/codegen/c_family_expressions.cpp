@@ -79,7 +79,7 @@ std::string CFamilyCodeGen::compute(const ir::Expr& e) {
       const bool hardware = k_->params[static_cast<std::size_t>(n->param)].hardware_texture;
       TACK_CHECK(!hardware || hardware_textures());
       auto extent = [&](int d) {
-        const passes::PackSlot* s = packed_->pack.find(passes::PackSlot::Source::TextureExtent, n->param, d);
+        const abi::PackSlot* s = packed_->pack.find(abi::PackSlot::Source::TextureExtent, n->param, d);
         TACK_CHECK(s);
         return let_name(s->let);
       };

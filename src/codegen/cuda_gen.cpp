@@ -78,8 +78,8 @@ std::string CudaCodeGen::atomic_load_bits(DType bits_t, const std::string& ptr) 
 
 std::string CudaCodeGen::cas_step(DType bits_t, const std::string& ptr, const std::string& old,
                                   const std::string& desired, const std::string& result) const {
-  return "{ const " + type_name(bits_t) + " prev = atomicCAS(" + ptr + ", " + old + ", " + desired + "); if (prev == " +
-         old + ") return " + result + "; " + old + " = prev; }";
+  return "{ const " + type_name(bits_t) + " prev = atomicCAS(" + ptr + ", " + old + ", " + desired +
+         "); if (prev == " + old + ") return " + result + "; " + old + " = prev; }";
 }
 
 // The native atomics take int, unsigned int and unsigned long long (and float, double for add); i64 goes
@@ -121,8 +121,8 @@ std::string CudaCodeGen::atomic(ir::AtomicOp op, DType t, const std::string& ptr
       if (t == DType::F32)
         return "__uint_as_float(atomicCAS((unsigned int*)" + ptr + ", " + bits_of(t, cmp) + ", " + bits_of(t, v) + "))";
       if (t == DType::F64)
-        return "__longlong_as_double((long long)atomicCAS((unsigned long long*)" + ptr + ", " + bits_of(t, cmp) +
-               ", " + bits_of(t, v) + "))";
+        return "__longlong_as_double((long long)atomicCAS((unsigned long long*)" + ptr + ", " + bits_of(t, cmp) + ", " +
+               bits_of(t, v) + "))";
       if (t == DType::I64)
         return "(long long)atomicCAS((unsigned long long*)" + ptr + ", (unsigned long long)" + cmp +
                ", (unsigned long long)" + v + ")";
@@ -131,7 +131,7 @@ std::string CudaCodeGen::atomic(ir::AtomicOp op, DType t, const std::string& ptr
   TACK_UNREACHABLE("unknown atomic");
 }
 
-CSource generate_cuda(const passes::PackedKernel& packed) {
+CSource generate_cuda(const abi::PackedKernel& packed) {
   CudaCodeGen gen;
   return gen.generate(packed);
 }

@@ -23,7 +23,9 @@ class CudaCodeGen : public CFamilyCodeGen {
   std::string global_pointer(DType t, bool read_only) const override;
   std::string kernel_open(const std::string& entry, const std::vector<std::string>& decls,
                           const std::vector<std::string>& names, bool workgroup) const override;
-  std::string global_index() const override { return "(long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x"; }
+  std::string global_index() const override {
+    return "(long long)blockIdx.x * (long long)blockDim.x + (long long)threadIdx.x";
+  }
   std::string local_id() const override { return "(long long)threadIdx.x"; }
   std::string group_id() const override { return "(long long)blockIdx.x"; }
   std::string shared_decl(DType t, const std::string& name, std::int64_t count) const override;
@@ -43,6 +45,6 @@ class CudaCodeGen : public CFamilyCodeGen {
                        const std::string& result) const override;
 };
 
-CSource generate_cuda(const passes::PackedKernel& packed);
+CSource generate_cuda(const abi::PackedKernel& packed);
 
 }  // namespace tack::codegen

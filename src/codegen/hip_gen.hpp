@@ -12,6 +12,6 @@ class HipCodeGen : public CudaCodeGen {
   std::string texture_object_type() const override { return "hipTextureObject_t"; }
 };
 
-CSource generate_hip(const passes::PackedKernel& packed);
+CSource generate_hip(const abi::PackedKernel& packed);
 
 }  // namespace tack::codegen

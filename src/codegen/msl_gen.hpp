@@ -8,6 +8,6 @@
 
 namespace tack::codegen {
 
-CSource generate_msl(const passes::PackedKernel& packed);
+CSource generate_msl(const abi::PackedKernel& packed);
 
 }  // namespace tack::codegen

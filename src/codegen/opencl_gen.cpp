@@ -25,8 +25,9 @@ bool uses_64bit_atomics(const ir::Kernel& k) {
   bool found = false;
   ir::for_each_stmt(k.body, [&](const ir::Stmt& s) {
     if (const auto* a = s.as<ir::Atomic>()) {
-      DType t = a->array.space == ir::ArrayRef::Space::Shared ? k.shared[static_cast<std::size_t>(a->array.index)].dtype
-                                                              : k.params[static_cast<std::size_t>(a->array.index)].dtype;
+      DType t = a->array.space == ir::ArrayRef::Space::Shared
+                    ? k.shared[static_cast<std::size_t>(a->array.index)].dtype
+                    : k.params[static_cast<std::size_t>(a->array.index)].dtype;
       if (dtype_bits(t) == 64) found = true;
     }
   });
@@ -109,8 +110,8 @@ class OpenCLCodeGen : public CFamilyCodeGen {
     const std::string vptr = "(volatile " + space() + " " + type_name(t) + "*)" + ptr;
     auto native = [&](const char* name) { return prefix + name + "(" + vptr + ", " + v + ")"; };
     auto loop = [&](const char* name, const std::string& combine) {
-      return cas_loop_helper(std::string("tack_atomic_") + name + "_" + suffix(t), t, combine) + "(" + ptr + ", " +
-             v + ")";
+      return cas_loop_helper(std::string("tack_atomic_") + name + "_" + suffix(t), t, combine) + "(" + ptr + ", " + v +
+             ")";
     };
     switch (op) {
       case ir::AtomicOp::Add: return fl ? loop("add", "cur + v") : native("add");
@@ -131,8 +132,8 @@ class OpenCLCodeGen : public CFamilyCodeGen {
         if (fl) {
           DType ut = unsigned_bits(t);
           std::string fn = dtype_bits(t) == 64 ? "atom_cmpxchg" : "atomic_cmpxchg";
-          return float_of_bits(t, fn + "((" + atomic_bits_pointer(ut) + ")" + ptr + ", " + bits_of(t, cmp) + ", " +
-                                      bits_of(t, v) + ")");
+          return float_of_bits(
+              t, fn + "((" + atomic_bits_pointer(ut) + ")" + ptr + ", " + bits_of(t, cmp) + ", " + bits_of(t, v) + ")");
         }
         return prefix + "cmpxchg(" + vptr + ", " + cmp + ", " + v + ")";
     }
@@ -142,7 +143,7 @@ class OpenCLCodeGen : public CFamilyCodeGen {
 
 }  // namespace
 
-CSource generate_opencl(const passes::PackedKernel& packed) {
+CSource generate_opencl(const abi::PackedKernel& packed) {
   OpenCLCodeGen gen;
   return gen.generate(packed);
 }

@@ -9,6 +9,6 @@
 
 namespace tack::codegen {
 
-CSource generate_opencl(const passes::PackedKernel& packed);
+CSource generate_opencl(const abi::PackedKernel& packed);
 
 }  // namespace tack::codegen

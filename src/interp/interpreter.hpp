@@ -1,6 +1,7 @@
 // The reference interpreter of typed Tack IR: the semantic truth every backend is tested against.
 #pragma once
 
+#include "abi/group_size.hpp"
 #include "ir/ir.hpp"
 #include "ir/scalar_ops.hpp"
 
@@ -10,8 +11,8 @@
 
 namespace tack::interp {
 
-inline constexpr std::int64_t kGroupSize = 256;  // work-items per group, on every backend
-inline constexpr int kMaxLanes = 256;            // iterations the interpreter advances together
+inline constexpr std::int64_t kGroupSize = abi::kGroupSize;  // work-items per group, on every backend
+inline constexpr int kMaxLanes = 256;                        // iterations the interpreter advances together
 
 struct ArrayArg {
   void* data = nullptr;
@@ -43,8 +44,7 @@ struct Arg {
 void run(const ir::Kernel& kernel, std::span<const Arg> args, std::int64_t begin, std::int64_t end,
          int lanes = kMaxLanes);
 
-// Evaluates a pure expression that uses only ScalarParam, ArrayDim, Const, Op, Select, Cast (a launch range);
-// any other node throws tack::InvalidArgument.
+// eval_host (interp/eval_host.hpp) over the interpreter's arguments.
 ir::Bits eval_host(const ir::Expr& e, std::span<const Arg> args);
 
 }  // namespace tack::interp

@@ -8,16 +8,14 @@
 // optimization, so that accesses whose value is unused are checked too.
 #pragma once
 
+#include "abi/checked_access.hpp"
 #include "ir/ir.hpp"
 
 #include <vector>
 
 namespace tack::passes {
 
-struct CheckedAccess {
-  ir::ArrayRef array;
-  ir::SourceLoc loc;
-};
+using abi::CheckedAccess;  // the runtime reads the sites too (abi/checked_access.hpp)
 
 struct BoundsChecked {
   ir::Kernel kernel;

@@ -12,6 +12,7 @@
 //    else stored to a 256-element shared array where it is defined and loaded back.
 #include "passes/lower_workgroups.hpp"
 
+#include "abi/group_size.hpp"
 #include "ir/check.hpp"
 #include "ir/memo_mutator.hpp"
 #include "ir/visitor.hpp"
@@ -34,7 +35,7 @@ namespace {
 
 using namespace tack::ir;
 
-constexpr std::int64_t kGroupSize = 256;  // interp::kGroupSize, docs/language.md §12
+constexpr std::int64_t kGroupSize = abi::kGroupSize;  // docs/language.md §12
 // A per-item value recomputed in a later region may cost at most this many nodes;
 // anything bigger (or holding a load) is spilled to a shared array instead.
 constexpr int kRematerializeNodes = 16;

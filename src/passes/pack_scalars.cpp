@@ -37,13 +37,6 @@ DType storage_dtype(DType t) { return t == DType::Bool ? DType::U8 : t; }
 
 }  // namespace
 
-const PackSlot* ScalarPack::find(PackSlot::Source source, int param, int dim) const {
-  for (const PackArray& a : arrays)
-    for (const PackSlot& s : a.slots)
-      if (s.source == source && s.param == param && s.dim == dim) return &s;
-  return nullptr;
-}
-
 PackedKernel pack_scalars(const ir::Kernel& typed) {
   TACK_CHECK(typed.typed);
   // dims[0] is never evaluated on the device: the host resolves the launch count, and the flat index is

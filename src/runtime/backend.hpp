@@ -4,9 +4,9 @@
 
 #include "runtime/compile_report.hpp"
 
+#include "abi/checked_access.hpp"
+#include "abi/print_layout.hpp"
 #include "ir/ir.hpp"
-#include "passes/bounds_checks.hpp"
-#include "passes/lower_prints.hpp"
 #include "runtime/host_reduce.hpp"
 #include "runtime/signature.hpp"
 #include "runtime/wait_marker.hpp"
@@ -104,13 +104,13 @@ struct CompiledVariant {
   ir::Kernel typed;  // after inference and optimization
   // Debug mode (passes::bounds_checks): the checked access sites, and the error
   // array's parameter, which the launch appends to the call's arguments; -1 when off.
-  std::vector<passes::CheckedAccess> debug_sites;
+  std::vector<abi::CheckedAccess> debug_sites;
   int debug_error_param = -1;
   // KernelImpl::locations_hash() of the kernel it was built for: a twin kernel (same
   // IR, other lines) that shares it has its messages' lines mapped back to its own.
   std::uint64_t locations_hash = 0;
   // Prints (passes::lower_prints): their sites and hidden arrays, which the launch binds and reads back.
-  passes::PrintLayout prints;
+  abi::PrintLayout prints;
   // What making it cost; a backend's compile() fills the phases it knows.
   CompileReport report;
 };

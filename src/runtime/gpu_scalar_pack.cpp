@@ -7,29 +7,29 @@
 
 namespace tack::runtime {
 
-std::size_t pack_array_bytes(const passes::PackArray& a) { return a.slots.size() * dtype_size(a.dtype); }
+std::size_t pack_array_bytes(const abi::PackArray& a) { return a.slots.size() * dtype_size(a.dtype); }
 
-void fill_pack_array(const passes::PackArray& a, const BoundArg* args, std::size_t arg_count, void* out) {
+void fill_pack_array(const abi::PackArray& a, const BoundArg* args, std::size_t arg_count, void* out) {
   auto* bytes = static_cast<unsigned char*>(out);
   const std::size_t width = dtype_size(a.dtype);
   for (std::size_t s = 0; s < a.slots.size(); ++s) {
-    const passes::PackSlot& slot = a.slots[s];
+    const abi::PackSlot& slot = a.slots[s];
     TACK_CHECK(slot.param >= 0 && static_cast<std::size_t>(slot.param) < arg_count);
     const BoundArg& b = args[slot.param];
     std::uint64_t value = 0;
     switch (slot.source) {
-      case passes::PackSlot::Source::Scalar:
+      case abi::PackSlot::Source::Scalar:
         // BoundArg::scalar holds ir::Bits: integers sign- or zero-extended to 64
         // bits, floats as their bit pattern in the low bits. The low `width`
         // bytes are therefore the value in its own dtype; a bool is 0 or 1.
         value = a.dtype == DType::Bool ? (b.scalar != 0 ? 1 : 0) : b.scalar;
         break;
-      case passes::PackSlot::Source::ArrayExtent:
+      case abi::PackSlot::Source::ArrayExtent:
         TACK_CHECK(b.array && a.dtype == DType::I64);
         value = static_cast<std::uint64_t>(
             slot.dim == ir::ArrayDim::kSize ? b.array->size : b.array->shape.at(static_cast<std::size_t>(slot.dim)));
         break;
-      case passes::PackSlot::Source::TextureExtent:
+      case abi::PackSlot::Source::TextureExtent:
         TACK_CHECK(b.texture && a.dtype == DType::I64 && slot.dim >= 0 && slot.dim < 3);
         value = static_cast<std::uint64_t>(b.texture->shape[static_cast<std::size_t>(slot.dim)]);
         break;

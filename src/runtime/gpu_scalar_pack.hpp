@@ -4,7 +4,7 @@
 // bytes into the variant's pack buffers before each launch.
 #pragma once
 
-#include "passes/pack_scalars.hpp"
+#include "abi/scalar_pack.hpp"
 #include "runtime/backend.hpp"
 
 #include <cstddef>
@@ -12,11 +12,11 @@
 namespace tack::runtime {
 
 // Bytes of pack array `a` on the device: one element of a.dtype per slot.
-std::size_t pack_array_bytes(const passes::PackArray& a);
+std::size_t pack_array_bytes(const abi::PackArray& a);
 
 // Writes pack array `a`'s values for this launch to `out` (pack_array_bytes(a)
 // bytes), in slot order: scalars by their dtype (a bool as u8 0/1), extents and
 // sizes as i64. `args` are the launch's arguments of the unpacked kernel.
-void fill_pack_array(const passes::PackArray& a, const BoundArg* args, std::size_t arg_count, void* out);
+void fill_pack_array(const abi::PackArray& a, const BoundArg* args, std::size_t arg_count, void* out);
 
 }  // namespace tack::runtime

@@ -5,7 +5,7 @@
 
 namespace tack::runtime {
 
-GpuLayout GpuLayout::of(const ir::Kernel& typed, const passes::PackedKernel& packed) {
+GpuLayout GpuLayout::of(const ir::Kernel& typed, const abi::PackedKernel& packed) {
   GpuLayout out;
   out.pack = packed.pack;
   const std::size_t original = typed.params.size();

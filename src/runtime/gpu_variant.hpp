@@ -5,8 +5,8 @@
 // their launches from this, each with its own driver calls.
 #pragma once
 
+#include "abi/scalar_pack.hpp"
 #include "codegen/reduction_source.hpp"
-#include "passes/pack_scalars.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/gpu_scalar_pack.hpp"
 
@@ -16,13 +16,13 @@
 namespace tack::runtime {
 
 struct GpuLayout {
-  passes::ScalarPack pack;
+  abi::ScalarPack pack;
   // The packed kernel's buffer parameters in order: an index below the call's
   // argument count is that argument (an array or a texture), else -1 - the
   // pack array. The kernel's last parameter, the 64-bit count, follows them.
   std::vector<int> buffer_args;
 
-  static GpuLayout of(const ir::Kernel& typed, const passes::PackedKernel& packed);
+  static GpuLayout of(const ir::Kernel& typed, const abi::PackedKernel& packed);
 
   // This launch's values of every pack array, in order: write(a, bytes, size)
   // uploads pack array a. `scratch` is the caller's, reused between launches

@@ -1,7 +1,6 @@
 // Kernel::launch: check and bind the arguments, find the variant, size the
 // launch from the arguments, and hand it to the backend.
-#include "backends/interp/interp_backend.hpp"
-#include "interp/interpreter.hpp"
+#include "interp/eval_host.hpp"
 #include "ir/printer.hpp"
 #include "ir/scalar_ops.hpp"
 #include "runtime/own_lines.hpp"
@@ -33,8 +32,13 @@ std::int64_t extent_of(const ir::Expr& e, const runtime::ResolvedCall& call) {
   }
   if (auto p = e.as<ir::ScalarParam>())
     return static_cast<std::int64_t>(call.args[static_cast<std::size_t>(p->param)].scalar);
-  std::vector<interp::Arg> host = runtime::interp_args(call.args.data(), call.count);
-  return static_cast<std::int64_t>(interp::eval_host(e, host));
+  interp::HostInputs in;
+  in.scalar = [&](int p) { return call.args[static_cast<std::size_t>(p)].scalar; };
+  in.extent = [&](int p, int dim) {
+    const runtime::ArrayStorage* a = call.args[static_cast<std::size_t>(p)].array;
+    return dim == ir::ArrayDim::kSize ? a->size : a->shape[static_cast<std::size_t>(dim)];
+  };
+  return static_cast<std::int64_t>(interp::eval_host(e, in));
 }
 
 // Debug mode: the launch gets a zeroed error array as its last argument and waits;
@@ -63,7 +67,7 @@ void launch_checked(runtime::Launch l, runtime::ResolvedCall& call, const runtim
   if (prints.active()) runtime::defer_prints(std::move(prints));
   runtime::flush_prints();
   if (record[0] == 0) return;
-  const passes::CheckedAccess& site = v.debug_sites.at(static_cast<std::size_t>(record[0] - 1));
+  const abi::CheckedAccess& site = v.debug_sites.at(static_cast<std::size_t>(record[0] - 1));
   const std::int64_t index =
       static_cast<std::int64_t>(static_cast<std::uint64_t>(static_cast<std::uint32_t>(record[1])) |
                                 (static_cast<std::uint64_t>(static_cast<std::uint32_t>(record[2])) << 32));

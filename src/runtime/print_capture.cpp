@@ -106,7 +106,7 @@ std::string format_print_value(DType t, std::uint64_t bits) {
 
 PrintCapture::PrintCapture(std::shared_ptr<const CompiledVariant> v, ResolvedCall& call)
     : variant_(std::move(v)), arg_count_(call.count) {
-  const passes::PrintLayout& layout = variant_->prints;
+  const abi::PrintLayout& layout = variant_->prints;
   if (!layout.active()) return;
   const std::size_t params = variant_->typed.params.size();
   if (params > static_cast<std::size_t>(kMaxKernelParams))
@@ -130,13 +130,13 @@ PrintCapture::PrintCapture(std::shared_ptr<const CompiledVariant> v, ResolvedCal
     arrays_.push_back(std::move(a));
   };
   bind(layout.words_param, DType::U32, 1 + capacity_ * layout.words_width);
-  for (const passes::PrintColumn& c : layout.columns) bind(c.param, c.dtype, capacity_ * c.width);
+  for (const abi::PrintColumn& c : layout.columns) bind(c.param, c.dtype, capacity_ * c.width);
   arg_count_ = params;
 }
 
 void PrintCapture::flush() {
   if (!active()) return;
-  const passes::PrintLayout& layout = variant_->prints;
+  const abi::PrintLayout& layout = variant_->prints;
   const std::int64_t words_size = arrays_[0]->size;
   std::vector<std::uint32_t> words(static_cast<std::size_t>(words_size));
   arrays_[0]->buffer->read(0, words.data(), words.size() * sizeof(std::uint32_t));  // waits for the launch
@@ -173,9 +173,9 @@ void PrintCapture::flush() {
   for (std::int64_t r : order) {
     const std::uint32_t* w = record(r);
     TACK_CHECK(w[2] < layout.sites.size());
-    const passes::PrintSite& site = layout.sites[w[2]];
+    const abi::PrintSite& site = layout.sites[w[2]];
     values.clear();
-    for (const passes::PrintArg& a : site.args) {
+    for (const abi::PrintArg& a : site.args) {
       std::uint64_t bits = 0;
       if (a.column == 0) {
         bits = w[a.offset];

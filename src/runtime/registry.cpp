@@ -1,25 +1,9 @@
-// tack::device(): name and option validation before anything is constructed,
-// one shared device per name, and tack::sync() and sync_async() over every live
-// device.
+// The devices made so far: one shared device per name for tack::device()
+// without options, every live device for tack::sync(), and the name a device
+// call resolves to. The list of backends is defined in src/api (backend_list.cpp).
 #include "runtime/registry.hpp"
-#include "runtime/print_capture.hpp"
 
-#include "runtime/async_wait.hpp"
 #include "support/env.hpp"
-
-#include "backends/cuda/cuda_backend.hpp"
-#include "backends/hip/hip_backend.hpp"
-#include "backends/interp/interp_backend.hpp"
-#include "backends/level_zero/level_zero_backend.hpp"
-#include "backends/opencl/opencl_backend.hpp"
-#ifdef TACK_HAVE_METAL
-#include "backends/metal/metal_backend.hpp"  // Apple platforms only
-#endif
-#ifdef TACK_HAVE_LLVM
-#include "backends/cpu/cpu_backend.hpp"
-#endif
-
-#include <tack/error.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -71,26 +55,6 @@ const char* kDefaultDevice = "interp";  // a build without LLVM has no compiled 
 
 }  // namespace
 
-const std::vector<BackendFactory>& backend_factories() {
-  static const std::vector<BackendFactory> factories = {
-  // The option lists equal each backend's Capabilities::device_options.
-#ifdef TACK_HAVE_LLVM
-      {"cpu", {"num_threads"}, [](const DeviceOptions& o) { return make_cpu_backend(o); }, warm_up_cpu_backend},
-#endif
-      {"cuda", {"device"}, [](const DeviceOptions& o) { return make_cuda_backend(o); }},
-      {"hip", {"device"}, [](const DeviceOptions& o) { return make_hip_backend(o); }},
-      {"interp", {"lanes"}, [](const DeviceOptions& o) { return make_interp_backend(o); }},
-      {"level_zero",
-       {"external_context", "external_device", "external_driver"},
-       [](const DeviceOptions& o) { return make_level_zero_backend(o); }},
-#ifdef TACK_HAVE_METAL
-      {"metal", {}, [](const DeviceOptions& o) { return make_metal_backend(o); }},
-#endif
-      {"opencl", {"device"}, [](const DeviceOptions& o) { return make_opencl_backend(o); }},
-  };
-  return factories;
-}
-
 std::shared_ptr<Backend> default_backend() { return device().backend(); }
 
 std::string device_name(std::string_view name, const char** source) {
@@ -112,45 +76,19 @@ std::string did_you_mean(std::string_view wrong, const std::vector<std::string>&
 
 std::string join_names(const std::vector<std::string>& names) { return joined(names); }
 
-}  // namespace tack::runtime
-
-namespace tack {
-
-std::vector<std::string> backend_names() {
-  std::vector<std::string> names;
-  for (const auto& f : runtime::backend_factories()) names.push_back(f.name);
-  return names;
-}
-
-Device device(std::string_view name, const DeviceOptions& options) {
-  const char* source = "tack::device()";
-  const std::string chosen = runtime::device_name(name, &source);
-  const runtime::BackendFactory* factory = nullptr;
-  for (const auto& f : runtime::backend_factories())
-    if (f.name == chosen) factory = &f;
-  if (!factory)
-    throw InvalidArgument("unknown device '" + chosen + "' from " + source +
-                          runtime::suggestion(chosen, backend_names()) +
-                          "; the devices are: " + runtime::joined(backend_names()));
-  for (const auto& [key, value] : options) {
-    if (std::find(factory->options.begin(), factory->options.end(), key) == factory->options.end())
-      throw InvalidArgument("device '" + chosen + "' has no option '" + key + "'" +
-                            runtime::suggestion(key, factory->options) +
-                            "; its options are: " + runtime::joined(factory->options));
-  }
-  std::lock_guard lock(runtime::g_mutex);
+std::shared_ptr<Backend> open_backend(const BackendFactory& factory, const DeviceOptions& options) {
+  std::lock_guard lock(g_mutex);
   if (options.empty()) {
-    for (const auto& [n, b] : runtime::g_shared)
-      if (n == chosen) return Device(b);
+    for (const auto& [n, b] : g_shared)
+      if (n == factory.name) return b;
   }
-  std::shared_ptr<runtime::Backend> backend = factory->create(options);
-  if (options.empty()) runtime::g_shared.emplace_back(chosen, backend);
-  std::erase_if(runtime::g_live, [](const auto& w) { return w.expired(); });
-  runtime::g_live.push_back(backend);
-  return Device(backend);
+  std::shared_ptr<Backend> backend = factory.create(options);
+  if (options.empty()) g_shared.emplace_back(factory.name, backend);
+  std::erase_if(g_live, [](const auto& w) { return w.expired(); });
+  g_live.push_back(backend);
+  return backend;
 }
 
-namespace runtime {
 std::vector<std::shared_ptr<Backend>> live_backends() {
   std::vector<std::shared_ptr<Backend>> live;
   std::lock_guard lock(g_mutex);
@@ -158,13 +96,5 @@ std::vector<std::shared_ptr<Backend>> live_backends() {
     if (auto b = w.lock()) live.push_back(b);
   return live;
 }
-}  // namespace runtime
 
-void sync() {
-  runtime::flush_prints();
-  for (const auto& b : runtime::live_backends()) b->synchronize();
-}
-
-std::future<void> sync_async() { return runtime::wait_async(runtime::live_backends()); }
-
-}  // namespace tack
+}  // namespace tack::runtime

@@ -1,4 +1,5 @@
 // The backends built into this library, and the devices made from them.
+// The list itself is defined in src/api: runtime knows no backend.
 #pragma once
 
 #include "runtime/backend.hpp"
@@ -21,7 +22,11 @@ struct BackendFactory {
   std::function<void()> warm_up = {};
 };
 
+// Every backend built in; defined by the top layer (src/api/backend_list.cpp), which knows them.
 const std::vector<BackendFactory>& backend_factories();
+// The device of that backend with these options: the shared one for no options, else a new one;
+// remembered for live_backends(). The caller has checked the options.
+std::shared_ptr<Backend> open_backend(const BackendFactory& factory, const DeviceOptions& options);
 std::shared_ptr<Backend> default_backend();
 // The device tack::device(name) makes: name, else TACK_DEVICE, else the default;
 // *source (when given) says which of the last two it was.

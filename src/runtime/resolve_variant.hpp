@@ -2,6 +2,8 @@
 // the in-memory cache, and on a miss specialization, optimization and compilation.
 #pragma once
 
+#include "passes/bounds_checks.hpp"
+#include "passes/lower_prints.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/kernel_impl.hpp"
 

@@ -3,6 +3,7 @@
 // capabilities and build options that follow from it.
 #pragma once
 
+#include "abi/group_size.hpp"
 #include "drivers/opencl_api.hpp"
 
 #include <tack/device.hpp>
@@ -48,7 +49,7 @@ std::string build_options(const DeviceInfo& d);
 
 // Work-items per group the backend's workgroup kernels need, and the local
 // memory they may use (48 KiB of shared arrays plus the group-reduction scratch).
-inline constexpr std::size_t kGroupSize = 256;
+inline constexpr std::size_t kGroupSize = static_cast<std::size_t>(abi::kGroupSize);
 inline constexpr std::uint64_t kLocalMemNeeded = 48 * 1024 + 2 * 1024;
 
 Capabilities capabilities(const DeviceInfo& d);
