@@ -16,3 +16,15 @@ int disarm();
 std::string first_caller();
 
 }  // namespace alloc_count
+
+namespace alloc_count {
+
+// How many allocations f makes on this thread, leaving out excluded_library's.
+template <class F>
+int count_in(const char* excluded_library, F&& f) {
+  arm(excluded_library);
+  f();
+  return disarm();
+}
+
+}  // namespace alloc_count

@@ -90,12 +90,8 @@ TEST_F(CudaRuntime, AWarmLaunchAllocatesNothing) {
   const tack::Kernel k = saxpy();
   compile_or_skip([&] { k(y, x, 3.0f); });
   k(y, x, 2.0f);  // the variant's pack buffers and scratch are made by now
-  alloc_count::arm("tack_fake_cuda");
-  delete new std::vector<int>(3);  // the counter counts: two allocations
-  ASSERT_EQ(alloc_count::disarm(), 2);
-  alloc_count::arm("tack_fake_cuda");
-  k(y, x, 1.5f);
-  const int allocations = alloc_count::disarm();
+  ASSERT_EQ(alloc_count::count_in("tack_fake_cuda", [] { delete new std::vector<int>(3); }), 2) << "the counter counts";
+  const int allocations = alloc_count::count_in("tack_fake_cuda", [&] { k(y, x, 1.5f); });
   EXPECT_EQ(allocations, 0) << "first allocation from " << alloc_count::first_caller();
 }
 

@@ -220,12 +220,9 @@ TEST_F(LevelZeroRuntime, AWarmLaunchAllocatesNothing) {
   tack::Array x = dev_.from_host(std::vector<float>(300, 1.0f)), y = dev_.zeros(tack::DType::F32, {300});
   compile_or_skip([&] { saxpy()(y, x, 2.0f); });
   saxpy()(y, x, 1.0f);  // the variant's pack buffers and scratch are made by now
-  alloc_count::arm("tack_fake_level_zero");
-  delete new std::vector<int>(3);  // the counter counts: two allocations
-  ASSERT_EQ(alloc_count::disarm(), 2);
-  alloc_count::arm("tack_fake_level_zero");
-  saxpy()(y, x, 0.5f);
-  const int allocations = alloc_count::disarm();
+  ASSERT_EQ(alloc_count::count_in("tack_fake_level_zero", [] { delete new std::vector<int>(3); }), 2)
+      << "the counter counts";
+  const int allocations = alloc_count::count_in("tack_fake_level_zero", [&] { saxpy()(y, x, 0.5f); });
   EXPECT_EQ(allocations, 0) << "first allocation from " << alloc_count::first_caller();
 }
 

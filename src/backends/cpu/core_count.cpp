@@ -59,26 +59,9 @@ std::vector<int> allowed_cpus() {
   return cpus;
 }
 
-// The integer a small sysfs file starts with. POSIX reads, not std::ifstream:
-// the first stream of a process builds its locale (a tenth of a millisecond).
-bool read_long(const std::string& path, long* out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[64];
-  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (n <= 0) return false;
-  buf[n] = '\0';
-  char* end = nullptr;
-  const long v = std::strtol(buf, &end, 10);
-  if (end == buf) return false;
-  *out = v;
-  return true;
-}
-
-bool file_exists(const char* path) { return ::access(path, F_OK) == 0; }
-
-// A small file's text (at most 4 KiB), by POSIX reads; empty when unreadable.
+// A small file's text (at most 4 KiB); empty when unreadable. POSIX reads, not
+// std::ifstream: the first stream of a process builds its locale (a tenth of a
+// millisecond of a cached program's first call).
 std::string read_text(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
@@ -86,6 +69,18 @@ std::string read_text(const std::string& path) {
   const ssize_t n = ::read(fd, buf, sizeof buf);
   ::close(fd);
   return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
+
+bool file_exists(const char* path) { return ::access(path, F_OK) == 0; }
+
+// The integer a small sysfs file starts with.
+bool read_long(const std::string& path, long* out) {
+  const std::string text = read_text(path);
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (end == text.c_str()) return false;
+  *out = v;
+  return true;
 }
 
 // Whether the kernel says no core runs two hardware threads now
