@@ -24,6 +24,7 @@ LAYERS = [
     ("public", ["include/tack"], False),
     ("ir", ["src/ir"], False),
     ("abi", ["src/abi"], False),
+    ("analysis", ["src/analysis"], False),
     ("ir users", ["src/lang", "src/passes", "src/interp", "src/codegen"], True),
     ("runtime", ["src/runtime"], False),
     ("backends", ["src/backends/*"], True),

@@ -57,7 +57,7 @@ Compiled compile_for_f32_arrays(const tack::Kernel& k) {
     t.rank = 1;
   }
   Compiled c{tack::passes::optimize(tack::passes::infer_types(k.impl()->traced(), types)), {}, {}};
-  c.object = cpu::shared_jit().compile(c.typed, false, &c.symbol);
+  c.object = cpu::shared_jit().compile(c.typed, {}, &c.symbol);
   return c;
 }
 

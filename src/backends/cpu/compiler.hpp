@@ -14,18 +14,24 @@ struct Kernel;
 
 namespace tack::runtime::cpu {
 
+struct CodegenOptions {
+  bool noalias = false;  // the call's arrays are proven disjoint
+  bool simd = true;      // SIMD gangs where the kernel allows (TACK_CPU_SIMD)
+};
+
 class Compiler {
  public:
   // Bumped whenever this interface changes: a plugin of another version is refused.
-  static constexpr std::uint32_t kInterfaceVersion = 1;
+  static constexpr std::uint32_t kInterfaceVersion = 2;
 
   virtual ~Compiler() = default;
   // Generates, optimizes at O3 and emits relocatable object code (PIC, small
   // code model) for the host CPU. Thread-safe.
-  virtual std::string compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol, double* codegen_ms,
-                              double* compile_ms) = 0;
-  // LLVM IR text of a typed kernel before optimization (tack::inspect).
-  virtual std::string ir_text(const ir::Kernel& typed, bool noalias) = 0;
+  virtual std::string compile(const ir::Kernel& typed, const CodegenOptions& options, std::string* chunk_symbol,
+                              double* codegen_ms, double* compile_ms) = 0;
+  // LLVM IR text of a typed kernel before optimization (tack::inspect), after a
+  // comment line saying which path (SIMD gangs or scalar) was chosen and why.
+  virtual std::string ir_text(const ir::Kernel& typed, const CodegenOptions& options) = 0;
   // Makes what the first compile needs (target, host detection, a TargetMachine).
   virtual void prepare() = 0;
   // Links object code into a JIT library of LLJIT's own; returns the symbol's address.

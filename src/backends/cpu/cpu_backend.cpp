@@ -17,6 +17,7 @@
 #include "runtime/disk_cache.hpp"
 #include "runtime/host_buffer.hpp"
 #include "runtime/warnings.hpp"
+#include "support/env.hpp"
 
 #include <tack/error.hpp>
 
@@ -46,6 +47,9 @@ struct ChunkContext {
   const std::uint64_t* pack;
   std::int64_t offset;
 };
+
+// TACK_CPU_SIMD, read at each compile (tests switch it between kernels).
+bool simd_enabled() { return support::env_flag("TACK_CPU_SIMD"); }
 
 void run_chunk(void* context, std::int64_t begin, std::int64_t end) {
   auto* c = static_cast<const ChunkContext*>(context);
@@ -100,14 +104,15 @@ class CpuBackend final : public Backend {
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel& optimized, const VariantKey& key) override {
     // Lowering also refuses barriers in divergent control flow, so it runs before the cache is asked.
     const ir::Kernel typed = lowered(optimized);
-    bool noalias = (key.signature.flags & kSignatureNoalias) != 0;
+    const cpu::CodegenOptions options{(key.signature.flags & kSignatureNoalias) != 0, simd_enabled()};
     auto v = std::make_unique<CpuVariant>();
     v->layout = codegen::pack_layout(typed);
     if (v->layout.slots > kMaxPackSlots) throw InvalidArgument("kernel '" + typed.name + "' has too many arguments");
     std::string symbol;
     // The typed, optimized (and for workgroups lowered) IR decides the code; its text is the key, with the target.
     std::string cache_key = std::string(kCpuCacheFormat) + "\n" + library_build_id() + "\n" + jit().target_id() +
-                            "\nnoalias=" + (noalias ? "1" : "0") + "\n" + ir::to_string(typed);
+                            "\nnoalias=" + (options.noalias ? "1" : "0") + "\nsimd=" + (options.simd ? "1" : "0") +
+                            "\n" + ir::to_string(typed);
     DiskCache& cache = DiskCache::global();
     CompileReport& report = v->report;
     if (cache.enabled()) {
@@ -130,7 +135,7 @@ class CpuBackend final : public Backend {
         }
       }
     }
-    std::string object = jit().compile(typed, noalias, &symbol, &report.codegen_ms, &report.compile_ms);
+    std::string object = jit().compile(typed, options, &symbol, &report.codegen_ms, &report.compile_ms);
     if (cache.enabled()) cache.store(cache_key, "SYM:" + symbol + "\n" + object);
     const auto start = std::chrono::steady_clock::now();
     cpu::Jit::Loaded code = jit().load(object, symbol);
@@ -144,7 +149,9 @@ class CpuBackend final : public Backend {
     cpu::global_pool(threads_).run(count, 1, fn, context);
   }
 
-  std::string source(const ir::Kernel& typed) override { return jit().ir_text(lowered(typed), true); }
+  std::string source(const ir::Kernel& typed) override {
+    return jit().ir_text(lowered(typed), cpu::CodegenOptions{true, simd_enabled()});
+  }
 
   void launch(const Launch& l) override {
     const auto& v = static_cast<const CpuVariant&>(*l.variant);

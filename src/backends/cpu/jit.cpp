@@ -40,15 +40,17 @@ Jit::Jit() {
 
 Jit::~Jit() = default;
 
-std::string Jit::compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol, double* codegen_ms,
-                         double* compile_ms) {
+std::string Jit::compile(const ir::Kernel& typed, const CodegenOptions& options, std::string* chunk_symbol,
+                         double* codegen_ms, double* compile_ms) {
   g_compiles.fetch_add(1);
-  return llvm_compiler().compile(typed, noalias, chunk_symbol, codegen_ms, compile_ms);
+  return llvm_compiler().compile(typed, options, chunk_symbol, codegen_ms, compile_ms);
 }
 
 void Jit::prepare_compiler() { llvm_compiler().prepare(); }
 
-std::string Jit::ir_text(const ir::Kernel& typed, bool noalias) { return llvm_compiler().ir_text(typed, noalias); }
+std::string Jit::ir_text(const ir::Kernel& typed, const CodegenOptions& options) {
+  return llvm_compiler().ir_text(typed, options);
+}
 
 Jit::Loaded Jit::load(const std::string& object, const std::string& symbol) {
   if (LoadedObject::host_supported()) {

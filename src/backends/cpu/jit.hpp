@@ -4,6 +4,7 @@
 // needs no LLVM at all.
 #pragma once
 
+#include "backends/cpu/compiler.hpp"
 #include "ir/ir.hpp"
 
 #include <cstdint>
@@ -28,15 +29,15 @@ class Jit {
   // threads may compile at once: each takes a TargetMachine of its own from a pool.
   // `codegen_ms` / `compile_ms`, when given, get the time spent making LLVM IR
   // and in LLVM's optimizer and code generator.
-  std::string compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol, double* codegen_ms = nullptr,
-                      double* compile_ms = nullptr);
+  std::string compile(const ir::Kernel& typed, const CodegenOptions& options, std::string* chunk_symbol,
+                      double* codegen_ms = nullptr, double* compile_ms = nullptr);
   // Makes what the first compile needs (LLVM's target, host detection, a
   // TargetMachine), so that compile does not pay for it.
   void prepare_compiler();
   // How many kernels this process has compiled (not loaded from the cache): for tests.
   static std::uint64_t compile_count();
   // LLVM IR text of a typed kernel before optimization (for tack::inspect).
-  std::string ir_text(const ir::Kernel& typed, bool noalias);
+  std::string ir_text(const ir::Kernel& typed, const CodegenOptions& options);
   // Loaded code: `entry` stays callable while `image` lives.
   struct Loaded {
     void* entry = nullptr;

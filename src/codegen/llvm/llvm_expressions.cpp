@@ -49,15 +49,16 @@ Value* KernelEmitter::compute(const ir::Expr& e) {
     case ir::ExprKind::GroupValue:
       TACK_UNREACHABLE("llvm_gen: group values must be lowered by passes::lower_workgroups");
     case ir::ExprKind::LetRef: {
-      int id = e.as<ir::LetRef>()->id;
-      return b_.CreateLoad(value_type(c_, let_dtype(id)), let_slot(id));
+      llvm::AllocaInst* s = let_slot(e.as<ir::LetRef>()->id);
+      return b_.CreateLoad(s->getAllocatedType(), s);
     }
     case ir::ExprKind::VarRef: {
-      int id = e.as<ir::VarRef>()->id;
-      return b_.CreateLoad(value_type(c_, var_dtype(id)), var_slot(id));
+      llvm::AllocaInst* s = var_slot(e.as<ir::VarRef>()->id);
+      return b_.CreateLoad(s->getAllocatedType(), s);
     }
     case ir::ExprKind::Load: {
       const auto* n = e.as<ir::Load>();
+      if (gang_) return gang_load(n, e->type.dtype);
       DType t = array_dtype(n->array);
       Value* v = b_.CreateAlignedLoad(memory_type(c_, t), element_ptr(n->array, n->index), element_align(t));
       return emit_cast(b_, t, e->type.dtype, from_memory(b_, t, v));
@@ -67,11 +68,15 @@ Value* KernelEmitter::compute(const ir::Expr& e) {
       int arity = n->arity();
       DType t = n->args[0]->type.dtype;
       Value* args[3] = {};
+      bool vector = false;
       for (int i = 0; i < arity; ++i) {
         const ir::Expr& a = n->args[static_cast<std::size_t>(i)];
         TACK_CHECK(a && a->type.dtype == t);
         args[i] = expr(a);
+        vector = vector || is_vec(args[i]);
       }
+      if (vector)
+        for (int i = 0; i < arity; ++i) args[i] = splat(args[i]);
       bool contract = false;
       if (is_float(t)) {
         if (n->op == ir::OpCode::Mul) {
@@ -87,7 +92,8 @@ Value* KernelEmitter::compute(const ir::Expr& e) {
       Value* c = converted(n->cond, DType::Bool);
       Value* a = converted(n->if_true, e->type.dtype);
       Value* f = converted(n->if_false, e->type.dtype);
-      return b_.CreateSelect(c, a, f);
+      if (is_vec(c) || is_vec(a) || is_vec(f)) a = splat(a), f = splat(f);
+      return b_.CreateSelect(c, a, f);  // a vector condition picks per lane
     }
     case ir::ExprKind::Cast: {
       const auto* n = e.as<ir::Cast>();

@@ -17,6 +17,9 @@
 // - 1-D launches are one counted loop. N-D launches decompose `start` into
 //   indices once (the only divisions), then run the innermost dimension as a
 //   clean counted loop over a row, carrying into the outer indices between rows.
+// - On the SIMD path (lanes > 0) each launch-loop iteration runs a gang of
+//   work-items of the innermost dimension, one per vector lane, under an
+//   execution mask (llvm_gang_*.cpp; docs/cpu-codegen.md).
 // - No fast-math flags, except `contract` on a float product whose only use is
 //   a float add or subtract of the same statement, and on that add or subtract
 //   (DESIGN §4: `a*b+c` in one expression may fuse, a product with another use
@@ -68,7 +71,7 @@ std::vector<llvm::Type*> kernel_param_types(const ir::Kernel& k, llvm::LLVMConte
 
 }  // namespace
 
-LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias) {
+LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias, unsigned lanes) {
   TACK_CHECK(typed.typed && typed.body);
   // Workgroup kernels come lowered (one launch iteration per group, no collectives left).
   TACK_CHECK(typed.launch == ir::LaunchKind::Parallel || typed.dims.size() == 1);
@@ -105,7 +108,7 @@ LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bo
     }
   }
 
-  detail::KernelEmitter(typed, m, fn).emit();
+  detail::KernelEmitter(typed, m, fn, lanes).emit();
   detail::emit_chunk(typed, m, fn, out.chunk_symbol);
 
 #ifndef NDEBUG

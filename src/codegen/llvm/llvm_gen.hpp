@@ -24,7 +24,9 @@ struct LlvmModule {
 
 // Generates the module for a typed Parallel kernel, or a Workgroup kernel lowered
 // by passes::lower_workgroups (one iteration per group). With `noalias`, array
-// pointers are marked noalias (the call's arrays are proven disjoint).
-LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias);
+// pointers are marked noalias (the call's arrays are proven disjoint). `lanes`
+// > 0 runs a Parallel kernel's work-items in SIMD gangs of that many
+// (analysis::plan_simd chooses it); 0 runs them one at a time.
+LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias, unsigned lanes = 0);
 
 }  // namespace tack::codegen

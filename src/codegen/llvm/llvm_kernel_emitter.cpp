@@ -5,6 +5,7 @@
 
 #include "codegen/llvm/llvm_ops.hpp"
 #include "ir/check.hpp"
+#include "ir/visitor.hpp"
 
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Function.h>
@@ -17,6 +18,16 @@ namespace tack::codegen::detail {
 using llvm::BasicBlock;
 using llvm::Value;
 
+KernelEmitter::KernelEmitter(const ir::Kernel& k, llvm::Module& m, llvm::Function* fn, unsigned gang)
+    : k_(k), c_(m.getContext()), fn_(fn), b_(m.getContext()), gang_(gang) {
+  if (!gang_) return;
+  TACK_CHECK(k.launch == ir::LaunchKind::Parallel);
+  lanes_ = std::make_unique<analysis::LaneUniformity>(k);
+  ir::for_each_stmt(k.body, [&](const ir::Stmt& s) {
+    if (auto n = s.as<ir::Let>()) let_values_.emplace(n->id, n->value);
+  });
+}
+
 void KernelEmitter::emit() {
   BasicBlock* entry = BasicBlock::Create(c_, "entry", fn_);
   b_.SetInsertPoint(entry);
@@ -24,6 +35,7 @@ void KernelEmitter::emit() {
   let_slots_.assign(k_.lets.size(), nullptr);
   var_slots_.assign(k_.vars.size(), nullptr);
   alloc_shared();
+  if (gang_) exec_ = b_.CreateAlloca(vec(b_.getInt1Ty()), nullptr, "exec");
   if (k_.dims.size() <= 1) {
     emit_1d();
   } else {
@@ -99,14 +111,14 @@ void KernelEmitter::alloc_shared() {
 
 // Let and Var storage: an alloca at the top of the entry block, made at first use.
 llvm::AllocaInst* KernelEmitter::slot(std::vector<llvm::AllocaInst*>& slots, const std::vector<ir::Type>& types, int id,
-                                      const char* prefix) {
+                                      const char* prefix, bool varying) {
   TACK_CHECK(id >= 0 && static_cast<std::size_t>(id) < slots.size());
   llvm::AllocaInst*& s = slots[static_cast<std::size_t>(id)];
   if (!s) {
     BasicBlock& entry = fn_->getEntryBlock();
     llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
-    s = eb.CreateAlloca(value_type(c_, types[static_cast<std::size_t>(id)].dtype), nullptr,
-                        prefix + std::to_string(id));
+    llvm::Type* t = value_type(c_, types[static_cast<std::size_t>(id)].dtype);
+    s = eb.CreateAlloca(varying ? vec(t) : t, nullptr, prefix + std::to_string(id));
   }
   return s;
 }

@@ -4,6 +4,7 @@
 // llvm_launch_loops.cpp; only those files and llvm_gen.cpp include this header.
 #pragma once
 
+#include "analysis/lane_uniformity.hpp"
 #include "ir/ir.hpp"
 
 #include <llvm/IR/IRBuilder.h>
@@ -11,6 +12,8 @@
 
 #include <array>
 #include <initializer_list>
+#include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -28,8 +31,9 @@ struct ParamValues {
 
 class KernelEmitter {
  public:
-  KernelEmitter(const ir::Kernel& k, llvm::Module& m, llvm::Function* fn)
-      : k_(k), c_(m.getContext()), fn_(fn), b_(m.getContext()) {}
+  // `gang` > 0 runs the parallel loop `gang` work-items at a time, one per SIMD
+  // lane (llvm_gang_*.cpp); 0 runs one work-item per iteration.
+  KernelEmitter(const ir::Kernel& k, llvm::Module& m, llvm::Function* fn, unsigned gang = 0);
 
   // The whole body: parameters bound, shared arrays allocated, then the launch loop around the IR's body.
   void emit();
@@ -42,9 +46,9 @@ class KernelEmitter {
   llvm::Value* array_base(const ir::ArrayRef& a) const;
   void alloc_shared();
   llvm::AllocaInst* slot(std::vector<llvm::AllocaInst*>& slots, const std::vector<ir::Type>& types, int id,
-                         const char* prefix);
-  llvm::AllocaInst* let_slot(int id) { return slot(let_slots_, k_.lets, id, "let"); }
-  llvm::AllocaInst* var_slot(int id) { return slot(var_slots_, k_.vars, id, "var"); }
+                         const char* prefix, bool varying);
+  llvm::AllocaInst* let_slot(int id) { return slot(let_slots_, k_.lets, id, "let", gang_ && lanes_->let_varying(id)); }
+  llvm::AllocaInst* var_slot(int id) { return slot(var_slots_, k_.vars, id, "var", gang_ && lanes_->var_varying(id)); }
   DType let_dtype(int id) const { return k_.lets[static_cast<std::size_t>(id)].dtype; }
   DType var_dtype(int id) const { return k_.vars[static_cast<std::size_t>(id)].dtype; }
   llvm::BasicBlock* block(const char* name) { return llvm::BasicBlock::Create(c_, name, fn_); }
@@ -52,11 +56,13 @@ class KernelEmitter {
   // ---- statements (llvm_statements.cpp) ----
   void begin_statement(std::initializer_list<const ir::Expr*> roots);
   void stmt(const ir::Stmt& s);
+  void emit_block(const std::vector<ir::Stmt>& stmts, std::size_t from);
   void dead_block();
   llvm::Value* element_ptr(const ir::ArrayRef& a, const ir::Expr& index);
   llvm::Align element_align(DType t) const { return llvm::Align(dtype_size(t)); }
   void emit_store(const ir::Store* n);
   void emit_atomic(const ir::Atomic* n);
+  llvm::Value* atomic_at(const ir::Atomic* n, llvm::Value* ptr, llvm::Value* v, llvm::Value* compare);
   template <class F>
   llvm::Value* cas_loop(llvm::Value* ptr, DType t, llvm::Align align, F&& f);
   void emit_if(const ir::If* n);
@@ -66,6 +72,32 @@ class KernelEmitter {
   // ---- the parallel loop (llvm_launch_loops.cpp) ----
   void emit_1d();
   void emit_nd();
+  // Binds the innermost parallel index for the iteration at `i` (of a loop that ends at `limit`) and
+  // returns how far the next iteration starts: 1, or on the SIMD path the gang's width.
+  llvm::Value* bind_inner_index(llvm::Value* i, llvm::Value* limit);
+  void no_vectorize(llvm::Instruction* latch_branch);
+
+  // ---- the SIMD path (llvm_gang_values.cpp, llvm_gang_memory.cpp, llvm_gang_control.cpp) ----
+  llvm::Type* vec(llvm::Type* scalar) const;
+  llvm::Value* splat(llvm::Value* v);
+  static bool is_vec(const llvm::Value* v);
+  static bool holds_vec(const llvm::AllocaInst* slot);  // a varying Let's or Var's slot
+  llvm::Value* exec();                                  // the lanes running now
+  void set_exec(llvm::Value* mask);
+  llvm::Value* any(llvm::Value* mask);
+  llvm::Value* no_lanes();
+  llvm::AllocaInst* mask_slot();  // an entry-block <gang x i1>
+  std::optional<std::int64_t> lane_stride(const ir::Expr& index);
+  llvm::Value* gang_load(const ir::Load* n, DType to);
+  void gang_store(const ir::Store* n);
+  void gang_atomic(const ir::Atomic* n);
+  void gang_if(const ir::If* n, llvm::Value* cond);
+  bool needs_a_lane(const ir::Stmt& s) const;
+  void gang_for(const ir::For* n);
+  void gang_loop(const ir::Loop* n);
+  void gang_escape(bool is_break);
+  template <class F>
+  void for_each_active_lane(F&& f);
 
   // ---- expressions (llvm_expressions.cpp) ----
   llvm::Value* converted(const ir::Expr& e, DType to);
@@ -75,6 +107,9 @@ class KernelEmitter {
   struct LoopTargets {
     llvm::BasicBlock* exit;  // Break
     llvm::BasicBlock* next;  // Continue
+    // SIMD path, divergent loops: Break and Continue clear lanes instead of branching, and the lanes that
+    // continued wait here for the next iteration.
+    llvm::AllocaInst* continued = nullptr;
   };
 
   const ir::Kernel& k_;
@@ -90,6 +125,12 @@ class KernelEmitter {
   std::vector<LoopTargets> loops_;
   std::unordered_map<const ir::ExprNode*, llvm::Value*> cache_;
   std::unordered_set<const ir::ExprNode*> contract_;
+  // The SIMD path.
+  unsigned gang_ = 0;
+  std::unique_ptr<analysis::LaneUniformity> lanes_;
+  llvm::AllocaInst* exec_ = nullptr;              // <gang x i1>: the lanes running now
+  std::unordered_map<int, ir::Expr> let_values_;  // for lane_stride
+  std::unordered_map<const ir::ExprNode*, std::optional<std::int64_t>> strides_;
 };
 
 // void tack_chunk_<name>(ptr pack, i64 start, i64 end) (llvm_chunk.cpp): loads each argument from its slot

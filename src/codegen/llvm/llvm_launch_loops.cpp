@@ -1,14 +1,18 @@
 // The CPU code generator's launch loops around the kernel body: one counted
 // loop over [start, end) for 1-D launches; for N-D launches `start` decomposed
 // into indices once, then rows of the innermost dimension as counted loops,
-// carrying into the outer indices between rows.
+// carrying into the outer indices between rows. On the SIMD path each
+// iteration runs a gang of work-items of the innermost dimension, the last one
+// of a row or chunk with only the lanes still inside it.
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
 
 #include "ir/check.hpp"
 
 #include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Metadata.h>
 
 #include <string>
 
@@ -16,6 +20,30 @@ namespace tack::codegen::detail {
 
 using llvm::BasicBlock;
 using llvm::Value;
+
+Value* KernelEmitter::bind_inner_index(Value* i, Value* limit) {
+  if (!gang_) {
+    loop_index_.back() = i;
+    return b_.getInt64(1);
+  }
+  std::vector<std::uint64_t> iota(gang_);
+  for (unsigned l = 0; l < gang_; ++l) iota[l] = l;
+  Value* lanes = llvm::ConstantDataVector::get(c_, iota);
+  loop_index_.back() = b_.CreateAdd(splat(i), lanes, "lane_index");
+  set_exec(b_.CreateICmpSLT(lanes, splat(b_.CreateSub(limit, i))));
+  return b_.getInt64(gang_);
+}
+
+// A gang loop is already vectorized: LLVM's loop vectorizer need not look at it.
+void KernelEmitter::no_vectorize(llvm::Instruction* latch_branch) {
+  if (!gang_) return;
+  llvm::Metadata* off[] = {llvm::MDString::get(c_, "llvm.loop.vectorize.enable"),
+                           llvm::ConstantAsMetadata::get(b_.getFalse())};
+  llvm::Metadata* self[] = {nullptr, llvm::MDNode::get(c_, off)};
+  llvm::MDNode* loop = llvm::MDNode::getDistinct(c_, self);
+  loop->replaceOperandWith(0, loop);
+  latch_branch->setMetadata(llvm::LLVMContext::MD_loop, loop);
+}
 
 // for (i = start; i < end; ++i) body
 void KernelEmitter::emit_1d() {
@@ -27,13 +55,14 @@ void KernelEmitter::emit_1d() {
   b_.SetInsertPoint(body);
   llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "idx0");
   i->addIncoming(start_, pre);
-  loop_index_ = {i};
+  loop_index_ = {nullptr};
+  Value* step = bind_inner_index(i, end_);
   stmt(k_.body);
   b_.CreateBr(latch);
   b_.SetInsertPoint(latch);
-  Value* next = b_.CreateNSWAdd(i, b_.getInt64(1));
+  Value* next = gang_ ? b_.CreateAdd(i, step) : b_.CreateNSWAdd(i, step);
   i->addIncoming(next, latch);
-  b_.CreateCondBr(b_.CreateICmpSLT(next, end_), body, exit);
+  no_vectorize(b_.CreateCondBr(b_.CreateICmpSLT(next, end_), body, exit));
   b_.SetInsertPoint(exit);
   b_.CreateRetVoid();
 }
@@ -94,13 +123,13 @@ void KernelEmitter::emit_nd() {
   llvm::PHINode* j = b_.CreatePHI(i64, 2, "j");
   j->addIncoming(j0, row);
   loop_index_ = outer;
-  loop_index_[n - 1] = j;
+  Value* step = bind_inner_index(j, j_end);
   stmt(k_.body);
   b_.CreateBr(latch);
   b_.SetInsertPoint(latch);
-  Value* j_next = b_.CreateNSWAdd(j, b_.getInt64(1));
+  Value* j_next = gang_ ? b_.CreateAdd(j, step) : b_.CreateNSWAdd(j, step);
   j->addIncoming(j_next, latch);
-  b_.CreateCondBr(b_.CreateICmpSLT(j_next, j_end), body, row_end);
+  no_vectorize(b_.CreateCondBr(b_.CreateICmpSLT(j_next, j_end), body, row_end));
 
   b_.SetInsertPoint(row_end);
   Value* flat_next = b_.CreateNSWAdd(flat, len);

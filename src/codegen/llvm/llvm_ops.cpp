@@ -32,14 +32,14 @@ Value* int_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, Value* const* x) {
   const bool s = is_signed_int(t);
   Value* a = x[0];
   Value* c = op_arity(op) >= 2 ? x[1] : nullptr;
-  auto* ty = llvm::cast<llvm::IntegerType>(a->getType());
-  unsigned width = ty->getBitWidth();
+  llvm::Type* ty = a->getType();  // iN, or a vector of iN on the CPU's SIMD path
+  unsigned width = ty->getScalarSizeInBits();
   Value* zero = llvm::ConstantInt::get(ty, 0);
   Value* one = llvm::ConstantInt::get(ty, 1);
   // Divisions: a divisor of 0 (and for signed types -1, whose MIN / -1 overflows) is replaced by 1, and the
   // result is fixed up with selects afterwards.
   auto divisor_zero = [&] { return b.CreateICmpEQ(c, zero); };
-  auto divisor_minus_one = [&] { return b.CreateICmpEQ(c, llvm::ConstantInt::getSigned(ty, -1)); };
+  auto divisor_minus_one = [&] { return b.CreateICmpEQ(c, llvm::Constant::getAllOnesValue(ty)); };
   switch (op) {
     case OpCode::Neg: return b.CreateSub(zero, a);
     case OpCode::Abs:
@@ -118,7 +118,7 @@ Value* bool_op(llvm::IRBuilderBase& b, ir::OpCode op, Value* const* x) {
   Value* c = op_arity(op) >= 2 ? x[1] : nullptr;
   switch (op) {
     case OpCode::Not:
-    case OpCode::BitNot: return b.CreateXor(a, b.getTrue());
+    case OpCode::BitNot: return b.CreateXor(a, llvm::ConstantInt::getTrue(a->getType()));
     case OpCode::And:
     case OpCode::BitAnd:
     case OpCode::Min: return b.CreateAnd(a, c);
@@ -165,7 +165,18 @@ const char* libm_name(ir::OpCode op) {
   }
 }
 
+// The C library's function, called once per lane for vector operands, so the
+// SIMD path's results are the scalar path's bit for bit.
 Value* call_libm(llvm::IRBuilderBase& b, const char* base, DType t, Value* const* x, int n) {
+  if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x[0]->getType())) {
+    Value* out = llvm::PoisonValue::get(vt);
+    for (unsigned lane = 0; lane < vt->getNumElements(); ++lane) {
+      Value* scalars[3] = {};
+      for (int i = 0; i < n; ++i) scalars[i] = b.CreateExtractElement(x[i], lane);
+      out = b.CreateInsertElement(out, call_libm(b, base, t, scalars, n), lane);
+    }
+    return out;
+  }
   std::string name = std::string(base) + (t == DType::F32 ? "f" : "");
   llvm::Type* ty = x[0]->getType();
   llvm::SmallVector<llvm::Type*, 2> params(static_cast<unsigned>(n), ty);
@@ -307,7 +318,7 @@ Value* emit_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, Value* const* arg
 Value* emit_cast(llvm::IRBuilderBase& b, DType from, DType to, Value* v) {
   if (from == to) return v;
   llvm::LLVMContext& c = b.getContext();
-  llvm::Type* ty = value_type(c, to);
+  llvm::Type* ty = shaped_like(value_type(c, to), v);
   if (is_float(from)) {
     if (to == DType::Bool) return b.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0));  // NaN -> true
     if (to == DType::F32) return b.CreateFPTrunc(v, ty);  // round to nearest even; overflow gives ±inf
@@ -327,11 +338,16 @@ Value* emit_cast(llvm::IRBuilderBase& b, DType from, DType to, Value* v) {
 }
 
 Value* to_memory(llvm::IRBuilderBase& b, DType t, Value* v) {
-  return t == DType::Bool ? b.CreateZExt(v, b.getInt8Ty()) : v;
+  return t == DType::Bool ? b.CreateZExt(v, shaped_like(b.getInt8Ty(), v)) : v;
 }
 
 Value* from_memory(llvm::IRBuilderBase& b, DType t, Value* v) {
-  return t == DType::Bool ? b.CreateICmpNE(v, b.getInt8(0)) : v;
+  return t == DType::Bool ? b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0)) : v;
+}
+
+llvm::Type* shaped_like(llvm::Type* scalar, Value* v) {
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType())) return llvm::VectorType::get(scalar, vt);
+  return scalar;
 }
 
 Value* emit_texture_sample(llvm::IRBuilderBase& b, const TextureValues& tex, Value* u, Value* v, Value* w) {

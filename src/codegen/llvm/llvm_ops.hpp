@@ -17,7 +17,8 @@ class Value;
 namespace tack::codegen::detail {
 
 // The type a value of dtype t has in registers: Bool is i1, integers iN (signed
-// and unsigned alike), f32 float, f64 double.
+// and unsigned alike), f32 float, f64 double. Every function below also takes
+// vectors of these (the CPU's SIMD path) and then returns vectors.
 llvm::Type* value_type(llvm::LLVMContext& c, DType t);
 // The type it has in memory and in the kernel's signature: Bool is i8.
 llvm::Type* memory_type(llvm::LLVMContext& c, DType t);
@@ -33,6 +34,9 @@ llvm::Value* emit_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, llvm::Value
 
 // A conversion as ir::eval_cast computes it.
 llvm::Value* emit_cast(llvm::IRBuilderBase& b, DType from, DType to, llvm::Value* v);
+
+// `scalar`, or a vector of it as long as v is one (the CPU's SIMD path).
+llvm::Type* shaped_like(llvm::Type* scalar, llvm::Value* v);
 
 // Memory <-> register form of one element (only Bool differs: i8 in memory).
 llvm::Value* to_memory(llvm::IRBuilderBase& b, DType t, llvm::Value* v);

@@ -25,48 +25,93 @@ void KernelEmitter::begin_statement(std::initializer_list<const ir::Expr*> roots
 void KernelEmitter::stmt(const ir::Stmt& s) {
   if (!s) return;
   switch (s->kind) {
-    case ir::StmtKind::Block:
-      for (const ir::Stmt& child : s.as<ir::Block>()->stmts) stmt(child);
-      return;
+    case ir::StmtKind::Block: return emit_block(s.as<ir::Block>()->stmts, 0);
     case ir::StmtKind::Let: {
       const auto* n = s.as<ir::Let>();
       begin_statement({&n->value});
-      b_.CreateStore(converted(n->value, let_dtype(n->id)), let_slot(n->id));
+      llvm::AllocaInst* slot = let_slot(n->id);
+      Value* v = converted(n->value, let_dtype(n->id));
+      TACK_CHECK(!is_vec(v) || holds_vec(slot));  // the uniformity analysis and the values agree
+      b_.CreateStore(holds_vec(slot) ? splat(v) : v, slot);
       return;
     }
     case ir::StmtKind::DeclareVar: {
       const auto* n = s.as<ir::DeclareVar>();
       begin_statement({&n->init});
-      b_.CreateStore(converted(n->init, var_dtype(n->id)), var_slot(n->id));
+      llvm::AllocaInst* slot = var_slot(n->id);
+      Value* v = converted(n->init, var_dtype(n->id));
+      TACK_CHECK(!is_vec(v) || holds_vec(slot));
+      b_.CreateStore(holds_vec(slot) ? splat(v) : v, slot);
       return;
     }
     case ir::StmtKind::Assign: {
       const auto* n = s.as<ir::Assign>();
       begin_statement({&n->value});
-      b_.CreateStore(converted(n->value, var_dtype(n->id)), var_slot(n->id));
+      llvm::AllocaInst* slot = var_slot(n->id);
+      Value* v = converted(n->value, var_dtype(n->id));
+      TACK_CHECK(!is_vec(v) || holds_vec(slot));
+      // A varying Var keeps its value in the lanes not running here.
+      if (holds_vec(slot)) v = splat(v);
+      if (holds_vec(slot) && lanes_->assign_masked(s.get()))
+        v = b_.CreateSelect(exec(), v, b_.CreateLoad(slot->getAllocatedType(), slot));
+      b_.CreateStore(v, slot);
       return;
     }
-    case ir::StmtKind::Store: return emit_store(s.as<ir::Store>());
-    case ir::StmtKind::Atomic: return emit_atomic(s.as<ir::Atomic>());
+    case ir::StmtKind::Store: return gang_ ? gang_store(s.as<ir::Store>()) : emit_store(s.as<ir::Store>());
+    case ir::StmtKind::Atomic: return gang_ ? gang_atomic(s.as<ir::Atomic>()) : emit_atomic(s.as<ir::Atomic>());
     case ir::StmtKind::If: return emit_if(s.as<ir::If>());
-    case ir::StmtKind::For: return emit_for(s.as<ir::For>());
-    case ir::StmtKind::Loop: return emit_loop(s.as<ir::Loop>());
+    case ir::StmtKind::For:
+      if (gang_ && lanes_->divergent_loop(s.get())) return gang_for(s.as<ir::For>());
+      return emit_for(s.as<ir::For>());
+    case ir::StmtKind::Loop:
+      if (gang_ && lanes_->divergent_loop(s.get())) return gang_loop(s.as<ir::Loop>());
+      return emit_loop(s.as<ir::Loop>());
     case ir::StmtKind::Break:
+    case ir::StmtKind::Continue: {
       TACK_CHECK(!loops_.empty());
-      b_.CreateBr(loops_.back().exit);
+      const bool is_break = s->kind == ir::StmtKind::Break;
+      if (loops_.back().continued) return gang_escape(is_break);
+      b_.CreateBr(is_break ? loops_.back().exit : loops_.back().next);
       dead_block();
       return;
-    case ir::StmtKind::Continue:
-      TACK_CHECK(!loops_.empty());
-      b_.CreateBr(loops_.back().next);
-      dead_block();
-      return;
+    }
     case ir::StmtKind::Barrier:
     case ir::StmtKind::GroupReduce:
       TACK_UNREACHABLE("llvm_gen: barriers and group reductions must be lowered by passes::lower_workgroups");
     case ir::StmtKind::Print: TACK_UNREACHABLE("llvm_gen: prints must be lowered by passes::lower_prints");
   }
   TACK_UNREACHABLE("llvm_gen: unknown statement kind");
+}
+
+// A block's statements from `from` on. On the SIMD path, in a divergent loop, the
+// lanes that reach a Break or Continue leave: nothing after it in the block runs,
+// and after a statement some lanes may have left through, the rest runs only
+// while any lane remains where it must (a uniform load or store there runs
+// exactly when some work-item reaches it, as on the scalar path); masked work
+// needs no test.
+void KernelEmitter::emit_block(const std::vector<ir::Stmt>& stmts, std::size_t from) {
+  auto rest_needs_a_lane = [this](const std::vector<ir::Stmt>& all, std::size_t first) {
+    for (std::size_t j = first; j < all.size(); ++j)
+      if (needs_a_lane(all[j])) return true;
+    return false;
+  };
+  for (std::size_t i = from; i < stmts.size(); ++i) {
+    const ir::Stmt& s = stmts[i];
+    const bool masked = gang_ && !loops_.empty() && loops_.back().continued;
+    stmt(s);
+    if (!masked) continue;
+    if (s->kind == ir::StmtKind::Break || s->kind == ir::StmtKind::Continue) return;
+    if (i + 1 < stmts.size() && analysis::LaneUniformity::escapes(s) && rest_needs_a_lane(stmts, i + 1)) {
+      BasicBlock* rest = block("lanes.rest");
+      BasicBlock* done = block("lanes.done");
+      b_.CreateCondBr(any(exec()), rest, done);
+      b_.SetInsertPoint(rest);
+      emit_block(stmts, i + 1);
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+      return;
+    }
+  }
 }
 
 // Code after a Break or Continue is unreachable; it goes to a block of its own.
@@ -114,6 +159,13 @@ void KernelEmitter::emit_atomic(const ir::Atomic* n) {
   TACK_CHECK(t != DType::Bool);
   Value* ptr = element_ptr(n->array, n->index);
   Value* v = converted(n->value, t);
+  Value* compare = n->op == ir::AtomicOp::Cas ? converted(n->compare, t) : nullptr;
+  b_.CreateStore(emit_cast(b_, t, let_dtype(n->result), atomic_at(n, ptr, v, compare)), let_slot(n->result));
+}
+
+// The atomic operation of n on the element at ptr with operand v (and for Cas, compare); returns the old value.
+Value* KernelEmitter::atomic_at(const ir::Atomic* n, Value* ptr, Value* v, Value* compare) {
+  DType t = array_dtype(n->array);
   llvm::Align align = element_align(t);
   const auto mono = llvm::AtomicOrdering::Monotonic;
   const bool fl = is_float(t), sig = is_signed_int(t);
@@ -154,7 +206,7 @@ void KernelEmitter::emit_atomic(const ir::Atomic* n) {
     case ir::AtomicOp::Cas: {
       // Compare and store on the bit pattern, as the interpreter compares Bits.
       llvm::Type* bits = b_.getIntNTy(static_cast<unsigned>(dtype_bits(t)));
-      Value* expect = b_.CreateBitCast(converted(n->compare, t), bits);
+      Value* expect = b_.CreateBitCast(compare, bits);
       Value* pair = b_.CreateAtomicCmpXchg(ptr, expect, b_.CreateBitCast(v, bits), align,
                                            llvm::AtomicOrdering::SequentiallyConsistent,
                                            llvm::AtomicOrdering::SequentiallyConsistent);
@@ -162,12 +214,13 @@ void KernelEmitter::emit_atomic(const ir::Atomic* n) {
       break;
     }
   }
-  b_.CreateStore(emit_cast(b_, t, let_dtype(n->result), old), let_slot(n->result));
+  return old;
 }
 
 void KernelEmitter::emit_if(const ir::If* n) {
   begin_statement({&n->cond});
   Value* c = converted(n->cond, DType::Bool);
+  if (is_vec(c)) return gang_if(n, c);
   BasicBlock* then_bb = block("if.then");
   BasicBlock* else_bb = n->else_case ? block("if.else") : nullptr;
   BasicBlock* merge = block("if.end");

@@ -5,6 +5,7 @@
 // hosts and objects that loader does not read.
 #include "backends/cpu/compiler.hpp"
 
+#include "analysis/simd_plan.hpp"
 #include "backends/cpu/llvm/o3_pipeline.hpp"
 #include "codegen/llvm/llvm_gen.hpp"
 
@@ -24,6 +25,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -89,6 +91,16 @@ class CodegenPasses final : public llvm::legacy::PassManager {
   }
 };
 
+// The widest vector register of the host: the gang width's budget.
+unsigned vector_bits(const llvm::SubtargetFeatures& features) {
+  unsigned bits = 128;  // SSE2 (every x86-64) and NEON
+  for (const std::string& f : features.getFeatures()) {
+    if (f == "+avx512f") bits = std::max(bits, 512u);
+    if (f == "+avx" || f == "+avx2") bits = std::max(bits, 256u);
+  }
+  return bits;
+}
+
 // Everything LLVM is made on first need.
 struct State {
   std::once_flag builder_made;
@@ -130,8 +142,8 @@ struct State {
 
 class LlvmCompiler final : public Compiler {
  public:
-  std::string compile(const ir::Kernel& typed, bool noalias, std::string* chunk_symbol, double* codegen_ms,
-                      double* compile_ms) override {
+  std::string compile(const ir::Kernel& typed, const CodegenOptions& options, std::string* chunk_symbol,
+                      double* codegen_ms, double* compile_ms) override {
     auto start = std::chrono::steady_clock::now();
     auto elapsed = [&start] {
       const auto now = std::chrono::steady_clock::now();
@@ -140,7 +152,8 @@ class LlvmCompiler final : public Compiler {
       return ms;
     };
     llvm::LLVMContext context;
-    codegen::LlvmModule gen = codegen::generate_llvm(typed, context, noalias);
+    const analysis::SimdPlan plan = simd_plan(typed, options);
+    codegen::LlvmModule gen = codegen::generate_llvm(typed, context, options.noalias, plan.lanes);
     llvm::Module& m = *gen.module;
     std::string verify_errors;
     llvm::raw_string_ostream verify_os(verify_errors);
@@ -173,10 +186,11 @@ class LlvmCompiler final : public Compiler {
 
   void prepare() override { state_.give_tm(state_.take_tm()); }
 
-  std::string ir_text(const ir::Kernel& typed, bool noalias) override {
+  std::string ir_text(const ir::Kernel& typed, const CodegenOptions& options) override {
     llvm::LLVMContext context;
-    codegen::LlvmModule gen = codegen::generate_llvm(typed, context, noalias);
-    std::string text;
+    const analysis::SimdPlan plan = simd_plan(typed, options);
+    codegen::LlvmModule gen = codegen::generate_llvm(typed, context, options.noalias, plan.lanes);
+    std::string text = "; " + plan.why + "\n";
     llvm::raw_string_ostream os(text);
     gen.module->print(os, nullptr);
     return text;
@@ -194,6 +208,10 @@ class LlvmCompiler final : public Compiler {
     check(jit.addObjectFile(lib, llvm::MemoryBuffer::getMemBufferCopy(object, name)), "adding object code");
     llvm::orc::ExecutorAddr addr = check(jit.lookup(lib, symbol), "looking up the kernel entry");
     return addr.toPtr<void*>();
+  }
+
+  analysis::SimdPlan simd_plan(const ir::Kernel& typed, const CodegenOptions& options) {
+    return analysis::plan_simd(typed, vector_bits(state_.host().getFeatures()), options.simd);
   }
 
   std::string host_target() override {

@@ -1,0 +1,247 @@
+// The lane uniformity analysis of parallel kernels (see lane_uniformity.hpp).
+//
+// A least fixpoint: everything starts uniform and the scan marks what is
+// computed from something varying, redone until nothing changes, since a Var
+// assigned late in a loop body makes its earlier reads varying and a varying
+// condition makes the loop around it divergent.
+#include "analysis/lane_uniformity.hpp"
+
+#include "ir/check.hpp"
+#include "ir/walk.hpp"
+
+namespace tack::analysis {
+
+using namespace tack::ir;
+
+LaneUniformity::LaneUniformity(const Kernel& k) : inner_(static_cast<int>(k.dims.size()) - 1) {
+  TACK_CHECK(k.typed && k.launch == LaunchKind::Parallel && !k.dims.empty());
+  let_varying_.assign(k.lets.size(), 0);
+  var_varying_.assign(k.vars.size(), 0);
+  var_depth_.assign(k.vars.size(), 0);
+  while (scan(k.body, 0)) {
+  }
+  reads_.assign(k.vars.size(), 0);
+  var_loops_.assign(k.vars.size(), 0);
+  std::vector<const StmtNode*> loops;
+  count_reads(k.body, loops);
+  classify_assigns(k.body, Context{});
+}
+
+void LaneUniformity::count_reads(const Stmt& s, std::vector<const StmtNode*>& loops) {
+  if (!s) return;
+  std::unordered_set<const ExprNode*> seen;
+  for (const Expr& e : own_exprs(s))  // a For's bounds are read before its loop
+    walk(e, seen, [&](const Expr& x) {
+      if (auto r = x.as<VarRef>()) {
+        ++reads_[static_cast<std::size_t>(r->id)];
+        for (const StmtNode* l : loops) {
+          std::vector<int>& in = reads_in_loop_[l];
+          in.resize(reads_.size());
+          ++in[static_cast<std::size_t>(r->id)];
+        }
+      }
+    });
+  switch (s->kind) {
+    case StmtKind::Block:
+      for (const Stmt& c : s.as<Block>()->stmts) count_reads(c, loops);
+      break;
+    case StmtKind::If:
+      count_reads(s.as<If>()->then_case, loops);
+      count_reads(s.as<If>()->else_case, loops);
+      break;
+    case StmtKind::For:
+    case StmtKind::Loop: {
+      const bool divergent = divergent_loop(s.get());
+      if (divergent) loops.push_back(s.get());
+      count_reads(s->kind == StmtKind::For ? s.as<For>()->body : s.as<Loop>()->body, loops);
+      if (divergent) loops.pop_back();
+      break;
+    }
+    default: break;
+  }
+}
+
+bool LaneUniformity::has_continue(const Stmt& s) {
+  if (!s) return false;
+  switch (s->kind) {
+    case StmtKind::Continue: return true;
+    case StmtKind::Block:
+      for (const Stmt& c : s.as<Block>()->stmts)
+        if (has_continue(c)) return true;
+      return false;
+    case StmtKind::If: return has_continue(s.as<If>()->then_case) || has_continue(s.as<If>()->else_case);
+    default: return false;
+  }
+}
+
+void LaneUniformity::classify_assigns(const Stmt& s, Context c) {
+  if (!s) return;
+  switch (s->kind) {
+    case StmtKind::Block:
+      for (const Stmt& child : s.as<Block>()->stmts) classify_assigns(child, c);
+      break;
+    case StmtKind::DeclareVar: var_loops_[static_cast<std::size_t>(s.as<DeclareVar>()->id)] = c.loops; break;
+    case StmtKind::Assign: {
+      const int id = s.as<Assign>()->id;
+      const auto v = static_cast<std::size_t>(id);
+      if (!var_varying(id) || c.depth == var_depth_[v]) break;
+      const StmtNode* l = c.direct_loop;
+      const bool loop_local = l && c.depth == var_depth_[v] + 1 && c.loops_outside_direct == var_loops_[v] &&
+                              !has_continue(l->kind == StmtKind::For ? static_cast<const For*>(l)->body
+                                                                     : static_cast<const Loop*>(l)->body) &&
+                              reads_in_loop_.count(l) && reads_in_loop_.at(l)[v] == reads_[v];
+      if (!loop_local) masked_assigns_.insert(s.get());
+      break;
+    }
+    case StmtKind::If: {
+      Context inner = c;
+      if (varying_if(s.get())) {
+        ++inner.depth;
+        inner.direct_loop = nullptr;
+      }
+      classify_assigns(s.as<If>()->then_case, inner);
+      classify_assigns(s.as<If>()->else_case, inner);
+      break;
+    }
+    case StmtKind::For:
+    case StmtKind::Loop: {
+      Context inner = c;
+      ++inner.loops;
+      if (divergent_loop(s.get())) {
+        ++inner.depth;
+        inner.direct_loop = s.get();
+        inner.loops_outside_direct = c.loops;
+      }
+      classify_assigns(s->kind == StmtKind::For ? s.as<For>()->body : s.as<Loop>()->body, inner);
+      break;
+    }
+    default: break;
+  }
+}
+
+bool LaneUniformity::varying(const Expr& e) const {
+  bool v = false;
+  std::unordered_set<const ExprNode*> seen;
+  walk(e, seen, [&](const Expr& x) {
+    switch (x->kind) {
+      // A load is as varying as its index (walk visits it).
+      case ExprKind::LoopIndex: v = v || x.as<LoopIndex>()->dim == inner_; break;
+      case ExprKind::LetRef: v = v || let_varying(x.as<LetRef>()->id); break;
+      case ExprKind::VarRef: v = v || var_varying(x.as<VarRef>()->id); break;
+      case ExprKind::GroupValue: TACK_UNREACHABLE("lane_uniformity: a parallel kernel has no group values");
+      default: break;
+    }
+  });
+  return v;
+}
+
+bool LaneUniformity::escapes(const Stmt& s) {
+  if (!s) return false;
+  switch (s->kind) {
+    case StmtKind::Break:
+    case StmtKind::Continue: return true;
+    case StmtKind::Block:
+      for (const Stmt& c : s.as<Block>()->stmts)
+        if (escapes(c)) return true;
+      return false;
+    case StmtKind::If: return escapes(s.as<If>()->then_case) || escapes(s.as<If>()->else_case);
+    default: return false;  // a For or Loop catches its own breaks
+  }
+}
+
+bool LaneUniformity::mark_let(int id) {
+  char& v = let_varying_[static_cast<std::size_t>(id)];
+  if (v) return false;
+  v = 1;
+  return true;
+}
+
+bool LaneUniformity::mark_var(int id) {
+  char& v = var_varying_[static_cast<std::size_t>(id)];
+  if (v) return false;
+  v = 1;
+  return true;
+}
+
+// Whether a break_ or continue_ of the loop whose body is s sits under an if_ with a varying condition.
+bool LaneUniformity::breaks_under_varying_if(const Stmt& s, bool under) const {
+  if (!s) return false;
+  switch (s->kind) {
+    case StmtKind::Break:
+    case StmtKind::Continue: return under;
+    case StmtKind::Block:
+      for (const Stmt& c : s.as<Block>()->stmts)
+        if (breaks_under_varying_if(c, under)) return true;
+      return false;
+    case StmtKind::If: {
+      auto n = s.as<If>();
+      bool u = under || varying_if(s.get());
+      return breaks_under_varying_if(n->then_case, u) || breaks_under_varying_if(n->else_case, u);
+    }
+    default: return false;
+  }
+}
+
+// Marks what s makes varying; `depth` counts the divergent regions around s. True when anything changed.
+bool LaneUniformity::scan(const Stmt& s, int depth) {
+  if (!s) return false;
+  bool changed = false;
+  switch (s->kind) {
+    case StmtKind::Block:
+      for (const Stmt& c : s.as<Block>()->stmts) changed = scan(c, depth) || changed;
+      break;
+    case StmtKind::Let:
+      if (varying(s.as<Let>()->value)) changed = mark_let(s.as<Let>()->id);
+      break;
+    case StmtKind::DeclareVar: {
+      auto n = s.as<DeclareVar>();
+      var_depth_[static_cast<std::size_t>(n->id)] = depth;
+      if (varying(n->init)) changed = mark_var(n->id);
+      break;
+    }
+    case StmtKind::Assign: {
+      auto n = s.as<Assign>();
+      // Assigned where only some of the lanes that declared it run: the others keep their value.
+      if (varying(n->value) || depth > var_depth_[static_cast<std::size_t>(n->id)]) changed = mark_var(n->id);
+      break;
+    }
+    case StmtKind::Atomic: changed = mark_let(s.as<Atomic>()->result); break;  // each lane gets its own old value
+    case StmtKind::If: {
+      auto n = s.as<If>();
+      int inner = depth;
+      if (varying(n->cond)) {
+        changed = varying_ifs_.insert(s.get()).second;
+        inner = depth + 1;
+      }
+      changed = scan(n->then_case, inner) || changed;
+      changed = scan(n->else_case, inner) || changed;
+      break;
+    }
+    case StmtKind::For: {
+      auto n = s.as<For>();
+      bool bounds = varying(n->lo) || varying(n->hi);
+      if (bounds) changed = mark_let(n->index);
+      int inner = depth;
+      if (bounds || breaks_under_varying_if(n->body, false)) {
+        changed = divergent_loops_.insert(s.get()).second || changed;
+        inner = depth + 1;
+      }
+      changed = scan(n->body, inner) || changed;
+      break;
+    }
+    case StmtKind::Loop: {
+      auto n = s.as<Loop>();
+      int inner = depth;
+      if (breaks_under_varying_if(n->body, false)) {
+        changed = divergent_loops_.insert(s.get()).second;
+        inner = depth + 1;
+      }
+      changed = scan(n->body, inner) || changed;
+      break;
+    }
+    default: break;  // Store, Break, Continue (prints and collectives are lowered or refused before)
+  }
+  return changed;
+}
+
+}  // namespace tack::analysis

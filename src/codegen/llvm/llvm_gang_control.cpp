@@ -1,0 +1,172 @@
+// The CPU code generator's SIMD path, its control flow under the execution
+// mask. An if_ on a varying condition runs each side with the lanes that take
+// it, skipping a side no lane takes; a divergent loop runs while any lane is
+// active, a break_ clears the lanes that reach it until the loop ends and a
+// continue_ until the next iteration. Uniform conditions and loops whose lanes
+// stay together branch as on the scalar path (llvm_statements.cpp).
+#include "codegen/llvm/llvm_kernel_emitter.hpp"
+
+#include "codegen/llvm/llvm_ops.hpp"
+#include "ir/check.hpp"
+
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Instructions.h>
+
+#include <string>
+
+namespace tack::codegen::detail {
+
+using llvm::BasicBlock;
+using llvm::Value;
+
+// Whether s must not run when no lane is running: it reads or writes memory at a
+// uniform index (scalar accesses, unmasked), or is a loop that would spin for
+// no lane. Masked vector work, divergent loops and varying if_s test the mask
+// themselves.
+bool KernelEmitter::needs_a_lane(const ir::Stmt& s) const {
+  if (!s) return false;
+  switch (s->kind) {
+    case ir::StmtKind::Block:
+      for (const ir::Stmt& c : s.as<ir::Block>()->stmts)
+        if (needs_a_lane(c)) return true;
+      return false;
+    case ir::StmtKind::Let: {
+      // A Load is only ever the whole value of a Let.
+      const auto* load = s.as<ir::Let>()->value.as<ir::Load>();
+      return load && !lanes_->varying(load->index);
+    }
+    case ir::StmtKind::Store: {
+      const auto* n = s.as<ir::Store>();
+      return !lanes_->varying(n->index) && !lanes_->varying(n->value);
+    }
+    case ir::StmtKind::If: {
+      const auto* n = s.as<ir::If>();
+      return !lanes_->varying_if(s.get()) || needs_a_lane(n->then_case) || needs_a_lane(n->else_case);
+    }
+    case ir::StmtKind::For:
+    case ir::StmtKind::Loop: return !lanes_->divergent_loop(s.get());
+    default: return false;
+  }
+}
+
+// An if_ on a varying condition. `if_(c, break_)` and `if_(c, continue_)`, the
+// shape of every while_ condition, only clear lanes: no branch at all.
+void KernelEmitter::gang_if(const ir::If* n, Value* cond) {
+  Value* before = exec();
+  const ir::Stmt* only = &n->then_case;
+  if (const auto* b = only->as<ir::Block>(); b && b->stmts.size() == 1) only = &b->stmts[0];
+  const bool escape = (*only)->kind == ir::StmtKind::Break || (*only)->kind == ir::StmtKind::Continue;
+  if (escape && !n->else_case && !loops_.empty() && loops_.back().continued) {
+    if ((*only)->kind == ir::StmtKind::Continue) {
+      llvm::AllocaInst* continued = loops_.back().continued;
+      Value* leaving = b_.CreateAnd(before, cond);
+      b_.CreateStore(b_.CreateOr(b_.CreateLoad(continued->getAllocatedType(), continued), leaving), continued);
+    }
+    set_exec(b_.CreateAnd(before, b_.CreateNot(cond)));
+    return;
+  }
+  Value* taken = b_.CreateAnd(before, cond);
+  Value* other = b_.CreateAnd(before, b_.CreateNot(cond));
+  BasicBlock* then_bb = block("if.then");
+  BasicBlock* then_end = block("if.then.end");
+  set_exec(taken);
+  b_.CreateCondBr(any(taken), then_bb, then_end);
+  b_.SetInsertPoint(then_bb);
+  stmt(n->then_case);
+  b_.CreateBr(then_end);
+  b_.SetInsertPoint(then_end);
+  Value* after = exec();  // less the lanes that left through a break_ or continue_
+  if (n->else_case) {
+    BasicBlock* else_bb = block("if.else");
+    BasicBlock* else_end = block("if.end");
+    set_exec(other);
+    b_.CreateCondBr(any(other), else_bb, else_end);
+    b_.SetInsertPoint(else_bb);
+    stmt(n->else_case);
+    b_.CreateBr(else_end);
+    b_.SetInsertPoint(else_end);
+    after = b_.CreateOr(after, exec());
+  } else {
+    after = b_.CreateOr(after, other);
+  }
+  set_exec(after);
+}
+
+void KernelEmitter::gang_loop(const ir::Loop* n) {
+  Value* entry = exec();
+  llvm::AllocaInst* continued = mask_slot();
+  BasicBlock* head = block("loop.head");
+  BasicBlock* body = block("loop.body");
+  BasicBlock* latch = block("loop.next");
+  BasicBlock* exit = block("loop.end");
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  b_.CreateCondBr(any(exec()), body, exit);
+  b_.SetInsertPoint(body);
+  b_.CreateStore(no_lanes(), continued);
+  loops_.push_back({exit, latch, continued});
+  stmt(n->body);
+  loops_.pop_back();
+  b_.CreateBr(latch);
+  b_.SetInsertPoint(latch);
+  set_exec(b_.CreateOr(exec(), b_.CreateLoad(continued->getAllocatedType(), continued)));
+  b_.CreateBr(head);
+  b_.SetInsertPoint(exit);
+  set_exec(entry);  // every lane that entered comes out
+}
+
+// for (i = lo; i < hi; ++i) with lo and hi evaluated once: with varying bounds i
+// is a vector and each lane leaves when its own count ends.
+void KernelEmitter::gang_for(const ir::For* n) {
+  begin_statement({&n->lo, &n->hi});
+  Value* lo = converted(n->lo, DType::I64);
+  Value* hi = converted(n->hi, DType::I64);
+  const bool varying_bounds = is_vec(lo) || is_vec(hi);
+  if (varying_bounds) lo = splat(lo), hi = splat(hi);
+  Value* entry = exec();
+  llvm::AllocaInst* continued = mask_slot();
+  BasicBlock* pre = b_.GetInsertBlock();
+  BasicBlock* head = block("for.head");
+  BasicBlock* body = block("for.body");
+  BasicBlock* latch = block("for.next");
+  BasicBlock* exit = block("for.end");
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* i = b_.CreatePHI(lo->getType(), 2, "i" + std::to_string(n->index));
+  i->addIncoming(lo, pre);
+  Value* go;
+  if (varying_bounds) {
+    Value* active = b_.CreateAnd(exec(), b_.CreateICmpSLT(i, hi));
+    set_exec(active);
+    go = any(active);
+  } else {
+    go = b_.CreateAnd(b_.CreateICmpSLT(i, hi), any(exec()));
+  }
+  b_.CreateCondBr(go, body, exit);
+  b_.SetInsertPoint(body);
+  llvm::AllocaInst* index = let_slot(n->index);
+  b_.CreateStore(holds_vec(index) ? splat(i) : static_cast<Value*>(i), index);
+  b_.CreateStore(no_lanes(), continued);
+  loops_.push_back({exit, latch, continued});
+  stmt(n->body);
+  loops_.pop_back();
+  b_.CreateBr(latch);
+  b_.SetInsertPoint(latch);
+  set_exec(b_.CreateOr(exec(), b_.CreateLoad(continued->getAllocatedType(), continued)));
+  // Lanes past their bound keep counting, harmlessly: they no longer run.
+  i->addIncoming(b_.CreateAdd(i, llvm::ConstantInt::get(i->getType(), 1)), latch);
+  b_.CreateBr(head);
+  b_.SetInsertPoint(exit);
+  set_exec(entry);
+}
+
+// The running lanes leave the loop (break_) or this iteration (continue_); nothing after it runs for them.
+void KernelEmitter::gang_escape(bool is_break) {
+  llvm::AllocaInst* continued = loops_.back().continued;
+  if (!is_break)
+    b_.CreateStore(b_.CreateOr(b_.CreateLoad(continued->getAllocatedType(), continued), exec()), continued);
+  set_exec(no_lanes());
+}
+
+}  // namespace tack::codegen::detail

@@ -1,0 +1,109 @@
+// The CPU code generator's SIMD path, its memory accesses: an index that steps
+// by one element from lane to lane is one vector load or store, any other
+// varying index a gather or scatter, a uniform one a scalar access; all of them
+// under the execution mask, so a lane that is not running never touches
+// memory (its index may be out of range). Atomics run lane by lane in lane
+// order, each as the scalar path does it.
+#include "codegen/llvm/llvm_kernel_emitter.hpp"
+
+#include "codegen/llvm/llvm_ops.hpp"
+#include "ir/check.hpp"
+
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Instructions.h>
+
+namespace tack::codegen::detail {
+
+using llvm::BasicBlock;
+using llvm::Value;
+
+Value* KernelEmitter::gang_load(const ir::Load* n, DType to) {
+  DType t = array_dtype(n->array);
+  llvm::Type* mt = memory_type(c_, t);
+  Value* index = converted(n->index, DType::I64);
+  Value* v;
+  if (!is_vec(index)) {
+    v = b_.CreateAlignedLoad(mt, b_.CreateInBoundsGEP(mt, array_base(n->array), index), element_align(t));
+  } else {
+    llvm::Type* vt = vec(mt);
+    // Lanes that do not run read nothing and hold zero (never poison, which a mask built from them would spread).
+    Value* none = llvm::Constant::getNullValue(vt);
+    if (lane_stride(n->index) == 1) {
+      Value* first = b_.CreateInBoundsGEP(mt, array_base(n->array), b_.CreateExtractElement(index, uint64_t{0}));
+      v = b_.CreateMaskedLoad(vt, first, element_align(t), exec(), none);
+    } else {
+      Value* each = b_.CreateInBoundsGEP(mt, array_base(n->array), index);
+      v = b_.CreateMaskedGather(vt, each, element_align(t), exec(), none);
+    }
+  }
+  return emit_cast(b_, t, to, from_memory(b_, t, v));
+}
+
+void KernelEmitter::gang_store(const ir::Store* n) {
+  begin_statement({&n->index, &n->value});
+  DType t = array_dtype(n->array);
+  llvm::Type* mt = memory_type(c_, t);
+  Value* index = converted(n->index, DType::I64);
+  Value* v = to_memory(b_, t, converted(n->value, t));
+  if (!is_vec(index) && !is_vec(v)) {
+    // Some lane runs here (emit_block's rule), and every running lane stores the same value.
+    b_.CreateAlignedStore(v, b_.CreateInBoundsGEP(mt, array_base(n->array), index), element_align(t));
+    return;
+  }
+  v = splat(v);
+  if (is_vec(index) && lane_stride(n->index) == 1) {
+    Value* first = b_.CreateInBoundsGEP(mt, array_base(n->array), b_.CreateExtractElement(index, uint64_t{0}));
+    b_.CreateMaskedStore(v, first, element_align(t), exec());
+    return;
+  }
+  // A scatter writes lane after lane, so where lanes share an element the last running lane's value stays,
+  // as when the scalar path runs the work-items in order.
+  Value* each = b_.CreateInBoundsGEP(mt, array_base(n->array), splat(index));
+  b_.CreateMaskedScatter(v, each, element_align(t), exec());
+}
+
+// Runs f(lane) for each running lane, in lane order, as a loop over the lanes.
+template <class F>
+void KernelEmitter::for_each_active_lane(F&& f) {
+  Value* mask = exec();
+  BasicBlock* pre = b_.GetInsertBlock();
+  BasicBlock* head = block("lane.head");
+  BasicBlock* run = block("lane.run");
+  BasicBlock* next = block("lane.next");
+  BasicBlock* done = block("lane.done");
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  llvm::PHINode* lane = b_.CreatePHI(b_.getInt32Ty(), 2, "lane");
+  lane->addIncoming(b_.getInt32(0), pre);
+  b_.CreateCondBr(b_.CreateExtractElement(mask, lane), run, next);
+  b_.SetInsertPoint(run);
+  f(lane);
+  b_.CreateBr(next);
+  b_.SetInsertPoint(next);
+  Value* following = b_.CreateAdd(lane, b_.getInt32(1));
+  lane->addIncoming(following, next);
+  b_.CreateCondBr(b_.CreateICmpULT(following, b_.getInt32(gang_)), head, done);
+  b_.SetInsertPoint(done);
+}
+
+void KernelEmitter::gang_atomic(const ir::Atomic* n) {
+  begin_statement({&n->index, &n->value, &n->compare});
+  DType t = array_dtype(n->array);
+  TACK_CHECK(t != DType::Bool);
+  llvm::Type* mt = memory_type(c_, t);
+  Value* index = converted(n->index, DType::I64);
+  Value* v = converted(n->value, t);
+  Value* compare = n->op == ir::AtomicOp::Cas ? converted(n->compare, t) : nullptr;
+  llvm::AllocaInst* result = let_slot(n->result);
+  TACK_CHECK(holds_vec(result));
+  for_each_active_lane([&](Value* lane) {
+    auto pick = [&](Value* x) { return is_vec(x) ? b_.CreateExtractElement(x, lane) : x; };
+    Value* ptr = b_.CreateInBoundsGEP(mt, array_base(n->array), pick(index));
+    Value* old = atomic_at(n, ptr, pick(v), compare ? pick(compare) : nullptr);
+    Value* all = b_.CreateLoad(result->getAllocatedType(), result);
+    b_.CreateStore(b_.CreateInsertElement(all, emit_cast(b_, t, let_dtype(n->result), old), lane), result);
+  });
+}
+
+}  // namespace tack::codegen::detail
