@@ -72,9 +72,7 @@ class KernelEmitter {
   // ---- the parallel loop (llvm_launch_loops.cpp) ----
   void emit_1d();
   void emit_nd();
-  // Binds the innermost parallel index for the iteration at `i` (of a loop that ends at `limit`) and
-  // returns how far the next iteration starts: 1, or on the SIMD path the gang's width.
-  llvm::Value* bind_inner_index(llvm::Value* i, llvm::Value* limit);
+  void emit_row(llvm::Value* lo, llvm::Value* hi);
   void no_vectorize(llvm::Instruction* latch_branch);
 
   // ---- the SIMD path (llvm_gang_values.cpp, llvm_gang_memory.cpp, llvm_gang_control.cpp) ----

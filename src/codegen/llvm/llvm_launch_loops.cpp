@@ -21,17 +21,56 @@ namespace tack::codegen::detail {
 using llvm::BasicBlock;
 using llvm::Value;
 
-Value* KernelEmitter::bind_inner_index(Value* i, Value* limit) {
+// The innermost dimension from lo to hi (lo < hi), loop_index_'s outer entries bound.
+// Scalar path: one work-item per iteration. SIMD path: whole gangs with every lane
+// running (the mask a constant, so loads and stores are plain vector ones), then
+// one gang with the lanes left, if any.
+void KernelEmitter::emit_row(Value* lo, Value* hi) {
+  BasicBlock* pre = b_.GetInsertBlock();
+  BasicBlock* done = block("row.done");
   if (!gang_) {
+    BasicBlock* body = block("par.body");
+    b_.CreateBr(body);
+    b_.SetInsertPoint(body);
+    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "idx");
+    i->addIncoming(lo, pre);
     loop_index_.back() = i;
-    return b_.getInt64(1);
+    stmt(k_.body);
+    Value* next = b_.CreateNSWAdd(i, b_.getInt64(1));
+    i->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpSLT(next, hi), body, done);
+    b_.SetInsertPoint(done);
+    return;
   }
+  TACK_CHECK((gang_ & (gang_ - 1)) == 0);
   std::vector<std::uint64_t> iota(gang_);
   for (unsigned l = 0; l < gang_; ++l) iota[l] = l;
   Value* lanes = llvm::ConstantDataVector::get(c_, iota);
+  Value* full_end =
+      b_.CreateAdd(lo, b_.CreateAnd(b_.CreateSub(hi, lo), b_.getInt64(-static_cast<std::int64_t>(gang_))));
+  BasicBlock* body = block("gang.body");
+  BasicBlock* tail_check = block("gang.tail_check");
+  BasicBlock* tail = block("gang.tail");
+  b_.CreateCondBr(b_.CreateICmpSLT(lo, full_end), body, tail_check);
+
+  b_.SetInsertPoint(body);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "gang");
+  i->addIncoming(lo, pre);
   loop_index_.back() = b_.CreateAdd(splat(i), lanes, "lane_index");
-  set_exec(b_.CreateICmpSLT(lanes, splat(b_.CreateSub(limit, i))));
-  return b_.getInt64(gang_);
+  set_exec(llvm::Constant::getAllOnesValue(exec_->getAllocatedType()));
+  stmt(k_.body);
+  Value* next = b_.CreateAdd(i, b_.getInt64(gang_));
+  i->addIncoming(next, b_.GetInsertBlock());
+  no_vectorize(b_.CreateCondBr(b_.CreateICmpSLT(next, full_end), body, tail_check));
+
+  b_.SetInsertPoint(tail_check);
+  b_.CreateCondBr(b_.CreateICmpSLT(full_end, hi), tail, done);
+  b_.SetInsertPoint(tail);
+  loop_index_.back() = b_.CreateAdd(splat(full_end), lanes, "lane_index");
+  set_exec(b_.CreateICmpSLT(lanes, splat(b_.CreateSub(hi, full_end))));
+  stmt(k_.body);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
 }
 
 // A gang loop is already vectorized: LLVM's loop vectorizer need not look at it.
@@ -47,22 +86,13 @@ void KernelEmitter::no_vectorize(llvm::Instruction* latch_branch) {
 
 // for (i = start; i < end; ++i) body
 void KernelEmitter::emit_1d() {
-  BasicBlock* pre = b_.GetInsertBlock();
-  BasicBlock* body = block("par.body");
-  BasicBlock* latch = block("par.next");
+  BasicBlock* run = block("par");
   BasicBlock* exit = block("exit");
-  b_.CreateCondBr(b_.CreateICmpSLT(start_, end_), body, exit);
-  b_.SetInsertPoint(body);
-  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "idx0");
-  i->addIncoming(start_, pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(start_, end_), run, exit);
+  b_.SetInsertPoint(run);
   loop_index_ = {nullptr};
-  Value* step = bind_inner_index(i, end_);
-  stmt(k_.body);
-  b_.CreateBr(latch);
-  b_.SetInsertPoint(latch);
-  Value* next = gang_ ? b_.CreateAdd(i, step) : b_.CreateNSWAdd(i, step);
-  i->addIncoming(next, latch);
-  no_vectorize(b_.CreateCondBr(b_.CreateICmpSLT(next, end_), body, exit));
+  emit_row(start_, end_);
+  b_.CreateBr(exit);
   b_.SetInsertPoint(exit);
   b_.CreateRetVoid();
 }
@@ -91,8 +121,6 @@ void KernelEmitter::emit_nd() {
   }
   BasicBlock* setup = block("par.setup");
   BasicBlock* row = block("par.row");
-  BasicBlock* body = block("par.body");
-  BasicBlock* latch = block("par.next");
   BasicBlock* row_end = block("par.row_end");
   BasicBlock* carry = block("par.carry");
   BasicBlock* exit = block("exit");
@@ -117,19 +145,9 @@ void KernelEmitter::emit_nd() {
   Value* j0 = outer[n - 1];
   Value* len = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateSub(ext[n - 1], j0), b_.CreateSub(end_, flat));
   Value* j_end = b_.CreateNSWAdd(j0, len);
-  b_.CreateBr(body);
-
-  b_.SetInsertPoint(body);
-  llvm::PHINode* j = b_.CreatePHI(i64, 2, "j");
-  j->addIncoming(j0, row);
   loop_index_ = outer;
-  Value* step = bind_inner_index(j, j_end);
-  stmt(k_.body);
-  b_.CreateBr(latch);
-  b_.SetInsertPoint(latch);
-  Value* j_next = gang_ ? b_.CreateAdd(j, step) : b_.CreateNSWAdd(j, step);
-  j->addIncoming(j_next, latch);
-  no_vectorize(b_.CreateCondBr(b_.CreateICmpSLT(j_next, j_end), body, row_end));
+  emit_row(j0, j_end);
+  b_.CreateBr(row_end);
 
   b_.SetInsertPoint(row_end);
   Value* flat_next = b_.CreateNSWAdd(flat, len);
