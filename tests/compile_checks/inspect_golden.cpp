@@ -21,8 +21,9 @@
 // with the reason. Kernels are sorted by name and typed IR, since the suite may
 // specialize them from several threads in any order. Inspection::ir (the
 // traced, untyped IR) is not pinned: the corpus holds typed kernels only, and
-// no code generator reads it. Nothing is normalized: the texts hold no
-// addresses (the same files come out run after run). A mismatch prints the
+// no code generator reads it. Only a refusal's source locations are
+// normalized, to paths inside the checkout, so the files match in a clone
+// anywhere; the texts hold no addresses (the same files come out run after run). A mismatch prints the
 // first differing kernel and leaves both texts in the test's working folder
 // (inspect_golden_<backend>.txt and inspect_golden_<backend>.golden.txt) for
 // diffing. The update rewrites only the files whose text changed. Without zlib
@@ -50,6 +51,15 @@
 
 namespace tack::compile_checks {
 namespace {
+
+// A message with the checkout's folder taken out of its source locations
+// ("/home/me/tack/tests/x.cpp:12" -> "tests/x.cpp:12").
+std::string without_checkout(std::string text) {
+  std::string root = TACK_GOLDEN_DIR;
+  root = root.substr(0, root.rfind("/tests/golden/inspect") + 1);
+  for (std::size_t at; (at = text.find(root)) != std::string::npos;) text.erase(at, root.size());
+  return text;
+}
 
 struct Target {
   std::string name;
@@ -85,9 +95,9 @@ std::string render(const ir::Kernel& typed, runtime::Backend& backend) {
       if (p.kind == ir::ParamKind::Texture3D) p.hardware_texture = backend.texture_in_hardware({2, 2, 2});
     return head + backend.source(k);
   } catch (const TypeError& e) {
-    return head + "refused: " + e.what() + "\n";
+    return head + "refused: " + without_checkout(e.what()) + "\n";
   } catch (const InvalidArgument& e) {
-    return head + "refused: " + e.what() + "\n";
+    return head + "refused: " + without_checkout(e.what()) + "\n";
   }
 }
 
