@@ -10,10 +10,10 @@
 #include "support/alloc_count.hpp"
 #include "support/fake_level_zero/fake_level_zero.hpp"
 
+#include "backends/level_zero/level_zero_driver.hpp"
 #include "backends/level_zero/level_zero_kernel.hpp"
 #include "backends/level_zero/level_zero_memory.hpp"
 #include "backends/level_zero/ocloc_compile.hpp"
-#include "drivers/level_zero_api.hpp"
 #include "runtime/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
@@ -34,7 +34,7 @@
 namespace {
 
 using namespace tack::lang;
-namespace ze = tack::drivers::ze;
+namespace ze = tack::runtime::level_zero::driver;
 namespace l0 = tack::runtime::level_zero;
 
 std::string entry(int i) { return fake_ze_log_entry(i); }

@@ -1,6 +1,7 @@
 // NVRTC builds, PTX loading and the disk cache of PTX.
 #include "backends/cuda/cuda_kernel.hpp"
 
+#include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/nvrtc_compile.hpp"
 #include "runtime/cached_binary.hpp"
 #include "runtime/load_or_build.hpp"
@@ -11,7 +12,7 @@
 #include <atomic>
 
 namespace tack::runtime::cuda {
-namespace cu = drivers::cu;
+namespace cu = cuda::driver;
 namespace {
 
 // The entry's layout; the generated code's version is the library's build id, which key_text adds.

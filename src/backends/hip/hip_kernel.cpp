@@ -1,6 +1,7 @@
 // hipRTC builds, code object loading, the disk cache of code objects, and the launch limit.
 #include "backends/hip/hip_kernel.hpp"
 
+#include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hiprtc_compile.hpp"
 #include "codegen/c_family.hpp"
 #include "drivers/rtc_api.hpp"
@@ -14,7 +15,7 @@
 #include <atomic>
 
 namespace tack::runtime::hip {
-namespace hp = drivers::hip;
+namespace hp = hip::driver;
 namespace {
 
 constexpr const char* kCacheFormat = "tack-hip-code-object-1";

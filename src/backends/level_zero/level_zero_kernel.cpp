@@ -1,6 +1,7 @@
 // ocloc to SPIR-V, zeModuleCreate, and the disk cache of native binaries beside the SPIR-V.
 #include "backends/level_zero/level_zero_kernel.hpp"
 
+#include "backends/level_zero/level_zero_driver.hpp"
 #include "backends/level_zero/ocloc_compile.hpp"
 #include "drivers/ocloc_api.hpp"
 #include "runtime/load_or_build.hpp"
@@ -16,7 +17,7 @@
 
 namespace tack::runtime::level_zero {
 namespace {
-namespace ze = drivers::ze;
+namespace ze = level_zero::driver;
 
 // The entry's layout; the generated code's version is the library's build id, which key_text adds.
 constexpr const char* kCacheFormat = "tack-level-zero-native-1";

@@ -1,6 +1,7 @@
 // Program builds and the disk cache of program binaries.
 #include "backends/opencl/opencl_kernel.hpp"
 
+#include "backends/opencl/opencl_driver.hpp"
 #include "runtime/cached_binary.hpp"
 #include "runtime/load_or_build.hpp"
 #include "runtime/warnings.hpp"
@@ -10,7 +11,7 @@
 #include <atomic>
 
 namespace tack::runtime::opencl {
-namespace cl = drivers::cl;
+namespace cl = opencl::driver;
 namespace {
 
 std::atomic<std::uint64_t> g_source_builds{0};
