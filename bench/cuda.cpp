@@ -11,8 +11,8 @@
 // processes of this binary). Prints "RESULT <name> <value> <unit>" lines for
 // tests/device/run_cuda.sh, then a table. Without a CUDA device it prints
 // "SKIP: <reason>" and exits 0.
+#include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_memory.hpp"
-#include "drivers/cuda_api.hpp"
 
 #include <tack/tack.hpp>
 
@@ -31,7 +31,7 @@
 namespace {
 
 using namespace tack::lang;
-namespace cu = tack::drivers::cu;
+namespace cu = tack::runtime::cuda::driver;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }

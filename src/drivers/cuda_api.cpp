@@ -4,8 +4,6 @@
 #include "drivers/dynamic_library.hpp"
 #include "support/env.hpp"
 
-#include <tack/error.hpp>
-
 #include <cstdlib>
 
 namespace tack::drivers::cu {
@@ -106,27 +104,30 @@ void load(Loaded& out) {
 
 }  // namespace
 
-const Api& api() {
+const Api* load(std::string* why) {
   static const Loaded& loaded = *[] {
     auto* l = new Loaded;  // never destroyed: buffers and streams may be released during exit
     load(*l);
     return l;
   }();
-  if (!loaded.failure.empty()) throw BackendUnavailable("cuda: " + loaded.failure);
-  return loaded.api;
+  if (loaded.failure.empty()) return &loaded.api;
+  if (why) *why = loaded.failure;
+  return nullptr;
 }
 
 std::string error_text(CUresult code) {
-  const Api& a = api();
+  const Api* a = load(nullptr);
   const char* name = nullptr;
   const char* text = nullptr;
-  std::string out = a.cuGetErrorName(code, &name) == CUDA_SUCCESS && name ? name : "CUresult " + std::to_string(code);
-  if (a.cuGetErrorString(code, &text) == CUDA_SUCCESS && text) out += std::string(" (") + text + ")";
+  std::string out =
+      a && a->cuGetErrorName(code, &name) == CUDA_SUCCESS && name ? name : "CUresult " + std::to_string(code);
+  if (a && a->cuGetErrorString(code, &text) == CUDA_SUCCESS && text) out += std::string(" (") + text + ")";
   return out;
 }
 
-void check(CUresult code, const char* call) {
-  if (code != CUDA_SUCCESS) throw BackendError(std::string("cuda: ") + call + " failed: " + error_text(code));
+std::optional<Failure> failure(CUresult code, const char* call) {
+  if (code == CUDA_SUCCESS) return std::nullopt;
+  return Failure{call, code, error_text(code)};
 }
 
 }  // namespace tack::drivers::cu

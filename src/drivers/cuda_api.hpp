@@ -6,8 +6,11 @@
 // installed.
 #pragma once
 
+#include "drivers/failure.hpp"
+
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace tack::drivers::cu {
@@ -223,16 +226,17 @@ struct Api {
   std::string library;  // the file loaded
 };
 
-// The process's driver, loaded and cuInit(0)-ed once; throws BackendUnavailable
-// with the reason (no library, a missing symbol, no device, a stub library)
+// The process's driver, loaded and cuInit(0)-ed once; nullptr with the reason
+// in *why (when given: no library, a missing symbol, no device, a stub library)
 // when there is none. TACK_CUDA_LIBRARY names another file to load instead of
-// libcuda.so.1 (tests point it at a stand-in driver).
-const Api& api();
+// libcuda.so.1 (tests point it at a stand-in driver). The backend's edge
+// (backends/cuda/cuda_driver.hpp) turns a failure into BackendUnavailable.
+const Api* load(std::string* why);
 
 // "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" for a result code.
 std::string error_text(CUresult code);
 
-// Throws BackendError "cuda: <call> failed: <error_text>" unless code is CUDA_SUCCESS.
-void check(CUresult code, const char* call);
+// The failure record of `call` having returned `code`: nullopt for CUDA_SUCCESS.
+std::optional<Failure> failure(CUresult code, const char* call);
 
 }  // namespace tack::drivers::cu

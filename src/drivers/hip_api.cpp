@@ -26,8 +26,6 @@
 #include "drivers/dynamic_library.hpp"
 #include "support/env.hpp"
 
-#include <tack/error.hpp>
-
 #include <dlfcn.h>
 #include <elf.h>
 #include <climits>
@@ -150,14 +148,15 @@ void load(Loaded& out) {
 
 }  // namespace
 
-const Api& api() {
+const Api* load(std::string* why) {
   static const Loaded& loaded = *[] {
     auto* l = new Loaded;  // never destroyed: buffers and streams may be released during exit
     load(*l);
     return l;
   }();
-  if (!loaded.failure.empty()) throw BackendUnavailable("hip: " + loaded.failure);
-  return loaded.api;
+  if (loaded.failure.empty()) return &loaded.api;
+  if (why) *why = loaded.failure;
+  return nullptr;
 }
 
 RuntimeVersion split_runtime_version(int version) { return {version / 10000000, version / 100000 % 100}; }
@@ -201,16 +200,17 @@ bool links_shared_llvm(const std::vector<std::string>& needed) {
 }
 
 std::string error_text(hipError_t code) {
-  const Api& a = api();
-  const char* name = a.hipGetErrorName(code);
-  const char* text = a.hipGetErrorString(code);
+  const Api* a = load(nullptr);
+  const char* name = a ? a->hipGetErrorName(code) : nullptr;
+  const char* text = a ? a->hipGetErrorString(code) : nullptr;
   std::string out = name ? name : "hipError_t " + std::to_string(code);
   if (text) out += std::string(" (") + text + ")";
   return out;
 }
 
-void check(hipError_t code, const char* call) {
-  if (code != hipSuccess) throw BackendError(std::string("hip: ") + call + " failed: " + error_text(code));
+std::optional<Failure> failure(hipError_t code, const char* call) {
+  if (code == hipSuccess) return std::nullopt;
+  return Failure{call, code, error_text(code)};
 }
 
 }  // namespace tack::drivers::hip

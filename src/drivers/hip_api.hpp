@@ -7,8 +7,11 @@
 // than 5 is refused by version rather than asked with the wrong numbers.
 #pragma once
 
+#include "drivers/failure.hpp"
+
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,12 +94,13 @@ struct Api {
   int runtime_version = 0;  // hipRuntimeGetVersion: major * 10000000 + minor * 100000 + patch
 };
 
-// The process's HIP runtime, loaded and hipInit(0)-ed once; throws
-// BackendUnavailable with the reason (no library, a missing symbol, a runtime
-// older than ROCm 5, a code object manager that would abort the process, no
-// device) when there is none. TACK_HIP_LIBRARY names another file to load
-// instead of libamdhip64.so.
-const Api& api();
+// The process's HIP runtime, loaded and hipInit(0)-ed once; nullptr with the
+// reason in *why (when given: no library, a missing symbol, a runtime older
+// than ROCm 5, a code object manager that would abort the process, no device)
+// when there is none. TACK_HIP_LIBRARY names another file to load instead of
+// libamdhip64.so. The backend's edge (backends/hip/hip_driver.hpp) turns a
+// failure into BackendUnavailable.
+const Api* load(std::string* why);
 
 // {major, minor} of a hipRuntimeGetVersion value (50221153 is ROCm 5.2).
 struct RuntimeVersion {
@@ -121,7 +125,7 @@ bool links_shared_llvm(const std::vector<std::string>& needed);
 // "hipErrorOutOfMemory (out of memory)" for an error code.
 std::string error_text(hipError_t code);
 
-// Throws BackendError "hip: <call> failed: <error_text>" unless code is hipSuccess.
-void check(hipError_t code, const char* call);
+// The failure record of `call` having returned `code`: nullopt for hipSuccess.
+std::optional<Failure> failure(hipError_t code, const char* call);
 
 }  // namespace tack::drivers::hip

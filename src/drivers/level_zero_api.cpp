@@ -4,8 +4,6 @@
 #include "drivers/dynamic_library.hpp"
 #include "support/env.hpp"
 
-#include <tack/error.hpp>
-
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -97,10 +95,11 @@ const Loaded& loaded() {
 
 }  // namespace
 
-const Api& api() {
+const Api* load(std::string* why) {
   const Loaded& l = loaded();
-  if (!l.failure.empty()) throw BackendUnavailable("level_zero: " + l.failure);
-  return l.api;
+  if (l.failure.empty()) return &l.api;
+  if (why) *why = l.failure;
+  return nullptr;
 }
 
 bool exiting() { return g_exiting.load(); }
@@ -125,9 +124,9 @@ std::string error_text(ze_result_t code) {
   return buf;
 }
 
-void check(ze_result_t code, const char* call) {
-  if (code != ZE_RESULT_SUCCESS)
-    throw BackendError(std::string("level_zero: ") + call + " failed: " + error_text(code));
+std::optional<Failure> failure(ze_result_t code, const char* call) {
+  if (code == ZE_RESULT_SUCCESS) return std::nullopt;
+  return Failure{call, static_cast<long long>(code), error_text(code)};
 }
 
 }  // namespace tack::drivers::ze

@@ -4,8 +4,11 @@
 // with the layouts and values of the specification's ze_api.h (1.x).
 #pragma once
 
+#include "drivers/failure.hpp"
+
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace tack::drivers::ze {
@@ -292,11 +295,12 @@ struct Api {
   std::string library;  // the file loaded
 };
 
-// The process's loader, loaded and zeInit(0)-ed once; throws BackendUnavailable
-// with the reason (no library, a missing symbol, zeInit refused) when there is
-// none. TACK_LEVEL_ZERO_LIBRARY names another file to load instead of
-// libze_loader.so.1 (tests point it at a stand-in loader).
-const Api& api();
+// The process's loader, loaded and zeInit(0)-ed once; nullptr with the reason
+// in *why (when given: no library, a missing symbol, zeInit refused) when there
+// is none. TACK_LEVEL_ZERO_LIBRARY names another file to load instead of
+// libze_loader.so.1 (tests point it at a stand-in loader). The backend's edge
+// (backends/level_zero/level_zero_driver.hpp) turns a failure into BackendUnavailable.
+const Api* load(std::string* why);
 
 // True once the process has begun to exit: Level Zero cleanup then can crash,
 // because the driver may already have torn itself down, so destructors skip it.
@@ -305,7 +309,7 @@ bool exiting();
 // "ZE_RESULT_ERROR_DEVICE_LOST" (or "ze_result_t 0x...") for a result code.
 std::string error_text(ze_result_t code);
 
-// Throws BackendError "level_zero: <call> failed: <error_text>" unless code is ZE_RESULT_SUCCESS.
-void check(ze_result_t code, const char* call);
+// The failure record of `call` having returned `code`: nullopt for ZE_RESULT_SUCCESS.
+std::optional<Failure> failure(ze_result_t code, const char* call);
 
 }  // namespace tack::drivers::ze

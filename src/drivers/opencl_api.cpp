@@ -4,8 +4,6 @@
 #include "drivers/dynamic_library.hpp"
 #include "support/env.hpp"
 
-#include <tack/error.hpp>
-
 #include <cstdlib>
 
 namespace tack::drivers::cl {
@@ -70,14 +68,18 @@ Loaded& loaded() {
     load(*l);
     return l;
   }();
-  if (!l.failure.empty()) throw BackendUnavailable(l.failure);
   return l;
 }
 }  // namespace
 
-const Api& api() { return loaded().api; }
+const Api* load(std::string* why) {
+  const Loaded& l = loaded();
+  if (l.failure.empty()) return &l.api;
+  if (why) *why = l.failure;
+  return nullptr;
+}
 
-Api& api_for_tests() { return loaded().api; }
+Api* api_for_tests() { return loaded().failure.empty() ? &loaded().api : nullptr; }
 
 std::string error_name(cl_int code) {
   switch (code) {
@@ -149,9 +151,9 @@ std::string error_name(cl_int code) {
   }
 }
 
-void check(cl_int code, const char* call) {
-  if (code != CL_SUCCESS)
-    throw BackendError(std::string(call) + " failed: " + error_name(code) + " (" + std::to_string(code) + ")");
+std::optional<Failure> failure(cl_int code, const char* call) {
+  if (code == CL_SUCCESS) return std::nullopt;
+  return Failure{call, code, error_name(code) + " (" + std::to_string(code) + ")"};
 }
 
 }  // namespace tack::drivers::cl

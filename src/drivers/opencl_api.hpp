@@ -5,8 +5,11 @@
 // is deliberately not included: it may be absent where Tack is built).
 #pragma once
 
+#include "drivers/failure.hpp"
+
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace tack::drivers::cl {
@@ -121,22 +124,24 @@ struct Api {
   cl_int (*clGetEventInfo)(cl_event, cl_uint, std::size_t, void*, std::size_t*);
 };
 
-// The loaded table. Throws tack::BackendUnavailable naming the library or the
-// missing symbol; the outcome (either) is decided once per process.
-const Api& api();
+// The loaded table, or nullptr with *why (when given) naming the library or the
+// missing symbol; the outcome (either) is decided once per process. The
+// backend's edge (backends/opencl/opencl_driver.hpp) turns a failure into
+// BackendUnavailable.
+const Api* load(std::string* why);
 
 // For tests only: the same table, writable, so a test can inject driver faults
 // (tests/errors/device_lost.cpp replaces clFinish & co. with functions that
 // return CL_DEVICE_NOT_AVAILABLE, as a lost device does). Every backend call
 // reads the table afresh, so a replaced entry takes effect at once. The test
 // must restore the entries it replaced, and swap them only while no other
-// thread is inside an OpenCL call. Throws as api() does.
-Api& api_for_tests();
+// thread is inside an OpenCL call. nullptr when load() fails.
+Api* api_for_tests();
 
 // "CL_INVALID_VALUE", ..., or "error <code>" for a code this table does not name.
 std::string error_name(cl_int code);
 
-// Throws tack::BackendError "<call> failed: <error name> (<code>)" unless code is CL_SUCCESS.
-void check(cl_int code, const char* call);
+// The failure record of `call` having returned `code`, its text "<error name> (<code>)": nullopt for CL_SUCCESS.
+std::optional<Failure> failure(cl_int code, const char* call);
 
 }  // namespace tack::drivers::cl

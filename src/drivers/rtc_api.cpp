@@ -3,8 +3,6 @@
 
 #include "drivers/dynamic_library.hpp"
 
-#include <tack/error.hpp>
-
 #include <mutex>
 
 namespace tack::drivers {
@@ -47,9 +45,10 @@ const RtcApi* result(const Loaded& l, std::string* why) {
   return nullptr;
 }
 
-void check(const RtcApi& a, RtcApi::Result r, const char* what) {
-  if (r == 0) return;
-  throw BackendError(a.compiler + ": " + what + " failed: " + a.error_string(r) + " (" + std::to_string(r) + ")");
+// Records the first failed call in `out`; true while none has failed.
+bool ok(const RtcApi& a, RtcApi::Result r, const char* call, RtcOutput& out) {
+  if (r != 0 && !out.failure) out.failure = Failure{call, r, a.error_string(r)};
+  return !out.failure;
 }
 
 std::string program_log(const RtcApi& a, RtcApi::Program p) {
@@ -83,24 +82,26 @@ const RtcApi* hiprtc(std::string* why) {
   return result(l, why);
 }
 
-std::vector<char> rtc_compile(const RtcApi& a, const std::string& source, const std::string& name,
-                              const std::vector<const char*>& options) {
+RtcOutput rtc_compile(const RtcApi& a, const std::string& source, const std::string& name,
+                      const std::vector<const char*>& options) {
+  RtcOutput out;
   RtcApi::Program prog = nullptr;
-  check(a, a.create_program(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr), "CreateProgram");
+  if (!ok(a, a.create_program(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr), "CreateProgram", out))
+    return out;
   struct Destroy {
     const RtcApi& a;
     RtcApi::Program& p;
     ~Destroy() { a.destroy_program(&p); }
   } destroy{a, prog};
-  RtcApi::Result r = a.compile_program(prog, static_cast<int>(options.size()), options.data());
-  if (r != 0) {
-    throw CompileError(a.compiler + " could not compile " + name + ": " + a.error_string(r) + "\n" +
-                       program_log(a, prog) + "\n--- source ---\n" + source);
+  if (!ok(a, a.compile_program(prog, static_cast<int>(options.size()), options.data()), "CompileProgram", out)) {
+    out.rejected = true;
+    out.log = program_log(a, prog);
+    return out;
   }
   std::size_t size = 0;
-  check(a, a.code_size(prog, &size), "GetCodeSize");
-  std::vector<char> out(size);
-  check(a, a.code(prog, out.data()), "GetCode");
+  if (!ok(a, a.code_size(prog, &size), "GetCodeSize", out)) return out;
+  out.code.resize(size);
+  if (!ok(a, a.code(prog, out.code.data()), "GetCode", out)) out.code.clear();
   return out;
 }
 

@@ -3,8 +3,11 @@
 // with private declarations instead of the SDKs' nvrtc.h and hiprtc.h.
 #pragma once
 
+#include "drivers/failure.hpp"
+
 #include <cstddef>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,10 +36,19 @@ struct RtcApi {
 const RtcApi* nvrtc(std::string* why);
 const RtcApi* hiprtc(std::string* why);
 
-// Compiles `source` as program `name` with `options`; returns the compiler's
-// output (PTX text or a code object). Throws CompileError with the compiler's
-// log and the source on failure, BackendError when an API call fails.
-std::vector<char> rtc_compile(const RtcApi& api, const std::string& source, const std::string& name,
-                              const std::vector<const char*>& options);
+// What a compile made: the compiler's output (PTX text or a code object), or
+// the failed call; `rejected` when that call was the compile itself (the
+// source's fault), with the compiler's log. The backend raises the Tack error
+// (runtime::compiled_or_raise).
+struct RtcOutput {
+  std::vector<char> code;
+  std::optional<Failure> failure;  // text: the compiler's error string
+  bool rejected = false;
+  std::string log;
+};
+
+// Compiles `source` as program `name` with `options`.
+RtcOutput rtc_compile(const RtcApi& api, const std::string& source, const std::string& name,
+                      const std::vector<const char*>& options);
 
 }  // namespace tack::drivers

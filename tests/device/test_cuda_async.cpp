@@ -8,8 +8,8 @@
 // device every test skips with the reason (tests/device/run_cuda.sh runs them on a lent GPU machine).
 #include "device/cuda_device_test.hpp"
 
+#include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_memory.hpp"
-#include "drivers/cuda_api.hpp"
 
 #include <tack/tack.hpp>
 
@@ -132,7 +132,7 @@ TEST_F(CudaAsync, FourThreadsDispatchOneVariant) {
 // on its thread. A device made there shares that context: Tack's memory is valid in the library's calls, and
 // the thread's current context is left as the library set it.
 TEST_F(CudaAsync, SharesThePrimaryContextWithAnotherLibrary) {
-  namespace cu = tack::drivers::cu;
+  namespace cu = tack::runtime::cuda::driver;
   std::thread([&] {
     const cu::Api& api = cu::api();
     cu::CUdevice device = 0;

@@ -4,7 +4,7 @@
 // that uses it must have completed when it returned. Skips without a CUDA device.
 #include "device/cuda_device_test.hpp"
 
-#include "drivers/cuda_api.hpp"
+#include "backends/cuda/cuda_driver.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -17,7 +17,7 @@
 namespace {
 
 using namespace tack::lang;
-namespace cu = tack::drivers::cu;
+namespace cu = tack::runtime::cuda::driver;
 using CudaAsync = CudaDeviceTest;
 
 // The other library's side: calls in the device's primary context, made current for the call, on a stream of

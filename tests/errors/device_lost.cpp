@@ -50,7 +50,7 @@ class DeviceLost : public ::testing::Test {
       GTEST_SKIP() << "opencl is unavailable here: " << e.what();
     }
     dev_.synchronize();
-    g_real = cl::api();
+    g_real = *cl::api_for_tests();
     saved_ = true;
   }
   void TearDown() override { restore(); }
@@ -58,13 +58,13 @@ class DeviceLost : public ::testing::Test {
   // The device is lost: every wait fails (launches still enqueue, as drivers
   // accept commands until they next look at the device).
   void lose() {
-    cl::Api& t = cl::api_for_tests();
+    cl::Api& t = *cl::api_for_tests();
     t.clFinish = lost_finish;
     t.clEnqueueReadBuffer = lost_read;
     t.clWaitForEvents = lost_wait;
   }
   void restore() {
-    if (saved_) cl::api_for_tests() = g_real;
+    if (saved_) *cl::api_for_tests() = g_real;
   }
 
   tack::Device dev_;
@@ -93,7 +93,7 @@ TEST_F(DeviceLost, LaunchAfterTheDriverNoticedRaisesAtTheLaunch) {
   tack::Array y = dev_.zeros(tack::DType::F32, {64});
   scale(y, x, 2.0f);  // compiled and queued while the device is there
   lose();
-  cl::api_for_tests().clEnqueueNDRangeKernel = lost_launch;
+  cl::api_for_tests()->clEnqueueNDRangeKernel = lost_launch;
   EXPECT_TACK_ERROR(scale(y, x, 2.0f), tack::BackendError, "clEnqueueNDRangeKernel of", "scale",
                     "CL_OUT_OF_RESOURCES (-5)");
 }

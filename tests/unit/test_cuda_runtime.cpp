@@ -11,9 +11,9 @@
 
 #include "support/alloc_count.hpp"
 
+#include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
-#include "drivers/cuda_api.hpp"
 #include "runtime/disk_cache.hpp"
 #include "runtime/wait_deadline.hpp"
 
@@ -508,7 +508,7 @@ TEST_F(CudaRuntime, CompileThatFailsOnceSucceedsOnRetryAndCachesNoFailure) {
 TEST(CudaFakeDriver, ExportsEveryEntryTheTableResolves) {
   void* fake = dlopen(TACK_FAKE_CUDA_LIBRARY, RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(fake, nullptr) << dlerror();
-  const tack::drivers::cu::Api& api = tack::drivers::cu::api();
+  const tack::drivers::cu::Api& api = tack::runtime::cuda::driver::api();
   EXPECT_EQ(api.library, std::getenv("TACK_CUDA_LIBRARY"));
   // Every function pointer in the table is set and is the fake's.
   for (const char* name : {"cuInit", "cuLaunchKernel", "cuMemAllocAsync", "cuMemcpyHtoDAsync_v2", "cuMemCreate",

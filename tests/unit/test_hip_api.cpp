@@ -11,7 +11,9 @@
 
 namespace {
 namespace hp = tack::drivers::hip;
-using tack::runtime::hip::cache_target;
+using tack::runtime::CacheKey;
+using tack::runtime::key_text;
+using tack::runtime::hip::cache_key;
 using tack::runtime::hip::launch_limit;
 using tack::runtime::hip::launch_work_items;
 
@@ -52,13 +54,19 @@ TEST(HipRuntimeVersion, TheIntegerExpressionMiscompileIsExpectedOnRocm70And71Onl
   EXPECT_FALSE(hp::has_integer_expression_miscompile({5, 2}));
 }
 
-TEST(HipDiskCache, TheTargetNamesArchitectureRuntimeCompilerAndOptions) {
-  EXPECT_EQ(cache_target("", 60443483, 6, 4), "") << "no architecture name: nothing is cached";
-  const std::string a = cache_target("gfx90a:sramecc+:xnack-", 70151831, 7, 1);
-  EXPECT_NE(a.find("arch=gfx90a:sramecc+:xnack-"), std::string::npos) << a;
-  EXPECT_NE(a.find("-ffp-contract=on"), std::string::npos) << a;
-  EXPECT_NE(a, cache_target("gfx942:sramecc+:xnack-", 70151831, 7, 1));
-  EXPECT_NE(a, cache_target("gfx90a:sramecc+:xnack-", 70251831, 7, 2));
+TEST(HipDiskCache, TheKeyNamesArchitectureRuntimeCompilerAndOptions) {
+  EXPECT_FALSE(cache_key("", 60443483, 6, 4, "IR")) << "no architecture name: nothing is cached";
+  const std::optional<CacheKey> a = cache_key("gfx90a:sramecc+:xnack-", 70151831, 7, 1, "IR");
+  ASSERT_TRUE(a);
+  EXPECT_NE(a->target.find("gfx90a:sramecc+:xnack-"), std::string::npos) << a->target;
+  EXPECT_NE(a->options.find("-ffp-contract=on"), std::string::npos) << a->options;
+  EXPECT_EQ(a->toolchain_version, "7.1");
+  EXPECT_EQ(a->code, "IR");
+  const std::string text = key_text(*a);
+  EXPECT_NE(key_text(*cache_key("gfx942:sramecc+:xnack-", 70151831, 7, 1, "IR")), text);
+  EXPECT_NE(key_text(*cache_key("gfx90a:sramecc+:xnack-", 70251831, 7, 1, "IR")), text);
+  EXPECT_NE(key_text(*cache_key("gfx90a:sramecc+:xnack-", 70151831, 7, 2, "IR")), text);
+  EXPECT_NE(key_text(*cache_key("gfx90a:sramecc+:xnack-", 70151831, 7, 1, "IR2")), text);
 }
 
 TEST(HipSharedLlvm, ACodeObjectManagerOnASharedLibLlvmIsRecognized) {

@@ -8,6 +8,11 @@
 // fake this executable was built with.
 #include "support/fake_hip/fake_hip.hpp"
 
+#include "backends/hip/hip_kernel.hpp"
+#include "drivers/rtc_api.hpp"
+#include "runtime/cache_key.hpp"
+#include "runtime/cached_binary.hpp"
+#include "runtime/disk_cache.hpp"
 #include "runtime/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
@@ -20,6 +25,8 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -227,6 +234,38 @@ TEST(HipRuntime, AnOrdinalTheRuntimeLacksIsRefusedWithTheCount) {
   } catch (const tack::InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("1 device"), std::string::npos) << e.what();
   }
+}
+
+// The HIP flow loads a code object the disk cache holds for this device's architecture, hipRTC's version and
+// options, without compiling (the first build's compile needs a GPU; the store is the flow every backend
+// shares, tests/unit/test_load_or_build.cpp).
+TEST(HipDiskCache, ASecondBuildLoadsTheCachedCodeObjectWithoutHipRtc) {
+  tack::runtime::DiskCache& cache = tack::runtime::DiskCache::global();
+  if (!cache.enabled() || !std::getenv("TACK_CACHE_DIR")) GTEST_SKIP() << "run through ctest, with the disk cache on";
+  std::string why;
+  int major = 0, minor = 0;
+  const tack::drivers::RtcApi* rtc = tack::drivers::hiprtc(&why);
+  if (!rtc || rtc->version(&major, &minor) != 0) GTEST_SKIP() << "hipRTC is not available: " << why;
+  const std::shared_ptr<tack::runtime::hip::Device> device = tack::runtime::hip::Device::open({});
+  const std::string code = "kernel cached_" + std::to_string(::getpid());
+  const std::optional<tack::runtime::CacheKey> key =
+      tack::runtime::hip::cache_key(device->info().arch, device->info().runtime_version, major, minor, code);
+  ASSERT_TRUE(key) << "the fake names its architecture";
+  cache.store(tack::runtime::key_text(*key), tack::runtime::encode_cached_binary("tack_kernel_cached", "CODE"));
+  fake_hip::state().modules_load = true;
+  const std::uint64_t compiles = tack::runtime::hip::hiprtc_compile_count();
+  const std::uint64_t loads = tack::runtime::hip::code_object_cache_load_count();
+  auto generate = []() -> tack::codegen::CSource {
+    ADD_FAILURE() << "the cached code object was not used";
+    return {};
+  };
+  std::unique_ptr<tack::runtime::hip::Module> m =
+      tack::runtime::hip::build_module(device, code, generate, "kernel 'cached'");
+  fake_hip::state().modules_load = false;
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->entry(), "tack_kernel_cached");
+  EXPECT_EQ(tack::runtime::hip::code_object_cache_load_count(), loads + 1);
+  EXPECT_EQ(tack::runtime::hip::hiprtc_compile_count(), compiles);
 }
 
 }  // namespace

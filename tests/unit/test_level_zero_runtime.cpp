@@ -10,10 +10,10 @@
 #include "support/alloc_count.hpp"
 #include "support/fake_level_zero/fake_level_zero.hpp"
 
+#include "backends/level_zero/level_zero_driver.hpp"
 #include "backends/level_zero/level_zero_kernel.hpp"
 #include "backends/level_zero/level_zero_memory.hpp"
 #include "backends/level_zero/ocloc_compile.hpp"
-#include "drivers/level_zero_api.hpp"
 #include "runtime/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
@@ -34,7 +34,7 @@
 namespace {
 
 using namespace tack::lang;
-namespace ze = tack::drivers::ze;
+namespace ze = tack::runtime::level_zero::driver;
 namespace l0 = tack::runtime::level_zero;
 
 std::string entry(int i) { return fake_ze_log_entry(i); }
@@ -557,17 +557,24 @@ TEST(LevelZeroArtifact, RoundTripAndKey) {
   d.ip_version = 0x030f0007;
   d.driver_version = 42;
   d.fp64_flags = 1;
-  const std::string key = l0::cache_key(d, "IR");
+  const tack::runtime::CacheKey key = l0::cache_key(d, "IR");
   for (const std::string& part :
-       {std::string("Some GPU"), std::string("0x0bd5"), std::to_string(0x030f0007), std::string("driver=42"),
-        std::string(tack::level_zero::kOclocOptions), std::string("f64=1"), std::string("ocloc=")})
-    EXPECT_NE(key.find(part), std::string::npos) << part << " missing from:\n" << key;
+       {std::string("Some GPU"), std::string("0x0bd5"), std::to_string(0x030f0007), std::string("f64=1")})
+    EXPECT_NE(key.target.find(part), std::string::npos) << part << " missing from the target: " << key.target;
+  EXPECT_NE(key.toolchain_version.find("driver 42"), std::string::npos) << key.toolchain_version;
+  EXPECT_EQ(key.toolchain, "ocloc");
+  EXPECT_EQ(key.options, tack::level_zero::kOclocOptions);
+  EXPECT_EQ(key.code, "IR");
+  const std::string text = tack::runtime::key_text(key);
   l0::DeviceInfo other = d;
   other.ip_version = 0x030f0008;  // another stepping
-  EXPECT_NE(l0::cache_key(other, "IR"), key);
+  EXPECT_NE(tack::runtime::key_text(l0::cache_key(other, "IR")), text);
   other = d;
   other.fp64_flags = 0;
-  EXPECT_NE(l0::cache_key(other, "IR"), key);
+  EXPECT_NE(tack::runtime::key_text(l0::cache_key(other, "IR")), text);
+  other = d;
+  other.driver_version = 43;
+  EXPECT_NE(tack::runtime::key_text(l0::cache_key(other, "IR")), text);
 }
 
 TEST_F(LevelZeroRuntime, SumRunsOnTheDeviceWithGroupsOf256) {

@@ -13,8 +13,7 @@
 #include "codegen/pack_layout.hpp"
 #include "ir/printer.hpp"
 #include "passes/pipeline.hpp"
-#include "runtime/build_id.hpp"
-#include "runtime/disk_cache.hpp"
+#include "runtime/load_or_build.hpp"
 #include "runtime/host_buffer.hpp"
 #include "runtime/warnings.hpp"
 #include "support/env.hpp"
@@ -108,39 +107,39 @@ class CpuBackend final : public Backend {
     auto v = std::make_unique<CpuVariant>();
     v->layout = codegen::pack_layout(typed);
     if (v->layout.slots > kMaxPackSlots) throw InvalidArgument("kernel '" + typed.name + "' has too many arguments");
-    std::string symbol;
     // The typed, optimized (and for workgroups lowered) IR decides the code; its text is the key, with the target.
-    std::string cache_key = std::string(kCpuCacheFormat) + "\n" + library_build_id() + "\n" + jit().target_id() +
-                            "\nnoalias=" + (options.noalias ? "1" : "0") + "\nsimd=" + (options.simd ? "1" : "0") +
-                            "\n" + ir::to_string(typed);
-    DiskCache& cache = DiskCache::global();
+    auto make_key = [&, code = ir::to_string(typed)] {
+      std::string flags = std::string(options.noalias ? "noalias" : "") + (options.simd ? " simd" : "");
+      return std::optional<CacheKey>(CacheKey{kCpuCacheFormat, "llvm", "", jit().target_id(), flags, code});
+    };
     CompileReport& report = v->report;
-    if (cache.enabled()) {
-      report.disk = CompileReport::Disk::Miss;
-      const auto start = std::chrono::steady_clock::now();
-      if (std::optional<std::string> entry = cache.load(cache_key)) {
-        // The entry is "SYM:<chunk symbol>\n<object code>"; the cache has checked its checksum.
-        std::size_t nl = entry->find('\n');
-        if (entry->compare(0, 4, "SYM:") == 0 && nl != std::string::npos) {
-          try {
-            cpu::Jit::Loaded code = jit().load(entry->substr(nl + 1), entry->substr(4, nl - 4));
-            v->chunk = reinterpret_cast<ChunkFn>(code.entry);
-            v->code = std::move(code.image);
-            report.disk = CompileReport::Disk::Hit;
-            report.load_ms = ms_since(start);
-            return v;
-          } catch (const BackendError& e) {
-            warn("cached object code for kernel '" + typed.name + "' did not load (" + e.what() + "); recompiling");
-          }
-        }
+    // The entry is "SYM:<chunk symbol>\n<object code>"; the cache has checked its checksum.
+    auto load = [&](std::string_view entry, std::string*) -> std::optional<cpu::Jit::Loaded> {
+      const std::size_t nl = entry.find('\n');
+      if (entry.substr(0, 4) != "SYM:" || nl == std::string_view::npos) return std::nullopt;
+      try {
+        std::optional<cpu::Jit::Loaded> code =
+            jit().load(std::string(entry.substr(nl + 1)), std::string(entry.substr(4, nl - 4)));
+        report.disk = CompileReport::Disk::Hit;
+        return code;
+      } catch (const BackendError& e) {
+        warn("cached object code for kernel '" + typed.name + "' did not load (" + e.what() + "); recompiling");
+        return std::nullopt;
       }
-    }
-    std::string object = jit().compile(typed, options, &symbol, &report.codegen_ms, &report.compile_ms);
-    if (cache.enabled()) cache.store(cache_key, "SYM:" + symbol + "\n" + object);
-    const auto start = std::chrono::steady_clock::now();
-    cpu::Jit::Loaded code = jit().load(object, symbol);
-    v->chunk = reinterpret_cast<ChunkFn>(code.entry);
-    v->code = std::move(code.image);
+    };
+    auto start = std::chrono::steady_clock::now();
+    auto compile = [&](bool caching) {
+      if (caching) report.disk = CompileReport::Disk::Miss;
+      std::string symbol;
+      std::string object = jit().compile(typed, options, &symbol, &report.codegen_ms, &report.compile_ms);
+      start = std::chrono::steady_clock::now();
+      std::optional<cpu::Jit::Loaded> code = jit().load(object, symbol);
+      return Built<std::optional<cpu::Jit::Loaded>>{std::move(code), caching ? "SYM:" + symbol + "\n" + object : ""};
+    };
+    std::optional<cpu::Jit::Loaded> code =
+        load_or_build<std::optional<cpu::Jit::Loaded>>(DiskCache::global(), make_key, load, compile);
+    v->chunk = reinterpret_cast<ChunkFn>(code->entry);
+    v->code = std::move(code->image);
     report.load_ms = ms_since(start);
     return v;
   }

@@ -6,6 +6,7 @@
 #include "backends/cuda/cuda_backend.hpp"
 
 #include "backends/cuda/cuda_context.hpp"
+#include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "backends/cuda/cuda_texture.hpp"
@@ -30,7 +31,7 @@
 
 namespace tack::runtime {
 namespace {
-namespace cu = drivers::cu;
+namespace cu = cuda::driver;
 using cuda::Context;
 using cuda::DeviceBuffer;
 

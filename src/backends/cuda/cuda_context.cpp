@@ -1,6 +1,7 @@
 // Opening the CUDA context (adopted or primary), its stream, and stream-ordered memory.
 #include "backends/cuda/cuda_context.hpp"
 
+#include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "support/env.hpp"
 
@@ -10,7 +11,7 @@
 #include <limits>
 
 namespace tack::runtime::cuda {
-namespace cu = drivers::cu;
+namespace cu = cuda::driver;
 namespace {
 
 int attribute(const cu::Api& api, int which, cu::CUdevice device, const char* what) {

@@ -1,10 +1,10 @@
 // NVRTC builds, PTX loading and the disk cache of PTX.
 #include "backends/cuda/cuda_kernel.hpp"
 
+#include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/nvrtc_compile.hpp"
-#include "runtime/build_id.hpp"
 #include "runtime/cached_binary.hpp"
-#include "runtime/disk_cache.hpp"
+#include "runtime/load_or_build.hpp"
 #include "runtime/warnings.hpp"
 
 #include <tack/error.hpp>
@@ -12,10 +12,10 @@
 #include <atomic>
 
 namespace tack::runtime::cuda {
-namespace cu = drivers::cu;
+namespace cu = cuda::driver;
 namespace {
 
-// The entry's layout; the generated code's version is the library's build id, in the key beside it.
+// The entry's layout; the generated code's version is the library's build id, which key_text adds.
 constexpr const char* kCacheFormat = "tack-cuda-ptx-1";
 
 std::atomic<std::uint64_t> g_compiles{0};
@@ -66,8 +66,6 @@ Module::~Module() {
 
 std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, const std::string& key,
                                      const std::function<codegen::CSource()>& generate, const std::string& what) {
-  DiskCache& cache = DiskCache::global();
-  std::string cache_key;
   Context::Scope scope(*context);
   auto finish = [&](cu::CUmodule module, const std::string& entry) {
     cu::CUfunction function = nullptr;
@@ -78,40 +76,42 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, co
     }
     return std::make_unique<Module>(context, module, function, entry);
   };
-
-  if (cache.enabled()) {
-    // PTX depends on the code, NVRTC and its options, not on the device: the driver compiles it at load.
+  // PTX depends on the code, NVRTC and its options, not on the device: the driver compiles it at load.
+  auto make_key = [&] {
     const auto version = tack::cuda::nvrtc_version();
-    cache_key = std::string(kCacheFormat) + "\n" + library_build_id() + "\nnvrtc=" + std::to_string(version[0]) + "." +
-                std::to_string(version[1]) + "\noptions=";
-    for (const char* o : tack::cuda::kNvrtcOptions) cache_key += std::string(o) + " ";
-    cache_key += "\n" + key;
-    if (std::optional<std::string> entry = cache.load(cache_key)) {
-      if (std::optional<CachedBinary> cached = decode_cached_binary(*entry)) {
-        cu::CUmodule module = nullptr;
-        std::string log;
-        if (load_ptx(cached->image, &module, &log) == cu::CUDA_SUCCESS) {
-          g_cache_loads.fetch_add(1, std::memory_order_relaxed);
-          return finish(module, cached->entry);
-        }
-        warn("the cached PTX for " + what + " did not load (" + log + "); compiling again");
-      } else {
-        warn("the cached CUDA entry for " + what + " is malformed; compiling again");
-      }
+    CacheKey k{kCacheFormat, "nvrtc", std::to_string(version[0]) + "." + std::to_string(version[1]), "", "", key};
+    for (const char* o : tack::cuda::kNvrtcOptions) k.options += std::string(o) + " ";
+    return std::optional<CacheKey>(std::move(k));
+  };
+  auto load = [&](std::string_view payload, std::string*) -> std::unique_ptr<Module> {
+    const std::optional<CachedBinary> cached = decode_cached_binary(payload);
+    if (!cached) {
+      warn("the cached CUDA entry for " + what + " is malformed; compiling again");
+      return nullptr;
     }
-  }
-
-  const codegen::CSource src = generate();
-  const std::string ptx = tack::cuda::compile_ptx(src.text, src.entry);
-  g_compiles.fetch_add(1, std::memory_order_relaxed);
-  cu::CUmodule module = nullptr;
-  std::string log;
-  if (const cu::CUresult r = load_ptx(ptx, &module, &log); r != cu::CUDA_SUCCESS)
-    throw CompileError("cuda: the driver did not load the PTX NVRTC made for " + what +
-                       " (cuModuleLoadDataEx: " + cu::error_text(r) + ptx_version_hint(*context, r) + "):\n" + log +
-                       "\n--- source ---\n" + src.text);
-  if (cache.enabled()) cache.store(cache_key, encode_cached_binary(src.entry, ptx));
-  return finish(module, src.entry);
+    cu::CUmodule module = nullptr;
+    std::string log;
+    if (load_ptx(cached->image, &module, &log) != cu::CUDA_SUCCESS) {
+      warn("the cached PTX for " + what + " did not load (" + log + "); compiling again");
+      return nullptr;
+    }
+    g_cache_loads.fetch_add(1, std::memory_order_relaxed);
+    return finish(module, cached->entry);
+  };
+  auto compile = [&](bool caching) {
+    const codegen::CSource src = generate();
+    const std::string ptx = tack::cuda::compile_ptx(src.text, src.entry);
+    g_compiles.fetch_add(1, std::memory_order_relaxed);
+    cu::CUmodule module = nullptr;
+    std::string log;
+    if (const cu::CUresult r = load_ptx(ptx, &module, &log); r != cu::CUDA_SUCCESS)
+      throw CompileError("cuda: the driver did not load the PTX NVRTC made for " + what +
+                         " (cuModuleLoadDataEx: " + cu::error_text(r) + ptx_version_hint(*context, r) + "):\n" + log +
+                         "\n--- source ---\n" + src.text);
+    std::string payload = caching ? encode_cached_binary(src.entry, ptx) : std::string();
+    return Built<std::unique_ptr<Module>>{finish(module, src.entry), std::move(payload)};
+  };
+  return load_or_build<std::unique_ptr<Module>>(DiskCache::global(), make_key, load, compile);
 }
 
 std::uint64_t nvrtc_compile_count() { return g_compiles.load(); }

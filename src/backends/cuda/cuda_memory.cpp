@@ -1,6 +1,7 @@
 // Device buffers of the cuda backend: stream-ordered, exportable or wrapped.
 #include "backends/cuda/cuda_memory.hpp"
 
+#include "backends/cuda/cuda_driver.hpp"
 #include "ir/check.hpp"
 
 #include <tack/error.hpp>
@@ -10,7 +11,7 @@
 #include <shared_mutex>
 
 namespace tack::runtime::cuda {
-namespace cu = drivers::cu;
+namespace cu = cuda::driver;
 
 DeviceBuffer::DeviceBuffer(std::shared_ptr<Context> context, std::size_t bytes, Origin origin)
     : Buffer(bytes), context_(std::move(context)), origin_(origin), outside_(origin == Origin::Outside) {}

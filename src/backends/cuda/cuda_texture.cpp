@@ -1,6 +1,7 @@
 // The CUDA texture image: a 3D CUDA array (one f32 channel) and its texture object.
 #include "backends/cuda/cuda_texture.hpp"
 
+#include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "ir/check.hpp"
 
@@ -10,7 +11,7 @@
 #include <string>
 
 namespace tack::runtime::cuda {
-namespace cu = drivers::cu;
+namespace cu = cuda::driver;
 namespace {
 
 std::string extents(const std::array<std::int64_t, 3>& s) {

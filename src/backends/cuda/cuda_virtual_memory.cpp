@@ -1,10 +1,12 @@
 // Creating, mapping, exporting and releasing virtual-memory allocations.
 #include "backends/cuda/cuda_virtual_memory.hpp"
 
+#include "backends/cuda/cuda_driver.hpp"
+
 #include <tack/error.hpp>
 
 namespace tack::runtime::cuda {
-namespace cu = drivers::cu;
+namespace cu = cuda::driver;
 namespace {
 
 cu::CUmemAllocationProp properties(const DeviceInfo& d) {

@@ -2,6 +2,7 @@
 #include "backends/cuda/nvrtc_compile.hpp"
 
 #include "drivers/rtc_api.hpp"
+#include "runtime/driver_errors.hpp"
 #include "runtime/warnings.hpp"
 
 #include <tack/error.hpp>
@@ -58,7 +59,8 @@ std::string compile_ptx(const std::string& source, const std::string& entry, std
   KeepThreadLocale keep;
   std::vector<const char*> options(kNvrtcOptions.begin(), kNvrtcOptions.end());
   options.insert(options.end(), extra.begin(), extra.end());
-  std::vector<char> ptx = drivers::rtc_compile(a, source, entry + ".cu", options);
+  const std::string name = entry + ".cu";
+  std::vector<char> ptx = runtime::compiled_or_raise(drivers::rtc_compile(a, source, name, options), a, name, source);
   while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
   return std::string(ptx.begin(), ptx.end());
 }

@@ -6,6 +6,7 @@
 #include "backends/hip/hip_backend.hpp"
 
 #include "backends/hip/hip_device.hpp"
+#include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hip_kernel.hpp"
 #include "backends/hip/hip_memory.hpp"
 #include "codegen/hip_gen.hpp"
@@ -26,7 +27,7 @@
 
 namespace tack::runtime {
 namespace {
-namespace hp = drivers::hip;
+namespace hp = hip::driver;
 using hip::Device;
 using hip::DeviceBuffer;
 using hip::DeviceScope;

@@ -1,6 +1,7 @@
 // Opening the HIP device: its queries, the allocator choice, and device memory.
 #include "backends/hip/hip_device.hpp"
 
+#include "backends/hip/hip_driver.hpp"
 #include "support/env.hpp"
 
 #include <tack/error.hpp>
@@ -11,7 +12,7 @@
 #include <vector>
 
 namespace tack::runtime::hip {
-namespace hp = drivers::hip;
+namespace hp = hip::driver;
 namespace {
 
 int attribute(const hp::Api& api, int which, int device) {

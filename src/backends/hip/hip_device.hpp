@@ -1,5 +1,5 @@
 // The hip backend's device (reference: HIP, Initialization): hipInit(0) (in
-// drivers::hip::api()) and the current device from hipGetDevice(), unless the
+// hip::driver::api()) and the current device from hipGetDevice(), unless the
 // option "device" names another ordinal. Tack makes no context: the HIP runtime
 // manages it. The device is asked whether it has texture hardware at all
 // (hipDeviceAttributeImageSupport: CDNA parts, gfx940/941/942, have none, and
@@ -8,6 +8,7 @@
 #pragma once
 
 #include "backends/hip/hip_buffer_cache.hpp"
+#include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hip_queue.hpp"
 
 #include <tack/device.hpp>

@@ -1,12 +1,12 @@
 // hipRTC builds, code object loading, the disk cache of code objects, and the launch limit.
 #include "backends/hip/hip_kernel.hpp"
 
+#include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hiprtc_compile.hpp"
 #include "codegen/c_family.hpp"
 #include "drivers/rtc_api.hpp"
-#include "runtime/build_id.hpp"
 #include "runtime/cached_binary.hpp"
-#include "runtime/disk_cache.hpp"
+#include "runtime/load_or_build.hpp"
 #include "runtime/warnings.hpp"
 
 #include <tack/error.hpp>
@@ -15,7 +15,7 @@
 #include <atomic>
 
 namespace tack::runtime::hip {
-namespace hp = drivers::hip;
+namespace hp = hip::driver;
 namespace {
 
 constexpr const char* kCacheFormat = "tack-hip-code-object-1";
@@ -39,28 +39,30 @@ Module::~Module() {
   }
 }
 
-std::string cache_target(const std::string& arch, int runtime_version, int hiprtc_major, int hiprtc_minor) {
-  if (arch.empty()) return "";
-  std::string t = std::string(kCacheFormat) + "\narch=" + arch + "\nhip=" + std::to_string(runtime_version) +
-                  "\nhiprtc=" + std::to_string(hiprtc_major) + "." + std::to_string(hiprtc_minor) + "\noptions=";
-  for (const char* o : tack::hip::kHiprtcOptions) t += std::string(o) + " ";
-  return t;
+std::optional<CacheKey> cache_key(const std::string& arch, int runtime_version, int hiprtc_major, int hiprtc_minor,
+                                  const std::string& code) {
+  if (arch.empty()) return std::nullopt;
+  CacheKey k{kCacheFormat,
+             "hiprtc",
+             std::to_string(hiprtc_major) + "." + std::to_string(hiprtc_minor),
+             arch + " hip=" + std::to_string(runtime_version),
+             "",
+             code};
+  for (const char* o : tack::hip::kHiprtcOptions) k.options += std::string(o) + " ";
+  return k;
 }
 
 std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, const std::string& key,
                                      const std::function<codegen::CSource()>& generate, const std::string& what) {
   const hp::Api& api = hp::api();
-  DiskCache& cache = DiskCache::global();
   DeviceScope scope(device->info().ordinal);  // hipRTC compiles for, and the module loads on, the current device
-  std::string cache_key;
-  if (cache.enabled()) {
+  auto make_key = [&]() -> std::optional<CacheKey> {
     std::string why;
     int major = 0, minor = 0;
-    if (const drivers::RtcApi* rtc = drivers::hiprtc(&why); rtc && rtc->version(&major, &minor) == 0) {
-      const std::string target = cache_target(device->info().arch, device->info().runtime_version, major, minor);
-      if (!target.empty()) cache_key = target + "\n" + library_build_id() + "\n" + key;
-    }
-  }
+    const drivers::RtcApi* rtc = drivers::hiprtc(&why);
+    if (!rtc || rtc->version(&major, &minor) != 0) return std::nullopt;
+    return cache_key(device->info().arch, device->info().runtime_version, major, minor, key);
+  };
   auto finish = [&](const std::string& image, const std::string& entry, bool from_cache) -> std::unique_ptr<Module> {
     hp::hipModule_t module = nullptr;
     hp::hipError_t r = api.hipModuleLoadData(&module, image.data());
@@ -78,28 +80,26 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, cons
     }
     return std::make_unique<Module>(device, module, function, entry);
   };
-
-  if (!cache_key.empty()) {
-    if (std::optional<std::string> entry = cache.load(cache_key)) {
-      if (std::optional<CachedBinary> cached = decode_cached_binary(*entry)) {
-        if (auto m = finish(cached->image, cached->entry, true)) {
-          g_cache_loads.fetch_add(1, std::memory_order_relaxed);
-          return m;
-        }
-        warn("the cached HIP code object for " + what + " did not load; compiling again");
-      } else {
-        warn("the cached HIP entry for " + what + " is malformed; compiling again");
-      }
-    }
-  }
-
-  const codegen::CSource src = generate();
-  const std::vector<char> code = tack::hip::compile_code_object(src.text, src.entry);
-  g_compiles.fetch_add(1, std::memory_order_relaxed);
-  const std::string image(code.begin(), code.end());
-  std::unique_ptr<Module> m = finish(image, src.entry, false);
-  if (!cache_key.empty()) cache.store(cache_key, encode_cached_binary(src.entry, image));
-  return m;
+  auto load = [&](std::string_view payload, std::string*) -> std::unique_ptr<Module> {
+    const std::optional<CachedBinary> cached = decode_cached_binary(payload);
+    std::unique_ptr<Module> m = cached ? finish(cached->image, cached->entry, true) : nullptr;
+    if (m)
+      g_cache_loads.fetch_add(1, std::memory_order_relaxed);
+    else if (cached)
+      warn("the cached HIP code object for " + what + " did not load; compiling again");
+    else
+      warn("the cached HIP entry for " + what + " is malformed; compiling again");
+    return m;
+  };
+  auto compile = [&](bool caching) {
+    const codegen::CSource src = generate();
+    const std::vector<char> code = tack::hip::compile_code_object(src.text, src.entry);
+    g_compiles.fetch_add(1, std::memory_order_relaxed);
+    const std::string image(code.begin(), code.end());
+    std::unique_ptr<Module> m = finish(image, src.entry, false);
+    return Built<std::unique_ptr<Module>>{std::move(m), caching ? encode_cached_binary(src.entry, image) : ""};
+  };
+  return load_or_build<std::unique_ptr<Module>>(DiskCache::global(), make_key, load, compile);
 }
 
 std::uint64_t launch_limit(std::int64_t max_grid_dim_x) {

@@ -10,10 +10,12 @@
 
 #include "backends/hip/hip_device.hpp"
 #include "codegen/c_family.hpp"
+#include "runtime/cache_key.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace tack::runtime::hip {
@@ -42,9 +44,10 @@ class Module {
 std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, const std::string& key,
                                      const std::function<codegen::CSource()>& generate, const std::string& what);
 
-// The cache key's device and toolchain part, or "" when the code object must not be cached (no architecture
-// name): exposed for tests.
-std::string cache_target(const std::string& arch, int runtime_version, int hiprtc_major, int hiprtc_minor);
+// The disk-cache key of `code` (the text that decides it) for a device, or nullopt when the code object must
+// not be cached (no architecture name): exposed for tests.
+std::optional<CacheKey> cache_key(const std::string& arch, int runtime_version, int hiprtc_major, int hiprtc_minor,
+                                  const std::string& code);
 
 // The most work-items one launch may have (reference: HIP, Launch): the device's maximum gridDim.x times 256,
 // capped at 2^32 - 256, because the dispatch packet on AMD GPUs holds the grid's total work-item count in

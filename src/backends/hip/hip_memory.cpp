@@ -1,6 +1,7 @@
 // Stream-ordered device buffers of the hip backend.
 #include "backends/hip/hip_memory.hpp"
 
+#include "backends/hip/hip_driver.hpp"
 #include "ir/check.hpp"
 
 #include <tack/error.hpp>
@@ -9,7 +10,7 @@
 #include <vector>
 
 namespace tack::runtime::hip {
-namespace hp = drivers::hip;
+namespace hp = hip::driver;
 namespace {
 
 char* at(void* base, std::size_t offset) { return static_cast<char*>(base) + offset; }

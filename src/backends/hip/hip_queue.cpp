@@ -1,10 +1,12 @@
 // The device's one blocking stream and the event waits on it.
 #include "backends/hip/hip_queue.hpp"
 
+#include "backends/hip/hip_driver.hpp"
+
 #include <tack/error.hpp>
 
 namespace tack::runtime::hip {
-namespace hp = drivers::hip;
+namespace hp = hip::driver;
 
 DeviceScope::DeviceScope(int ordinal) {
   const hp::Api& api = hp::api();

@@ -2,6 +2,7 @@
 #include "backends/hip/hiprtc_compile.hpp"
 
 #include "drivers/rtc_api.hpp"
+#include "runtime/driver_errors.hpp"
 
 #include <tack/error.hpp>
 
@@ -14,7 +15,8 @@ std::vector<char> compile_code_object(const std::string& source, const std::stri
   if (!a) throw BackendUnavailable("hip: " + why);
   std::vector<const char*> options(kHiprtcOptions.begin(), kHiprtcOptions.end());
   options.insert(options.end(), extra.begin(), extra.end());
-  return drivers::rtc_compile(*a, source, entry + ".hip", options);
+  const std::string name = entry + ".hip";
+  return runtime::compiled_or_raise(drivers::rtc_compile(*a, source, name, options), *a, name, source);
 }
 
 }  // namespace tack::hip

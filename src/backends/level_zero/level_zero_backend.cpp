@@ -6,6 +6,7 @@
 #include "backends/level_zero/level_zero_backend.hpp"
 
 #include "backends/level_zero/level_zero_device.hpp"
+#include "backends/level_zero/level_zero_driver.hpp"
 #include "backends/level_zero/level_zero_kernel.hpp"
 #include "backends/level_zero/level_zero_memory.hpp"
 #include "backends/level_zero/level_zero_queue.hpp"
@@ -25,7 +26,7 @@
 
 namespace tack::runtime {
 namespace {
-namespace ze = drivers::ze;
+namespace ze = level_zero::driver;
 using level_zero::DeviceBuffer;
 using level_zero::Queue;
 

@@ -1,6 +1,7 @@
 // Choosing the driver, device and context, and the five device queries.
 #include "backends/level_zero/level_zero_device.hpp"
 
+#include "backends/level_zero/level_zero_driver.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/source_targets.hpp"
 
@@ -12,7 +13,7 @@
 #include <vector>
 
 namespace tack::runtime::level_zero {
-namespace ze = drivers::ze;
+namespace ze = level_zero::driver;
 namespace {
 
 void* handle_option(const DeviceOptions& options, const char* name) {

@@ -1,10 +1,10 @@
 // ocloc to SPIR-V, zeModuleCreate, and the disk cache of native binaries beside the SPIR-V.
 #include "backends/level_zero/level_zero_kernel.hpp"
 
+#include "backends/level_zero/level_zero_driver.hpp"
 #include "backends/level_zero/ocloc_compile.hpp"
 #include "drivers/ocloc_api.hpp"
-#include "runtime/build_id.hpp"
-#include "runtime/disk_cache.hpp"
+#include "runtime/load_or_build.hpp"
 #include "runtime/warnings.hpp"
 
 #include <tack/error.hpp>
@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 
 namespace tack::runtime::level_zero {
-namespace ze = drivers::ze;
 namespace {
+namespace ze = level_zero::driver;
 
-// The entry's layout; the generated code's version is the library's build id, in the key beside it.
+// The entry's layout; the generated code's version is the library's build id, which key_text adds.
 constexpr const char* kCacheFormat = "tack-level-zero-native-1";
 
 std::atomic<std::uint64_t> g_ocloc{0};
@@ -135,61 +135,63 @@ std::optional<Artifact> decode_artifact(std::string_view p) {
   return a;
 }
 
-std::string cache_key(const DeviceInfo& d, const std::string& key) {
+CacheKey cache_key(const DeviceInfo& d, const std::string& code) {
   static const std::string ocloc = ocloc_identity();
-  return std::string(kCacheFormat) + "\n" + library_build_id() + "\ndevice=" + d.name + " | " + d.device_arg() +
-         " | ip " + std::to_string(d.ip_version) + "\ndriver=" + std::to_string(d.driver_version) + " | api " +
-         std::to_string(d.api_version) + "\nocloc=" + ocloc + " | " + tack::level_zero::kOclocOptions +
-         "\nflags=" + tack::level_zero::kOclocOptions + "\nf64=" + (d.fp64_flags ? "1" : "0") + "\n" + key;
+  // The module build flags are the same OpenCL options as ocloc's (create_module).
+  return CacheKey{kCacheFormat,
+                  "ocloc",
+                  ocloc + " | driver " + std::to_string(d.driver_version) + " | api " + std::to_string(d.api_version),
+                  d.name + " | " + d.device_arg() + " | ip " + std::to_string(d.ip_version) +
+                      " | f64=" + (d.fp64_flags ? "1" : "0"),
+                  tack::level_zero::kOclocOptions,
+                  code};
 }
 
 std::unique_ptr<Module> build_module(const std::shared_ptr<Queue>& queue, const std::string& key,
                                      const std::function<codegen::CSource()>& generate, const std::string& what) {
-  DiskCache& cache = DiskCache::global();
-  std::string entry_key;
-  if (cache.enabled()) {
-    entry_key = cache_key(queue->device(), key);
-    if (std::optional<std::string> payload = cache.load(entry_key)) {
-      std::optional<Artifact> a = decode_artifact(*payload);
-      if (!a) {
-        warn("the cached Level Zero entry for " + what + " is malformed; compiling again");
-      } else {
-        ze::ze_module_handle_t module = nullptr;
-        if (!a->native.empty()) {
-          if (create_module(*queue, ze::ZE_MODULE_FORMAT_NATIVE, a->native, &module, nullptr) ==
-              ze::ZE_RESULT_SUCCESS) {
-            g_native_loads.fetch_add(1, std::memory_order_relaxed);
-            return finish(queue, module, a->entry);
-          }
-          // The driver refuses binaries of another driver or stepping: the SPIR-V beside it still saves ocloc.
-          g_native_refused.fetch_add(1, std::memory_order_relaxed);
-        }
-        std::string log;
-        if (create_module(*queue, ze::ZE_MODULE_FORMAT_IL_SPIRV, a->spirv, &module, &log) == ze::ZE_RESULT_SUCCESS) {
-          // Stored again with the binary this driver makes, so the next process loads it natively.
-          a->native = native_binary(module);
-          cache.store(entry_key, encode_artifact(*a));
-          return finish(queue, module, a->entry);
-        }
-        warn("the cached SPIR-V for " + what + " did not load (" + log + "); compiling again");
-      }
+  auto make_key = [&] { return std::optional<CacheKey>(cache_key(queue->device(), key)); };
+  // A native binary first; the SPIR-V beside it when the driver refuses that (another driver or stepping).
+  auto load = [&](std::string_view payload, std::string* store_again) -> std::unique_ptr<Module> {
+    std::optional<Artifact> a = decode_artifact(payload);
+    if (!a) {
+      warn("the cached Level Zero entry for " + what + " is malformed; compiling again");
+      return nullptr;
     }
-  }
-
-  const codegen::CSource src = generate();
-  // ocloc reads an in-memory source as a C string: compile_with_ocloc passes it null-terminated.
-  const std::string spirv =
-      tack::level_zero::compile_with_ocloc(src.text, queue->device().device_arg(), /*spirv_only=*/true).spirv;
-  g_ocloc.fetch_add(1, std::memory_order_relaxed);
-  ze::ze_module_handle_t module = nullptr;
-  std::string log;
-  if (const ze::ze_result_t r = create_module(*queue, ze::ZE_MODULE_FORMAT_IL_SPIRV, spirv, &module, &log);
-      r != ze::ZE_RESULT_SUCCESS)
-    throw CompileError("level_zero: " + queue->device().name + " did not build the SPIR-V of " + what +
-                       " (zeModuleCreate: " + ze::error_text(r) + ", flags '" + tack::level_zero::kOclocOptions +
-                       "'):\n" + log + "\n--- source ---\n" + src.text);
-  if (cache.enabled()) cache.store(entry_key, encode_artifact({src.entry, spirv, native_binary(module)}));
-  return finish(queue, module, src.entry);
+    ze::ze_module_handle_t module = nullptr;
+    if (!a->native.empty()) {
+      if (create_module(*queue, ze::ZE_MODULE_FORMAT_NATIVE, a->native, &module, nullptr) == ze::ZE_RESULT_SUCCESS) {
+        g_native_loads.fetch_add(1, std::memory_order_relaxed);
+        return finish(queue, module, a->entry);
+      }
+      g_native_refused.fetch_add(1, std::memory_order_relaxed);
+    }
+    std::string log;
+    if (create_module(*queue, ze::ZE_MODULE_FORMAT_IL_SPIRV, a->spirv, &module, &log) != ze::ZE_RESULT_SUCCESS) {
+      warn("the cached SPIR-V for " + what + " did not load (" + log + "); compiling again");
+      return nullptr;
+    }
+    // Stored again with the binary this driver makes, so the next process loads it natively.
+    a->native = native_binary(module);
+    *store_again = encode_artifact(*a);
+    return finish(queue, module, a->entry);
+  };
+  auto compile = [&](bool caching) {
+    const codegen::CSource src = generate();
+    // ocloc reads an in-memory source as a C string: compile_with_ocloc passes it null-terminated.
+    const std::string spirv =
+        tack::level_zero::compile_with_ocloc(src.text, queue->device().device_arg(), /*spirv_only=*/true).spirv;
+    g_ocloc.fetch_add(1, std::memory_order_relaxed);
+    ze::ze_module_handle_t module = nullptr;
+    std::string log;
+    if (const ze::ze_result_t r = create_module(*queue, ze::ZE_MODULE_FORMAT_IL_SPIRV, spirv, &module, &log);
+        r != ze::ZE_RESULT_SUCCESS)
+      throw CompileError("level_zero: " + queue->device().name + " did not build the SPIR-V of " + what +
+                         " (zeModuleCreate: " + ze::error_text(r) + ", flags '" + tack::level_zero::kOclocOptions +
+                         "'):\n" + log + "\n--- source ---\n" + src.text);
+    std::string payload = caching ? encode_artifact({src.entry, spirv, native_binary(module)}) : std::string();
+    return Built<std::unique_ptr<Module>>{finish(queue, module, src.entry), std::move(payload)};
+  };
+  return load_or_build<std::unique_ptr<Module>>(DiskCache::global(), make_key, load, compile);
 }
 
 std::uint64_t ocloc_compile_count() { return g_ocloc.load(); }

@@ -13,6 +13,7 @@
 
 #include "backends/level_zero/level_zero_queue.hpp"
 #include "codegen/c_family.hpp"
+#include "runtime/cache_key.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -49,8 +50,8 @@ struct Artifact {
 std::string encode_artifact(const Artifact& a);
 std::optional<Artifact> decode_artifact(std::string_view payload);  // nullopt when malformed
 
-// The disk-cache key of `key` (the text that decides the code) on this device.
-std::string cache_key(const DeviceInfo& d, const std::string& key);
+// The disk-cache key of `code` (the text that decides it) on this device.
+CacheKey cache_key(const DeviceInfo& d, const std::string& code);
 
 // The module for `key`: from the disk cache when it has an entry, else
 // generate()'s source compiled by ocloc and zeModuleCreate, and stored. `what`

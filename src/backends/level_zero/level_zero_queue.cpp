@@ -1,6 +1,8 @@
 // The immediate command list, its barriers, host staging, holds, deferred frees and markers.
 #include "backends/level_zero/level_zero_queue.hpp"
 
+#include "backends/level_zero/level_zero_driver.hpp"
+
 #include <tack/error.hpp>
 
 #include <bit>
@@ -9,7 +11,7 @@
 #include <utility>
 
 namespace tack::runtime::level_zero {
-namespace ze = drivers::ze;
+namespace ze = level_zero::driver;
 namespace {
 
 constexpr std::uint32_t kEventsPerPool = 32;

@@ -5,6 +5,7 @@
 #include "backends/opencl/opencl_backend.hpp"
 
 #include "backends/opencl/opencl_device.hpp"
+#include "backends/opencl/opencl_driver.hpp"
 #include "backends/opencl/opencl_kernel.hpp"
 #include "backends/opencl/opencl_memory.hpp"
 #include "backends/opencl/opencl_queue.hpp"
@@ -24,7 +25,7 @@
 
 namespace tack::runtime {
 namespace {
-namespace cl = drivers::cl;
+namespace cl = opencl::driver;
 using opencl::DeviceBuffer;
 
 cl::cl_mem mem_of(const ArrayStorage& a) { return static_cast<const DeviceBuffer&>(*a.buffer).mem(); }

@@ -2,6 +2,7 @@
 // reports mean for Tack (capabilities, the OpenCL C version to compile for).
 #include "backends/opencl/opencl_device.hpp"
 
+#include "backends/opencl/opencl_driver.hpp"
 #include "runtime/backend.hpp"
 #include "support/env.hpp"
 
@@ -13,7 +14,7 @@
 #include <sstream>
 
 namespace tack::runtime::opencl {
-namespace cl = drivers::cl;
+namespace cl = opencl::driver;
 namespace {
 
 std::string platform_string(cl::cl_platform_id p, cl::cl_uint what) {

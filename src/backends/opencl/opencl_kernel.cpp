@@ -1,9 +1,9 @@
 // Program builds and the disk cache of program binaries.
 #include "backends/opencl/opencl_kernel.hpp"
 
-#include "runtime/build_id.hpp"
+#include "backends/opencl/opencl_driver.hpp"
 #include "runtime/cached_binary.hpp"
-#include "runtime/disk_cache.hpp"
+#include "runtime/load_or_build.hpp"
 #include "runtime/warnings.hpp"
 
 #include <tack/error.hpp>
@@ -11,14 +11,14 @@
 #include <atomic>
 
 namespace tack::runtime::opencl {
-namespace cl = drivers::cl;
+namespace cl = opencl::driver;
 namespace {
-
-// The entry's layout; the generated code's version is the library's build id, in the key beside it.
-constexpr const char* kCacheFormat = "tack-opencl-binary-3";
 
 std::atomic<std::uint64_t> g_source_builds{0};
 std::atomic<std::uint64_t> g_binary_loads{0};
+
+// The entry's layout; the generated code's version is the library's build id, which key_text adds.
+constexpr const char* kCacheFormat = "tack-opencl-binary-3";
 
 std::string build_log(cl::cl_program program, cl::cl_device_id device) {
   const cl::Api& api = cl::api();
@@ -114,46 +114,43 @@ std::unique_ptr<Program> build_program(const Queue& queue, const std::string& ke
                                        const std::function<codegen::CSource()>& generate, const std::string& what) {
   const DeviceInfo& d = queue.device();
   const std::string options = build_options(d);
-  DiskCache& cache = DiskCache::global();
   // Everything that can change the binary: the toolchain (platform, device, driver), the options, the code.
-  std::string cache_key;
-  if (cache.enabled()) {
-    cache_key = std::string(kCacheFormat) + "\n" + runtime::library_build_id() + "\nplatform=" + d.platform_name +
-                " | " + d.platform_version + "\ndevice=" + d.device_name + " | " + d.device_version +
-                "\ndriver=" + d.driver_version + "\noptions=" + options + "\n" + key;
-    if (std::optional<std::string> entry = cache.load(cache_key)) {
-      if (std::optional<CachedBinary> cached = decode_cached_binary(*entry)) {
-        if (auto p = load_binary(queue, cached->image, cached->entry, options, what)) return p;
-      } else {
-        warn("the cached OpenCL entry for " + what + " is malformed; rebuilding");
-      }
+  auto make_key = [&] {
+    return std::optional<CacheKey>(CacheKey{kCacheFormat, d.platform_name + " | " + d.platform_version,
+                                            d.driver_version, d.device_name + " | " + d.device_version, options, key});
+  };
+  auto load = [&](std::string_view payload, std::string*) -> std::unique_ptr<Program> {
+    if (std::optional<CachedBinary> cached = decode_cached_binary(payload))
+      return load_binary(queue, cached->image, cached->entry, options, what);
+    warn("the cached OpenCL entry for " + what + " is malformed; rebuilding");
+    return nullptr;
+  };
+  auto compile = [&](bool caching) {
+    const codegen::CSource src = generate();
+    const cl::Api& api = cl::api();
+    const char* text = src.text.c_str();
+    const std::size_t length = src.text.size();
+    cl::cl_int err = cl::CL_SUCCESS;
+    cl::cl_program program = api.clCreateProgramWithSource(queue.context(), 1, &text, &length, &err);
+    cl::check(err, "clCreateProgramWithSource");
+    err = api.clBuildProgram(program, 1, &d.device, options.c_str(), nullptr, nullptr);
+    g_source_builds.fetch_add(1, std::memory_order_relaxed);
+    if (err != cl::CL_SUCCESS) {
+      std::string log = build_log(program, d.device);
+      api.clReleaseProgram(program);
+      throw CompileError("OpenCL C for " + what + " did not build on " + d.label() +
+                         " (clBuildProgram: " + cl::error_name(err) + ", options '" + options + "'):\n" + log +
+                         "\n--- source ---\n" + numbered(src.text));
     }
-  }
-
-  const codegen::CSource src = generate();
-  const cl::Api& api = cl::api();
-  const char* text = src.text.c_str();
-  const std::size_t length = src.text.size();
-  cl::cl_int err = cl::CL_SUCCESS;
-  cl::cl_program program = api.clCreateProgramWithSource(queue.context(), 1, &text, &length, &err);
-  cl::check(err, "clCreateProgramWithSource");
-  err = api.clBuildProgram(program, 1, &d.device, options.c_str(), nullptr, nullptr);
-  g_source_builds.fetch_add(1, std::memory_order_relaxed);
-  if (err != cl::CL_SUCCESS) {
-    std::string log = build_log(program, d.device);
-    api.clReleaseProgram(program);
-    throw CompileError("OpenCL C for " + what + " did not build on " + d.label() +
-                       " (clBuildProgram: " + cl::error_name(err) + ", options '" + options + "'):\n" + log +
-                       "\n--- source ---\n" + numbered(src.text));
-  }
-  if (cache.enabled()) {
+    std::string payload;
     try {
-      cache.store(cache_key, encode_cached_binary(src.entry, program_binary(program)));
+      if (caching) payload = encode_cached_binary(src.entry, program_binary(program));
     } catch (const BackendError& e) {
       warn("the OpenCL program binary for " + what + " could not be read for the disk cache (" + e.what() + ")");
     }
-  }
-  return make_program(program, queue, src.entry);
+    return Built<std::unique_ptr<Program>>{make_program(program, queue, src.entry), std::move(payload)};
+  };
+  return load_or_build<std::unique_ptr<Program>>(DiskCache::global(), make_key, load, compile);
 }
 
 std::uint64_t source_build_count() { return g_source_builds.load(); }

@@ -1,6 +1,7 @@
 // DeviceBuffer: cl_mem storage through the backend's queue.
 #include "backends/opencl/opencl_memory.hpp"
 
+#include "backends/opencl/opencl_driver.hpp"
 #include "ir/check.hpp"
 
 namespace tack::runtime::opencl {
@@ -8,7 +9,7 @@ namespace tack::runtime::opencl {
 DeviceBuffer::DeviceBuffer(std::shared_ptr<Queue> queue, std::size_t bytes)
     : Buffer(bytes), queue_(std::move(queue)), mem_(queue_->create_buffer(bytes)) {}
 
-DeviceBuffer::~DeviceBuffer() { drivers::cl::api().clReleaseMemObject(mem_); }
+DeviceBuffer::~DeviceBuffer() { opencl::driver::api().clReleaseMemObject(mem_); }
 
 void DeviceBuffer::write(std::size_t offset, const void* src, std::size_t bytes) {
   TACK_CHECK(offset <= this->bytes() && bytes <= this->bytes() - offset);

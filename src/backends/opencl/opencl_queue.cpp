@@ -1,6 +1,8 @@
 // The context, the in-order queue, and the staging of queued host writes.
 #include "backends/opencl/opencl_queue.hpp"
 
+#include "backends/opencl/opencl_driver.hpp"
+
 #include <tack/error.hpp>
 
 #include <cstring>
@@ -8,7 +10,7 @@
 #include <utility>
 
 namespace tack::runtime::opencl {
-namespace cl = drivers::cl;
+namespace cl = opencl::driver;
 
 Queue::Queue(DeviceInfo device) : device_(std::move(device)) {
   const cl::Api& api = cl::api();

@@ -29,7 +29,7 @@ void record(const char* name) {
 }
 
 int g_current = 0;
-int g_stream_tag = 0, g_event_tag = 0;
+int g_stream_tag = 0, g_event_tag = 0, g_module_tag = 0;
 
 }  // namespace
 
@@ -175,9 +175,18 @@ FAKE_HIP hipMemsetD32Async(void* dst, int v, std::size_t n, void*) {
   for (std::size_t i = 0; i < n; ++i) std::memcpy(static_cast<char*>(dst) + 4 * i, &v, 4);
   return 0;
 }
-FAKE_HIP hipModuleLoadData(void**, const void*) { return 1; }
+FAKE_HIP hipModuleLoadData(void** module, const void*) {
+  record("hipModuleLoadData");
+  if (!fake_hip::state().modules_load) return 1;
+  *module = &g_module_tag;
+  return 0;
+}
 FAKE_HIP hipModuleUnload(void*) { return 0; }
-FAKE_HIP hipModuleGetFunction(void**, void*, const char*) { return 1; }
+FAKE_HIP hipModuleGetFunction(void** function, void*, const char*) {
+  if (!fake_hip::state().modules_load) return 1;
+  *function = &g_module_tag;
+  return 0;
+}
 FAKE_HIP hipModuleLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
                                void**, void**) {
   record("hipModuleLaunchKernel");

@@ -3,7 +3,8 @@
 // resolves, keeps "device memory" in host memory, runs copies and fills at
 // once, and records every call by name, so a test checks what Tack asked for
 // and in which order. It does not run kernels (there are no launches in its
-// tests: hipRTC needs a device or an architecture to compile for).
+// tests: hipRTC needs a device or an architecture to compile for); it loads
+// modules only when a test asks (modules_load), to check the disk cache's loads.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +23,9 @@ struct State {
   int device_count = 1;
   int memory_pools = 1;
   std::size_t total_memory = std::size_t{1} << 30;
-  int event_query = 0;  // what hipEventQuery returns: 600 (hipErrorNotReady) simulates work that never ends
+  int event_query = 0;
+  bool modules_load = false;  // hipModuleLoadData and hipModuleGetFunction succeed (no kernel ever runs)  // what
+                              // hipEventQuery returns: 600 (hipErrorNotReady) simulates work that never ends
 };
 
 State& state();
