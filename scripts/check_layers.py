@@ -26,6 +26,7 @@ LAYERS = [
     ("abi", ["src/abi"], False),
     ("ir users", ["src/lang", "src/passes", "src/interp", "src/codegen"], True),
     ("runtime", ["src/runtime"], False),
+    ("gpu runtime", ["src/runtime/gpu"], False),
     ("backends", ["src/backends/*"], True),
     ("api", ["src/api"], False),
 ]
