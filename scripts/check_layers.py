@@ -27,6 +27,7 @@ LAYERS = [
     ("analysis", ["src/analysis"], False),
     ("ir users", ["src/lang", "src/passes", "src/interp", "src/codegen"], True),
     ("runtime", ["src/runtime"], False),
+    ("gpu runtime", ["src/runtime/gpu"], False),
     ("backends", ["src/backends/*"], True),
     ("api", ["src/api"], False),
 ]

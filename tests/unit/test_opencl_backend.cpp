@@ -277,7 +277,7 @@ TEST_F(OpenCL, OversizedLaunchIsRefusedAndAnEmptyOneRunsNothing) {
   if (!dev_.capabilities().supports_workgroups) GTEST_SKIP() << "this OpenCL device has no workgroups";
   tack::Array out = dev_.zeros(tack::DType::I32, {1});
   // 2^57 groups of 256 work-items overflow a 64-bit size_t.
-  EXPECT_TACK_ERROR(k(out, std::int64_t{1} << 57), tack::InvalidArgument, "opencl_many_groups", "exceeds");
+  EXPECT_TACK_ERROR(k(out, std::int64_t{1} << 57), tack::InvalidArgument, "opencl_many_groups", "more than");
   k(out, std::int64_t{0});
   k(out, std::int64_t{3});
   EXPECT_EQ(out.to_host<std::int32_t>()[0], 1);

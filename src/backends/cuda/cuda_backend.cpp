@@ -12,13 +12,8 @@
 #include "backends/cuda/cuda_texture.hpp"
 #include "codegen/cuda_gen.hpp"
 #include "codegen/reduction_source.hpp"
-#include "ir/check.hpp"
-#include "ir/printer.hpp"
-#include "passes/pipeline.hpp"
 #include "runtime/array_checks.hpp"
-#include "runtime/device_reductions.hpp"
-#include "runtime/gpu_launch_params.hpp"
-#include "runtime/gpu_variant.hpp"
+#include "runtime/gpu/gpu_backend.hpp"
 #include "runtime/source_targets.hpp"
 #include "runtime/wait_marker.hpp"
 
@@ -26,28 +21,12 @@
 
 #include <algorithm>
 #include <array>
-#include <mutex>
-#include <shared_mutex>
 
 namespace tack::runtime {
 namespace {
 namespace cu = cuda::driver;
 using cuda::Context;
 using cuda::DeviceBuffer;
-
-constexpr unsigned kBlock = static_cast<unsigned>(codegen::kGpuGroupSize);
-
-struct CudaVariant final : CompiledVariant {
-  std::unique_ptr<cuda::Module> module;
-  GpuLayout layout;
-  std::vector<std::unique_ptr<DeviceBuffer>> pack_buffers;  // one per pack array, allocated once
-  unsigned block = kBlock;
-  bool workgroup = false;
-  // The pack buffers are shared by every dispatch of the variant: held from the pack upload until the launch
-  // is queued, so a launch never runs with another thread's scalars.
-  mutable std::mutex dispatch;
-  mutable std::vector<unsigned char> scratch;  // the host image of one pack array, under `dispatch`
-};
 
 // A blocking-sync event recorded on the stream: the waiting thread sleeps in the driver instead of spinning,
 // and holds nothing another thread's launch needs.
@@ -85,31 +64,31 @@ Capabilities cuda_capabilities(const cuda::DeviceInfo& d) {
   return c;
 }
 
-class CudaBackend final : public Backend {
+GpuLimits cuda_limits(const cuda::DeviceInfo& d) {
+  const auto grid = static_cast<std::uint64_t>(d.max_grid_dim_x);
+  // Blocks of whole warps, fewer threads where a kernel needs many registers; reductions fill each multiprocessor.
+  return {.backend = "cuda",
+          .device = d.name,
+          .max_array_bytes = d.total_memory,
+          .groups_word = "blocks",
+          .items_word = "threads",
+          .group_limit_why = "too many registers",
+          .group_granule = 32,
+          .max_launch = grid,
+          .launch_limit_why = "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X",
+          .max_reduction_groups = std::min(32u * static_cast<std::uint64_t>(d.multiprocessors), grid)};
+}
+
+class CudaBackend final : public GpuBackendOf<cuda::Module> {
  public:
   explicit CudaBackend(std::shared_ptr<Context> context)
-      : Backend(cuda_capabilities(context->device())), context_(std::move(context)) {}
-
-  ~CudaBackend() override {
-    try {
-      context_->synchronize();
-    } catch (const Error&) {
-      // A failed wait at teardown has no one to report to.
-    }
-  }
-
-  std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) override {
-    check_fits(bytes, "an array");
-    auto buffer = std::make_shared<DeviceBuffer>(context_, bytes);
-    if (zeroed && bytes) {
-      const unsigned char zero = 0;
-      buffer->fill(&zero, 1, bytes);
-    }
-    return buffer;
-  }
+      : GpuBackendOf(cuda_capabilities(context->device()), cuda_limits(context->device()),
+                     {codegen::generate_cuda, codegen::cuda_reduction_source}),
+        context_(std::move(context)) {}
+  ~CudaBackend() override { wait_at_teardown(); }
 
   std::shared_ptr<Buffer> allocate_exportable(std::size_t bytes) override {
-    check_fits(bytes, "an exportable array");
+    check_array_bytes(limits(), bytes, "an exportable array");
     return DeviceBuffer::exportable(context_, bytes);
   }
 
@@ -145,32 +124,6 @@ class CudaBackend final : public Backend {
     return DeviceBuffer::wrap(context_, ptr, bytes, std::move(keep_alive));
   }
 
-  std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey&) override {
-    auto v = std::make_unique<CudaVariant>();
-    passes::PackedKernel packed = passes::lower_for_backend(typed, passes::kCFamilyLowering);
-    v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
-    v->module = cuda::build_module(
-        context_, ir::to_string(typed), [&] { return codegen::generate_cuda(packed); }, "kernel '" + typed.name + "'");
-    v->layout = GpuLayout::of(typed, packed);
-    for (const passes::PackArray& a : v->layout.pack.arrays)
-      v->pack_buffers.push_back(std::make_unique<DeviceBuffer>(context_, pack_array_bytes(a)));
-    const int limit = v->module->max_threads();
-    if (v->workgroup) {
-      if (limit < static_cast<int>(kBlock))
-        throw BackendError("kernel '" + typed.name + "' needs blocks of 256 threads, but " + context_->device().name +
-                           " runs it with at most " + std::to_string(limit) + " (too many registers)");
-    } else {
-      // The generated index is blockIdx * blockDim + threadIdx, so a register-heavy kernel runs in smaller
-      // blocks; whole warps of 32.
-      v->block = static_cast<unsigned>(std::clamp(limit / 32 * 32, 32, static_cast<int>(kBlock)));
-    }
-    return v;
-  }
-
-  std::string source(const ir::Kernel& typed) override {
-    return codegen::generate_cuda(passes::lower_for_backend(typed, passes::kCFamilyLowering)).text;
-  }
-
   // Textures live in the texture hardware. A shape past the device's 3D texture limits is sampled in software
   // rather than refused (the reference never falls back on CUDA and fails there instead).
   bool texture_in_hardware(const std::array<std::int64_t, 3>& shape) const override {
@@ -184,114 +137,38 @@ class CudaBackend final : public Backend {
     return std::make_shared<cuda::TextureImage3D>(context_, shape);
   }
 
-  void check_launch_size(const ir::Kernel& typed, std::int64_t count) const override {
-    check_blocks(typed.name, count, typed.launch == ir::LaunchKind::Workgroup, kBlock);
-  }
-
-  void launch(const Launch& l) override {
-    const auto& v = static_cast<const CudaVariant&>(*l.variant);
-    check_blocks(v.typed.name, l.count, v.workgroup, v.block);
-    const std::uint64_t blocks = blocks_for(l.count, v.workgroup, v.block);
-    const cu::Api& api = cu::api();
-    Context::Scope scope(*context_);
-    const cu::CUstream stream = context_->stream();
-
-    GpuLaunchParams values(v.layout.buffer_args.size() + 1);
-    std::lock_guard lock(v.dispatch);
-    // This launch's scalars go into the variant's pack buffers, queued after every launch before it, so each
-    // queued launch reads its own values.
-    v.layout.write_packs(l, v.scratch, [&](std::size_t a, const void* bytes, std::size_t size) {
-      v.pack_buffers[a]->write(0, bytes, size);
-    });
-    // Array addresses stay put until the launch is queued (export_memory() moves memory exclusively).
-    std::shared_lock hold(context_->relocation());
-    for (std::size_t i = 0; i < v.layout.buffer_args.size(); ++i) {
-      const int p = v.layout.buffer_args[i];
-      if (p < 0) {
-        values[i] = v.pack_buffers[static_cast<std::size_t>(-1 - p)]->pointer();
-        continue;
-      }
-      const BoundArg& b = l.args[p];
-      if (b.kind != ir::ParamKind::Texture3D) {
-        values[i] = cuda::device_pointer(*b.array);
-      } else if (b.texture->image) {
-        // The image outlives queued launches: its destructor waits for the stream.
-        values[i] = static_cast<const cuda::TextureImage3D&>(*b.texture->image).object();
-      } else {
-        values[i] = cuda::device_pointer(*b.texture->copy);
-      }
-    }
-    values.back() = static_cast<std::uint64_t>(l.count);  // long long __n__
-    context_->last_kernel().set(v.typed.name);
-    cu::check(api.cuLaunchKernel(v.module->function(), static_cast<unsigned>(blocks), 1, 1, v.block, 1, 1, 0, stream,
-                                 values.pointers(), nullptr),
-              "cuLaunchKernel");
-  }
-
   void synchronize() override { context_->synchronize(); }
   std::unique_ptr<WaitMarker> async_marker() override { return std::make_unique<StreamMarker>(context_); }
 
-  bool reduce_device(const ArrayStorage& array, ReduceOp op, double* out) override {
-    TACK_CHECK(array.dtype == DType::F32);
-    if (array.size == 0) {  // min and max of an empty array are refused before this
-      *out = 0.0;
-      return true;
-    }
-    auto& r = reductions_.get(op, [&](codegen::ArrayReduction a) {
-      codegen::CSource src = codegen::cuda_reduction_source(a);
-      return cuda::build_module(
-          context_, "array reduction\n" + src.text, [&] { return src; }, "the array reduction " + src.entry);
-    });
-    const std::uint32_t identity = codegen::reduction_identity_bits(r.op);
-    DeviceBuffer result(context_, sizeof identity);
-    result.fill(&identity, sizeof identity, 1);
-    // Enough blocks to fill the device; each thread strides over the rest.
-    const std::uint64_t wanted = (static_cast<std::uint64_t>(array.size) + kBlock - 1) / kBlock;
-    const auto blocks = static_cast<unsigned>(
-        std::min<std::uint64_t>({wanted, 32u * static_cast<std::uint64_t>(context_->device().multiprocessors),
-                                 static_cast<std::uint64_t>(context_->device().max_grid_dim_x)}));
-    {
-      std::shared_lock hold(context_->relocation());
-      Context::Scope scope(*context_);
-      cu::CUdeviceptr x = cuda::device_pointer(array), o = result.pointer();
-      long long n = array.size;
-      void* params[] = {&x, &o, &n};
-      cu::check(cu::api().cuLaunchKernel(r.program->function(), blocks, 1, 1, kBlock, 1, 1, 0, context_->stream(),
-                                         params, nullptr),
-                "cuLaunchKernel");
-    }
-    float value = 0;
-    result.read(0, &value, sizeof value);
-    *out = static_cast<double>(value);
-    return true;
-  }
-
  private:
-  // Refuses more memory than the device has, before the driver is asked.
-  void check_fits(std::size_t bytes, const char* what) const {
-    const cuda::DeviceInfo& d = context_->device();
-    if (d.total_memory && bytes > d.total_memory)
-      throw InvalidArgument("cuda: " + std::string(what) + " of " + std::to_string(bytes) +
-                            " bytes is larger than the " + std::to_string(d.total_memory) + " bytes of " + d.name);
+  std::unique_ptr<cuda::Module> build(const std::string& key, const std::function<codegen::CSource()>& generate,
+                                      const std::string& what) override {
+    return cuda::build_module(context_, key, generate, what);
   }
-
-  static std::uint64_t blocks_for(std::int64_t count, bool workgroup, unsigned block) {
-    const auto n = static_cast<std::uint64_t>(count);
-    return workgroup ? n : n / block + (n % block != 0);
+  // Fewer than 256 when the kernel needs many registers.
+  std::size_t group_limit(const cuda::Module& m) const override {
+    return static_cast<std::size_t>(std::max(m.max_threads(), 0));
   }
-
-  void check_blocks(const std::string& kernel, std::int64_t count, bool workgroup, unsigned block) const {
-    const cuda::DeviceInfo& d = context_->device();
-    if (blocks_for(count, workgroup, block) <= static_cast<std::uint64_t>(d.max_grid_dim_x)) return;
-    throw InvalidArgument("kernel '" + kernel + "': a launch of " + std::to_string(count) +
-                          (workgroup ? " groups" : " work-items") + " needs " +
-                          std::to_string(blocks_for(count, workgroup, block)) + " blocks of " + std::to_string(block) +
-                          " threads, more than " + d.name + " runs in one launch (" + std::to_string(d.max_grid_dim_x) +
-                          ", CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)");
+  std::unique_ptr<Buffer> new_buffer(std::size_t bytes) override {
+    return std::make_unique<DeviceBuffer>(context_, bytes);
+  }
+  std::uint64_t argument(const Buffer& b) const override { return static_cast<const DeviceBuffer&>(b).pointer(); }
+  std::uint64_t texture_argument(const TextureImage& image) const override {
+    return static_cast<const cuda::TextureImage3D&>(image).object();
+  }
+  // Array addresses stay put until the launch is queued (export_memory() moves memory exclusively).
+  std::shared_lock<std::shared_mutex> hold_addresses() const override {
+    return std::shared_lock(context_->relocation());
+  }
+  LastKernel* last_kernel() override { return &context_->last_kernel(); }
+  void enqueue(const cuda::Module& m, const GpuDispatch& d) override {
+    Context::Scope scope(*context_);
+    cu::check(cu::api().cuLaunchKernel(m.function(), static_cast<unsigned>(d.groups), 1, 1, d.group, 1, 1, 0,
+                                       context_->stream(), d.args.pointers(), nullptr),
+              "cuLaunchKernel");
   }
 
   std::shared_ptr<Context> context_;
-  DeviceReductions<cuda::Module> reductions_;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_memory.hpp"
+#include "runtime/gpu/device_ordinal.hpp"
 #include "support/env.hpp"
 
 #include <tack/error.hpp>
@@ -21,24 +22,14 @@ int attribute(const cu::Api& api, int which, cu::CUdevice device, const char* wh
 }
 
 int chosen_ordinal(const DeviceOptions& options, int count) {
-  std::int64_t ordinal = 0;
-  std::string from = "the default";
-  if (auto it = options.find("device"); it != options.end()) {
-    if (!std::holds_alternative<std::int64_t>(it->second))
-      throw InvalidArgument("cuda: option 'device' must be an integer device ordinal");
-    ordinal = std::get<std::int64_t>(it->second);
-    from = "option 'device'";
-  } else if (const std::optional<std::string> env = support::env_text("TACK_CUDA_DEVICE")) {
-    char* end = nullptr;
-    ordinal = std::strtoll(env->c_str(), &end, 10);
-    if (*end != '\0') throw InvalidArgument("cuda: TACK_CUDA_DEVICE='" + *env + "' is not a device ordinal");
-    from = "TACK_CUDA_DEVICE";
-  }
-  if (ordinal < 0 || ordinal >= count)
-    throw InvalidArgument("cuda: device " + std::to_string(ordinal) + " (" + from +
-                          ") does not exist; the driver has " + std::to_string(count) + " device" +
-                          (count == 1 ? "" : "s") + " (0 to " + std::to_string(count - 1) + ")");
-  return static_cast<int>(ordinal);
+  if (const std::optional<std::int64_t> option = device_option(options, "cuda"))
+    return checked_ordinal("cuda", *option, "option 'device'", "the driver", count);
+  const std::optional<std::string> env = support::env_text("TACK_CUDA_DEVICE");
+  if (!env) return checked_ordinal("cuda", 0, "the default", "the driver", count);
+  char* end = nullptr;
+  const std::int64_t ordinal = std::strtoll(env->c_str(), &end, 10);
+  if (*end != '\0') throw InvalidArgument("cuda: TACK_CUDA_DEVICE='" + *env + "' is not a device ordinal");
+  return checked_ordinal("cuda", ordinal, "TACK_CUDA_DEVICE", "the driver", count);
 }
 
 DeviceInfo query(const cu::Api& api, int ordinal) {

@@ -2,6 +2,7 @@
 #include "backends/hip/hip_device.hpp"
 
 #include "backends/hip/hip_driver.hpp"
+#include "runtime/gpu/device_ordinal.hpp"
 #include "support/env.hpp"
 
 #include <tack/error.hpp>
@@ -22,23 +23,11 @@ int attribute(const hp::Api& api, int which, int device) {
 }
 
 int chosen_ordinal(const hp::Api& api, const DeviceOptions& options, int count) {
-  std::int64_t ordinal = 0;
-  std::string from = "the current device (hipGetDevice)";
-  if (auto it = options.find("device"); it != options.end()) {
-    if (!std::holds_alternative<std::int64_t>(it->second))
-      throw InvalidArgument("hip: option 'device' must be an integer device ordinal");
-    ordinal = std::get<std::int64_t>(it->second);
-    from = "option 'device'";
-  } else {
-    int current = 0;
-    hp::check(api.hipGetDevice(&current), "hipGetDevice");
-    ordinal = current;
-  }
-  if (ordinal < 0 || ordinal >= count)
-    throw InvalidArgument("hip: device " + std::to_string(ordinal) + " (" + from +
-                          ") does not exist; the runtime has " + std::to_string(count) + " device" +
-                          (count == 1 ? "" : "s") + " (0 to " + std::to_string(count - 1) + ")");
-  return static_cast<int>(ordinal);
+  if (const std::optional<std::int64_t> option = device_option(options, "hip"))
+    return checked_ordinal("hip", *option, "option 'device'", "the runtime", count);
+  int current = 0;
+  hp::check(api.hipGetDevice(&current), "hipGetDevice");
+  return checked_ordinal("hip", current, "the current device (hipGetDevice)", "the runtime", count);
 }
 
 DeviceInfo query(const hp::Api& api, int ordinal) {

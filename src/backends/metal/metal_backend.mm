@@ -17,7 +17,7 @@
 #include "codegen/reduction_source.hpp"
 #include "ir/check.hpp"
 #include "passes/pipeline.hpp"
-#include "runtime/gpu_variant.hpp"
+#include "runtime/gpu/gpu_layout.hpp"
 #include "runtime/host_reduce.hpp"
 #include "runtime/source_targets.hpp"
 

@@ -1,5 +1,5 @@
 // Filling scalar packs from bound arguments.
-#include "runtime/gpu_scalar_pack.hpp"
+#include "runtime/gpu/gpu_scalar_pack.hpp"
 
 #include "ir/check.hpp"
 

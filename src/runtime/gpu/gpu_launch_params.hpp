@@ -1,8 +1,9 @@
-// A GPU launch's kernel parameters as cuLaunchKernel and hipModuleLaunchKernel
-// take them: one 8-byte value per buffer argument, then the count __n__, and an
-// array of pointers to those values. Held on the stack up to a capacity no
-// kernel reaches (its parameters plus their scalar packs), so a warm launch
-// allocates nothing.
+// A GPU launch's kernel parameters: one 8-byte value per buffer argument (an
+// address, a cl_mem, a texture object), then the count __n__, and an array of
+// pointers to those values as cuLaunchKernel and hipModuleLaunchKernel take
+// them; the drivers that set arguments one at a time (Level Zero, OpenCL) read
+// the same pointers. Held on the stack up to a capacity no kernel reaches (its
+// parameters plus their scalar packs), so a warm launch allocates nothing.
 #pragma once
 
 #include "runtime/signature.hpp"
@@ -32,6 +33,7 @@ class GpuLaunchParams {
 
   std::uint64_t& operator[](std::size_t i) { return values()[i]; }
   std::uint64_t& back() { return values()[count_ - 1]; }
+  std::size_t size() const { return count_; }
   void** pointers() { return count_ > kInline ? spill_pointers_.data() : inline_pointers_.data(); }
 
  private:

@@ -1,11 +1,11 @@
 // The device reductions of a GPU backend (reference: "Device reductions"):
 // one program per operation, built on first use and kept for the backend's
-// life. Each backend supplies the build (its dialect's source, its compiler);
+// life. GpuBackend supplies the build (the backend's dialect and compiler);
 // the once-only construction and the slot layout are the same everywhere.
 #pragma once
 
 #include "codegen/reduction_source.hpp"
-#include "runtime/gpu_variant.hpp"
+#include "runtime/gpu/gpu_layout.hpp"
 
 #include <array>
 #include <memory>
@@ -19,7 +19,7 @@ class DeviceReductions {
   struct Slot {
     codegen::ArrayReduction op = codegen::ArrayReduction::Sum;
     std::unique_ptr<Program> program;  // null where the backend's build declined (the host reduces)
-    std::mutex dispatch;               // for backends whose kernel arguments are set on the shared program
+    std::mutex dispatch;               // held while it is dispatched: OpenCL sets arguments on the shared program
   };
 
   // The slot for `op`; its program is build(codegen::ArrayReduction) the first time, on whichever thread asks.

@@ -1,14 +1,14 @@
 // What every GPU backend's variant holds beside its compiled code (reference:
 // "Scalar arguments on the GPU"): the scalar-pack layout and the order in
 // which the packed kernel takes its buffers, and the per-dispatch upload of
-// the pack arrays. CUDA, OpenCL (and HIP and Level Zero as they land) bind
-// their launches from this, each with its own driver calls.
+// the pack arrays. GpuBackend (cuda, hip, level_zero, opencl) and Metal bind
+// their launches from this.
 #pragma once
 
 #include "abi/scalar_pack.hpp"
 #include "codegen/reduction_source.hpp"
 #include "runtime/backend.hpp"
-#include "runtime/gpu_scalar_pack.hpp"
+#include "runtime/gpu/gpu_scalar_pack.hpp"
 
 #include <cstddef>
 #include <vector>

@@ -1,5 +1,5 @@
 // The buffer order of packed GPU kernels.
-#include "runtime/gpu_variant.hpp"
+#include "runtime/gpu/gpu_layout.hpp"
 
 #include "ir/check.hpp"
 

@@ -1,0 +1,151 @@
+// The algorithm the queued GPU backends share; each backend's hooks do the
+// driver calls.
+#include "runtime/gpu/gpu_backend.hpp"
+
+#include "abi/group_size.hpp"
+#include "ir/check.hpp"
+#include "ir/printer.hpp"
+
+#include <tack/error.hpp>
+
+#include <algorithm>
+
+namespace tack::runtime {
+namespace {
+constexpr std::uint32_t kGroup = kGpuGroup;
+
+// The backend's one lock for every dispatch where it names one, else the program's own.
+class DispatchLock {
+ public:
+  DispatchLock(std::recursive_mutex* shared, std::mutex& own) {
+    if (shared)
+      shared_ = std::unique_lock(*shared);
+    else
+      own_ = std::unique_lock(own);
+  }
+
+ private:
+  std::unique_lock<std::recursive_mutex> shared_;
+  std::unique_lock<std::mutex> own_;
+};
+
+passes::PackedKernel lowered(const ir::Kernel& typed) {
+  return passes::lower_for_backend(typed, passes::kCFamilyLowering);
+}
+}  // namespace
+
+std::shared_ptr<Buffer> GpuBackend::allocate(std::size_t bytes, bool zeroed) {
+  // Refused here, by name, rather than as whatever the driver reports (often nothing until first use).
+  check_array_bytes(limits_, bytes, "an array");
+  std::shared_ptr<Buffer> buffer = new_buffer(bytes);
+  if (zeroed && bytes) {
+    const unsigned char zero = 0;
+    buffer->fill(&zero, 1, bytes);
+  }
+  return buffer;
+}
+
+std::unique_ptr<CompiledVariant> GpuBackend::compile(const ir::Kernel& typed, const VariantKey&) {
+  auto v = std::make_unique<GpuVariant>();
+  // Packing is cheap and not code generation; a cache hit redoes it for the layout.
+  passes::PackedKernel packed = lowered(typed);
+  v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
+  v->program = build_erased(
+      ir::to_string(typed), [&] { return codegen_.generate(packed); }, "kernel '" + typed.name + "'");
+  v->layout = GpuLayout::of(typed, packed);
+  for (const passes::PackArray& a : v->layout.pack.arrays) v->pack_buffers.push_back(new_buffer(pack_array_bytes(a)));
+  v->group = group_for_program(limits_, typed.name, v->workgroup, group_limit_erased(*v->program));
+  return v;
+}
+
+std::string GpuBackend::source(const ir::Kernel& typed) { return codegen_.generate(lowered(typed)).text; }
+
+void GpuBackend::check_launch_size(const ir::Kernel& typed, std::int64_t count) const {
+  const bool workgroup = typed.launch == ir::LaunchKind::Workgroup;
+  check_launch_groups(limits_, typed.name, count, workgroup, workgroup ? kGroup : limits_.parallel_group);
+}
+
+void GpuBackend::launch(const Launch& l) {
+  const auto& v = static_cast<const GpuVariant&>(*l.variant);
+  // A group count the driver takes in 32 bits would truncate rather than reject: refused first.
+  check_launch_groups(limits_, v.typed.name, l.count, v.workgroup, v.group);
+  const DispatchLock lock(shared_dispatch_lock(), v.dispatch);
+  dispatch(v, l, groups_for(l.count, v.workgroup, v.group));
+}
+
+void GpuBackend::dispatch(const GpuVariant& v, const Launch& l, std::uint64_t groups) {
+  // This launch's scalars go into the variant's pack buffers, queued after every launch before it, so each
+  // queued launch reads its own values.
+  v.layout.write_packs(l, v.scratch, [&](std::size_t a, const void* bytes, std::size_t size) {
+    v.pack_buffers[a]->write(0, bytes, size);
+  });
+  GpuLaunchParams args(v.layout.buffer_args.size() + 1);
+  const std::shared_lock<std::shared_mutex> hold = hold_addresses();
+  for (std::size_t i = 0; i < v.layout.buffer_args.size(); ++i) {
+    const int p = v.layout.buffer_args[i];
+    if (p < 0) {
+      args[i] = argument(*v.pack_buffers[static_cast<std::size_t>(-1 - p)]);
+      continue;
+    }
+    const BoundArg& b = l.args[p];
+    if (b.kind != ir::ParamKind::Texture3D) {
+      args[i] = argument(*b.array->buffer);
+    } else if (b.texture->image) {
+      // The image outlives queued launches: its destructor waits for the queue.
+      args[i] = texture_argument(*b.texture->image);
+    } else {
+      args[i] = argument(*b.texture->copy->buffer);
+    }
+  }
+  args.back() = static_cast<std::uint64_t>(l.count);  // long __n__
+  if (LastKernel* last = last_kernel()) last->set(v.typed.name);
+  enqueue_erased(*v.program, GpuDispatch{args, groups, v.group, &v.typed.name});
+}
+
+std::uint64_t GpuBackend::texture_argument(const TextureImage&) const {
+  TACK_UNREACHABLE("a texture image on a backend that samples every texture in software");
+}
+
+bool GpuBackend::reduce_device(const ArrayStorage& array, ReduceOp op, double* out) {
+  TACK_CHECK(array.dtype == DType::F32);
+  if (array.size == 0) {  // min and max of an empty array are refused before this
+    *out = 0.0;
+    return true;
+  }
+  auto& r = reductions_.get(op, [&](codegen::ArrayReduction a) -> std::unique_ptr<GpuProgram> {
+    codegen::CSource src = codegen_.reduction_source(a);
+    auto program = build_erased(
+        "array reduction\n" + src.text, [&] { return src; }, "the array reduction " + src.entry);
+    // The reduction's tree needs groups of 256; where the program runs fewer, the host reduces.
+    return group_limit_erased(*program) >= kGroup ? std::move(program) : nullptr;
+  });
+  if (!r.program) return false;
+  const std::uint32_t identity = codegen::reduction_identity_bits(r.op);
+  std::unique_ptr<Buffer> result = new_buffer(sizeof identity);
+  result->fill(&identity, sizeof identity, 1);
+  const std::uint64_t wanted = (static_cast<std::uint64_t>(array.size) + kGroup - 1) / kGroup;
+  const std::uint64_t groups = std::min(wanted, limits_.max_reduction_groups);
+  {
+    const DispatchLock lock(shared_dispatch_lock(), r.dispatch);
+    GpuLaunchParams args(3);
+    const std::shared_lock<std::shared_mutex> hold = hold_addresses();
+    args[0] = argument(*array.buffer);
+    args[1] = argument(*result);
+    args[2] = static_cast<std::uint64_t>(array.size);  // long n
+    enqueue_erased(*r.program, GpuDispatch{args, groups, kGroup, nullptr});
+  }
+  float value = 0;
+  result->read(0, &value, sizeof value);
+  *out = static_cast<double>(value);
+  return true;
+}
+
+void GpuBackend::wait_at_teardown() noexcept {
+  try {
+    synchronize();
+  } catch (const Error&) {
+    // A failed wait at teardown has no one to report to.
+  }
+}
+
+}  // namespace tack::runtime
