@@ -17,7 +17,7 @@ namespace tack::runtime::cpu {
 class Compiler {
  public:
   // Bumped whenever this interface changes: a plugin of another version is refused.
-  static constexpr std::uint32_t kInterfaceVersion = 1;
+  static constexpr std::uint32_t kInterfaceVersion = 2;
 
   virtual ~Compiler() = default;
   // Generates, optimizes at O3 and emits relocatable object code (PIC, small
@@ -26,8 +26,6 @@ class Compiler {
                               double* compile_ms) = 0;
   // LLVM IR text of a typed kernel before optimization (tack::inspect).
   virtual std::string ir_text(const ir::Kernel& typed, bool noalias) = 0;
-  // Makes what the first compile needs (target, host detection, a TargetMachine).
-  virtual void prepare() = 0;
   // Links object code into a JIT library of LLJIT's own; returns the symbol's address.
   virtual void* load_with_lljit(const std::string& object, const std::string& symbol) = 0;
   // "triple|cpu|features" as LLVM detects the host (for hosts host_cpu_id() does not read).

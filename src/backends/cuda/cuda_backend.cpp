@@ -6,6 +6,7 @@
 #include "backends/cuda/cuda_backend.hpp"
 
 #include "backends/cuda/cuda_context.hpp"
+#include "backends/cuda/cuda_description.hpp"
 #include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "backends/cuda/cuda_texture.hpp"
@@ -18,7 +19,6 @@
 #include "runtime/device_reductions.hpp"
 #include "runtime/gpu_launch_params.hpp"
 #include "runtime/gpu_variant.hpp"
-#include "runtime/source_targets.hpp"
 #include "runtime/wait_marker.hpp"
 
 #include <tack/error.hpp>
@@ -76,9 +76,7 @@ class StreamMarker final : public WaitMarker {
 };
 
 Capabilities cuda_capabilities(const cuda::DeviceInfo& d) {
-  Capabilities c = find_source_target("cuda")->caps;
-  c.device_memory_spaces = {"cuda"};
-  c.device_options = {"device"};
+  Capabilities c = cuda_description().capabilities();
   c.supports_exportable_memory = d.virtual_memory && d.posix_fd_handles;
   c.supports_wrapped_memory = true;
   return c;

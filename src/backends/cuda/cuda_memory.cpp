@@ -2,6 +2,7 @@
 #include "backends/cuda/cuda_memory.hpp"
 
 #include "ir/check.hpp"
+#include "runtime/access.hpp"
 
 #include <tack/error.hpp>
 
@@ -156,7 +157,7 @@ cu::CUdeviceptr device_pointer(const ArrayStorage& array) {
 
 cu::CUdeviceptr device_pointer(const tack::Array& array) {
   if (!array.valid()) throw InvalidArgument("device_pointer of an empty tack::Array");
-  return device_pointer(*array.storage());
+  return device_pointer(*detail::Access::storage(array));
 }
 
 }  // namespace tack::runtime::cuda

@@ -5,6 +5,7 @@
 // queued"; "Scalar arguments on the GPU"; "Device reductions").
 #include "backends/hip/hip_backend.hpp"
 
+#include "backends/hip/hip_description.hpp"
 #include "backends/hip/hip_device.hpp"
 #include "backends/hip/hip_kernel.hpp"
 #include "backends/hip/hip_memory.hpp"
@@ -16,7 +17,6 @@
 #include "runtime/device_reductions.hpp"
 #include "runtime/gpu_launch_params.hpp"
 #include "runtime/gpu_variant.hpp"
-#include "runtime/source_targets.hpp"
 
 #include <tack/error.hpp>
 
@@ -44,12 +44,7 @@ struct HipVariant final : CompiledVariant {
   mutable std::vector<unsigned char> scratch;  // the host image of one pack array, under `dispatch`
 };
 
-Capabilities hip_capabilities() {
-  Capabilities c = find_source_target("hip")->caps;
-  c.device_memory_spaces = {"hip"};
-  c.device_options = {"device"};
-  return c;
-}
+Capabilities hip_capabilities() { return hip_description().capabilities(); }
 
 class HipBackend final : public Backend {
  public:

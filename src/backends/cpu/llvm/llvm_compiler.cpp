@@ -171,8 +171,6 @@ class LlvmCompiler final : public Compiler {
     return std::string(object.begin(), object.end());
   }
 
-  void prepare() override { state_.give_tm(state_.take_tm()); }
-
   std::string ir_text(const ir::Kernel& typed, bool noalias) override {
     llvm::LLVMContext context;
     codegen::LlvmModule gen = codegen::generate_llvm(typed, context, noalias);
