@@ -20,7 +20,9 @@ namespace runtime {
 struct ArrayStorage;
 }
 namespace detail {
-struct RawAccess;  // the untyped calls below, for bindings to other languages (src/api/raw_access.hpp)
+struct Access;  // Tack's own reach into the classes below (src/runtime/access.hpp); not for users
+// What Array::sum, min and max compute.
+enum class ReduceOp : std::uint8_t { Sum, Min, Max };
 }
 
 class Array {
@@ -85,17 +87,15 @@ class Array {
   // (data is the id<MTLBuffer>), 14 = kDLOneAPI (level_zero).
   DLManagedTensor* to_dlpack() const;
 
-  const std::shared_ptr<runtime::ArrayStorage>& storage() const { return storage_; }
-
  private:
-  friend struct detail::RawAccess;
+  friend struct detail::Access;
   void read_bytes(DType as, std::int64_t start, std::int64_t count, void* out) const;
   // Marks the device's queue now and calls then(error of the wait or nullptr)
   // once the mark is reached: in a tack-wait thread, or before returning where
   // the device has no queue to wait on.
   void after_queued(DType as, std::function<void(std::exception_ptr)> then) const;
   void fill_bits(DType from, const void* value);
-  void reduce(int op, DType as, void* out) const;
+  void reduce(detail::ReduceOp op, DType as, void* out) const;
   std::shared_ptr<runtime::ArrayStorage> storage_;
 };
 
@@ -152,19 +152,19 @@ std::vector<T> Array::read_range(std::int64_t start, std::int64_t count) const {
 template <Arithmetic T>
 T Array::sum() const {
   T out{};
-  reduce(0, dtype_of<T>, &out);
+  reduce(detail::ReduceOp::Sum, dtype_of<T>, &out);
   return out;
 }
 template <Arithmetic T>
 T Array::min() const {
   T out{};
-  reduce(1, dtype_of<T>, &out);
+  reduce(detail::ReduceOp::Min, dtype_of<T>, &out);
   return out;
 }
 template <Arithmetic T>
 T Array::max() const {
   T out{};
-  reduce(2, dtype_of<T>, &out);
+  reduce(detail::ReduceOp::Max, dtype_of<T>, &out);
   return out;
 }
 

@@ -20,7 +20,7 @@ namespace runtime {
 class Backend;
 }
 namespace detail {
-struct RawAccess;
+struct Access;  // Tack's own reach into the classes below (src/runtime/access.hpp); not for users
 }
 
 // What a backend can do; callers read these rather than probing. Derived
@@ -75,10 +75,9 @@ class Device {
   std::future<void> synchronize_async() const;
 
   bool operator==(const Device& o) const { return backend_ == o.backend_; }
-  const std::shared_ptr<runtime::Backend>& backend() const { return backend_; }
 
  private:
-  friend struct detail::RawAccess;
+  friend struct detail::Access;
   Array from_host_bytes(DType dtype, const void* data, std::size_t count, std::vector<std::int64_t> shape) const;
   std::shared_ptr<runtime::Backend> backend_;
 };

@@ -24,6 +24,9 @@ namespace tack {
 namespace runtime {
 struct KernelImpl;
 }
+namespace detail {
+struct Access;
+}
 
 // Describes an array argument without data, for tack::inspect and precompile.
 struct ArraySpec {
@@ -77,9 +80,11 @@ struct KernelArg {
 
 namespace detail {
 
+// One kernel parameter as the function's signature declares it.
 struct ParamSpec {
-  int kind;  // 0 array, 1 scalar, 2 texture
-  bool fixed = false;
+  enum class Kind : std::uint8_t { Array, Scalar, Texture };
+  Kind kind = Kind::Array;
+  bool fixed = false;  // ArrayOf<T>, ScalarOf<T>, Texture3D: a call with another dtype is refused
   DType dtype = DType::F32;
 };
 
@@ -90,23 +95,23 @@ struct param_traits {
 };
 template <>
 struct param_traits<lang::Array> {
-  static ParamSpec spec() { return {0}; }
+  static ParamSpec spec() { return {ParamSpec::Kind::Array}; }
 };
 template <class T>
 struct param_traits<lang::ArrayOf<T>> {
-  static ParamSpec spec() { return {0, true, dtype_of<T>}; }
+  static ParamSpec spec() { return {ParamSpec::Kind::Array, true, dtype_of<T>}; }
 };
 template <>
 struct param_traits<lang::Scalar> {
-  static ParamSpec spec() { return {1}; }
+  static ParamSpec spec() { return {ParamSpec::Kind::Scalar}; }
 };
 template <class T>
 struct param_traits<lang::ScalarOf<T>> {
-  static ParamSpec spec() { return {1, true, dtype_of<T>}; }
+  static ParamSpec spec() { return {ParamSpec::Kind::Scalar, true, dtype_of<T>}; }
 };
 template <>
 struct param_traits<lang::Texture3D> {
-  static ParamSpec spec() { return {2, true, DType::F32}; }
+  static ParamSpec spec() { return {ParamSpec::Kind::Texture, true, DType::F32}; }
 };
 
 template <class F>
@@ -168,9 +173,9 @@ class Kernel {
   const std::string& name() const;
   // The traced, untyped IR as text (traces the kernel if it was not yet).
   std::string ir() const;
-  const std::shared_ptr<runtime::KernelImpl>& impl() const { return impl_; }
 
  private:
+  friend struct detail::Access;
   std::shared_ptr<runtime::KernelImpl> impl_;
 };
 

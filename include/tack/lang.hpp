@@ -197,6 +197,9 @@ class Var {
 
 class ArrayBase;
 
+// Where an array lives: a kernel parameter, or a workgroup's shared memory.
+enum class ArraySpace : std::uint8_t { Param, Shared };
+
 // One element of an array: reading it gives a Value, assigning stores.
 class ElementRef {
  public:
@@ -211,7 +214,7 @@ class ElementRef {
 
  private:
   void store(const Value& v, const std::source_location& loc);
-  int space_;
+  ArraySpace space_;
   int array_;
   Value index_;
   int subscripts_;
@@ -228,23 +231,23 @@ class ArrayBase {
   ElementRef operator()(Located i, const Value& j) const;
   ElementRef operator()(Located i, const Value& j, const Value& k) const;
   ElementRef operator()(Located i, const Value& j, const Value& k, const Value& l) const;
-  int space() const { return space_; }
+  ArraySpace space() const { return space_; }
   int index() const { return index_; }
 
  protected:
-  ArrayBase(int space, int index) : space_(space), index_(index) {}
+  ArrayBase(ArraySpace space, int index) : space_(space), index_(index) {}
   virtual Value extent(int dim) const = 0;
 
  private:
   ElementRef subscript(std::initializer_list<Value> idx, const std::source_location& loc) const;
-  int space_;
+  ArraySpace space_;
   int index_;
 };
 
 // An array parameter: dtype and rank come from the call.
 class Array : public ArrayBase {
  public:
-  explicit Array(int param) : ArrayBase(0, param) {}
+  explicit Array(int param) : ArrayBase(ArraySpace::Param, param) {}
   Value size() const;          // element count, i64
   Value shape(int dim) const;  // extent of dimension dim, i64
   Value extent(int dim) const override { return shape(dim); }
@@ -394,7 +397,7 @@ void parallel_for(std::initializer_list<Value> dims, F&& body,
 // An array in a workgroup's fast shared memory, zeroed when the group starts.
 class SharedArray : public ArrayBase {
  public:
-  SharedArray(int index, std::int64_t count) : ArrayBase(1, index), count_(count) {}
+  SharedArray(int index, std::int64_t count) : ArrayBase(ArraySpace::Shared, index), count_(count) {}
   Value size() const;
   Value extent(int) const override { return size(); }
 

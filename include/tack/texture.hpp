@@ -12,6 +12,9 @@ namespace tack {
 namespace runtime {
 struct TextureStorage;
 }
+namespace detail {
+struct Access;
+}
 
 // Holds its own copy of the array, taken at creation and again at update();
 // writes to the array in between do not reach it.
@@ -23,9 +26,9 @@ class Texture {
   void update();
   std::array<std::int64_t, 3> shape() const;  // {width, height, depth}
   Device device() const;
-  const std::shared_ptr<runtime::TextureStorage>& storage() const { return storage_; }
 
  private:
+  friend struct detail::Access;
   std::shared_ptr<runtime::TextureStorage> storage_;
 };
 

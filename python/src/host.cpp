@@ -2,7 +2,7 @@
 // edge. Every call that may wait for a device releases the GIL while it waits.
 #include "bindings.hpp"
 
-#include "api/raw_access.hpp"
+#include "runtime/access.hpp"
 #include "runtime/async_wait.hpp"
 #include "runtime/registry.hpp"
 
@@ -76,7 +76,7 @@ Array from_buffer(const Device& d, const HostArray& data, DType dtype, const Sha
                     std::string(dtype_name(dtype)) + " has " + std::to_string(dtype_size(dtype)));
   const std::size_t count = data.size();
   nb::gil_scoped_release release;
-  return detail::RawAccess::from_host(d, dtype, data.data(), count, shape);
+  return detail::Access::from_host(d, dtype, data.data(), count, shape);
 }
 
 void read_into(const Array& a, HostOut& out, std::int64_t start, std::int64_t count) {
@@ -88,7 +88,7 @@ void read_into(const Array& a, HostOut& out, std::int64_t start, std::int64_t co
                           std::to_string(count) + " were asked for");
   void* dst = out.data();
   nb::gil_scoped_release release;
-  detail::RawAccess::read(a, a.dtype(), start, count, dst);
+  detail::Access::read(a, a.dtype(), start, count, dst);
 }
 
 void fill(Array& a, nb::handle value) {
@@ -98,10 +98,10 @@ void fill(Array& a, nb::handle value) {
   if (v.dtype == DType::Bool) {
     const bool b = v.bits != 0;
     nb::gil_scoped_release release;
-    return detail::RawAccess::fill(a, DType::Bool, &b);
+    return detail::Access::fill(a, DType::Bool, &b);
   }
   nb::gil_scoped_release release;
-  detail::RawAccess::fill(a, v.dtype, &v.bits);  // the bits of an i64, u64, f64 or the scalar's dtype, little-endian
+  detail::Access::fill(a, v.dtype, &v.bits);  // the bits of an i64, u64, f64 or the scalar's dtype, little-endian
 }
 
 nb::object reduce(const Array& a, runtime::ReduceOp op) {
@@ -110,7 +110,7 @@ nb::object reduce(const Array& a, runtime::ReduceOp op) {
     double out = 0;
     {
       nb::gil_scoped_release release;
-      detail::RawAccess::reduce(a, op, DType::F64, &out);
+      detail::Access::reduce(a, op, DType::F64, &out);
     }
     return nb::float_(out);
   }
@@ -118,14 +118,14 @@ nb::object reduce(const Array& a, runtime::ReduceOp op) {
     std::uint64_t out = 0;
     {
       nb::gil_scoped_release release;
-      detail::RawAccess::reduce(a, op, DType::U64, &out);
+      detail::Access::reduce(a, op, DType::U64, &out);
     }
     return nb::int_(out);
   }
   std::int64_t out = 0;
   {
     nb::gil_scoped_release release;
-    detail::RawAccess::reduce(a, op, DType::I64, &out);
+    detail::Access::reduce(a, op, DType::I64, &out);
   }
   return nb::int_(out);
 }
@@ -177,11 +177,12 @@ void bind_host(nb::module_& m) {
            "Waits for everything queued on this device.")
       .def("_when_done",
            [](const Device& d, nb::object callback) {
-             runtime::after_mark(runtime::take_mark({d.backend()}), python_callback(std::move(callback)));
+             runtime::after_mark(runtime::take_mark({tack::detail::Access::backend(d)}),
+                                 python_callback(std::move(callback)));
            })
       .def("__eq__",
            [](const Device& a, nb::handle b) { return nb::isinstance<Device>(b) && a == nb::cast<const Device&>(b); })
-      .def("__hash__", [](const Device& d) { return std::hash<const void*>{}(d.backend().get()); })
+      .def("__hash__", [](const Device& d) { return std::hash<const void*>{}(tack::detail::Access::backend(d).get()); })
       .def("__repr__", [](const Device& d) { return "tack.Device('" + d.name() + "')"; });
 
   m.def(
@@ -193,10 +194,6 @@ void bind_host(nb::module_& m) {
   m.def("_when_all_done", [](nb::object callback) {
     runtime::after_mark(runtime::take_mark(runtime::live_backends()), python_callback(std::move(callback)));
   });
-  m.def(
-      "_warm_up", [](const std::string& backend) { runtime::warm_up(backend); },
-      "Starts the start-up work (the CPU's compiler) of the backend tack.device(name) would make, in the background; "
-      "an empty name is the default device's.");
   m.def("set_debug", &tack::set_debug);
   m.def("debug", &tack::debug);
 
@@ -209,7 +206,7 @@ void bind_host(nb::module_& m) {
       .def("_read_into", &read_into, nb::arg("out"), nb::arg("start"), nb::arg("count"))
       .def("_when_done",
            [](const Array& a, nb::object callback) {
-             detail::RawAccess::after_queued(a, python_callback(std::move(callback)));
+             detail::Access::after_queued(a, python_callback(std::move(callback)));
            })
       .def("fill", &fill, nb::arg("value"), "Sets every element to value, converted as tack.cast does.")
       .def("sum", [](const Array& a) { return reduce(a, runtime::ReduceOp::Sum); })

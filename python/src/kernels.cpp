@@ -6,6 +6,7 @@
 
 #include "ir/scalar_ops.hpp"
 #include "lang/trace_context.hpp"
+#include "runtime/access.hpp"
 #include "runtime/kernel_impl.hpp"
 
 #include <nanobind/stl/optional.h>
@@ -26,7 +27,7 @@
 namespace tack::python {
 namespace {
 
-enum class ParamKind { Array = 0, Scalar = 1, Texture = 2 };
+using ParamKind = detail::ParamSpec::Kind;
 
 std::string arg_type(nb::handle h) { return nb::type_name(h.type()).c_str(); }
 
@@ -88,7 +89,7 @@ void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::
       // The types float and int: the weak scalar a Python number passes.
       a = KernelArg(ScalarSpec{h.is(reinterpret_cast<PyObject*>(&PyFloat_Type)) ? DType::F64 : DType::I64, true});
     } else if (scalar_arg(h, a)) {
-      if (i < impl.specs.size() && impl.specs[i].kind == 1 && impl.specs[i].fixed)
+      if (i < impl.specs.size() && impl.specs[i].kind == ParamKind::Scalar && impl.specs[i].fixed)
         convert_to_fixed(a, impl.specs[i].dtype, impl.name, i);
     } else {
       throw TypeError("kernel '" + impl.name + "', argument " + std::to_string(i) + ": a " + arg_type(h) +
@@ -105,7 +106,7 @@ void init_kernel(Kernel* self, const std::string& name,
   if (name.empty()) throw InvalidArgument("a kernel needs a name");
   impl->name = name;
   for (const auto& [kind, fixed] : params) {
-    detail::ParamSpec s{static_cast<int>(kind)};
+    detail::ParamSpec s{kind};
     if (kind == ParamKind::Texture) {
       s.fixed = true;
       s.dtype = DType::F32;
@@ -149,7 +150,8 @@ void call_kernel(const Kernel& k, nb::args args) {
   const std::size_t n = args.size();
   std::array<nb::handle, 33> handles;
   for (std::size_t i = 0; i < std::min(n, handles.size()); ++i) handles[i] = args[i];
-  convert_args(*k.impl(), handles.data(), n, false, call);  // refuses more than 32 before reading any
+  convert_args(*tack::detail::Access::impl(k), handles.data(), n, false,
+               call);  // refuses more than 32 before reading any
   nb::gil_scoped_release release;
   k.launch(std::span<const KernelArg>(call.items.data(), call.count));
 }
@@ -165,7 +167,7 @@ void precompile_kernels(const Device& device, const nb::sequence& requests, int 
     std::vector<nb::handle> handles;
     for (nb::handle h : nb::borrow<nb::sequence>(pair[1])) handles.push_back(h);
     CallArgs call;
-    convert_args(*k.impl(), handles.data(), handles.size(), true, call);
+    convert_args(*tack::detail::Access::impl(k), handles.data(), handles.size(), true, call);
     // The KernelArgs point into arrays and textures that `requests` holds for the whole call.
     list.push_back({k, std::vector<KernelArg>(call.items.begin(), call.items.begin() + call.count)});
   }
@@ -177,7 +179,7 @@ Inspection inspect_kernel(const Kernel& k, const std::string& backend, const nb:
   std::vector<nb::handle> handles;
   for (nb::handle h : args) handles.push_back(h);
   CallArgs call;
-  convert_args(*k.impl(), handles.data(), handles.size(), true, call);
+  convert_args(*tack::detail::Access::impl(k), handles.data(), handles.size(), true, call);
   nb::gil_scoped_release release;
   return inspect_args(k, backend, std::span<const KernelArg>(call.items.data(), call.count));
 }
@@ -214,7 +216,7 @@ void bind_kernels(nb::module_& m) {
   nb::class_<Kernel>(m, "Kernel", nb::is_weak_referenceable())
       .def("__init__", &init_kernel, nb::arg("name"), nb::arg("params"), nb::arg("body"), nb::arg("file"),
            nb::arg("line"))
-      .def_prop_ro("name", [](const Kernel& k) { return k.impl()->name; })
+      .def_prop_ro("name", [](const Kernel& k) { return tack::detail::Access::impl(k)->name; })
       .def(
           "ir", [](const Kernel& k) { return k.ir(); }, "The traced, untyped IR (traces the kernel)")
       .def("__call__", &call_kernel);

@@ -1,40 +1,30 @@
-// The backends built into this library. runtime/registry.hpp declares the list
-// and this top layer defines it, so that the runtime (the variant cache, the
-// launch, tack::sync) knows no backend by name and no backend knows another.
-#include "runtime/registry.hpp"
+// The backends this library knows. runtime/backend_description.hpp declares the
+// list and this top layer defines it, so that the runtime (the registry, the
+// variant cache, the launch, tack::inspect) knows no backend by name and no
+// backend knows another. Each description lives in its backend's folder.
+#include "runtime/backend_description.hpp"
 
-#include "backends/cuda/cuda_backend.hpp"
-#include "backends/hip/hip_backend.hpp"
-#include "backends/interp/interp_backend.hpp"
-#include "backends/level_zero/level_zero_backend.hpp"
-#include "backends/opencl/opencl_backend.hpp"
-#ifdef TACK_HAVE_METAL
-#include "backends/metal/metal_backend.hpp"  // Apple platforms only
-#endif
+#include "backends/cuda/cuda_description.hpp"
+#include "backends/hip/hip_description.hpp"
+#include "backends/interp/interp_description.hpp"
+#include "backends/level_zero/level_zero_description.hpp"
+#include "backends/metal/metal_description.hpp"
+#include "backends/opencl/opencl_description.hpp"
 #ifdef TACK_HAVE_LLVM
-#include "backends/cpu/cpu_backend.hpp"
+#include "backends/cpu/cpu_description.hpp"
 #endif
 
 namespace tack::runtime {
 
-const std::vector<BackendFactory>& backend_factories() {
-  static const std::vector<BackendFactory> factories = {
-  // The option lists equal each backend's Capabilities::device_options.
+const std::vector<const BackendDescription*>& backend_descriptions() {
+  static const std::vector<const BackendDescription*> descriptions = {
 #ifdef TACK_HAVE_LLVM
-      {"cpu", {"num_threads"}, [](const DeviceOptions& o) { return make_cpu_backend(o); }, warm_up_cpu_backend},
+      &cpu_description(),  // a build without LLVM has no CPU backend at all
 #endif
-      {"cuda", {"device"}, [](const DeviceOptions& o) { return make_cuda_backend(o); }},
-      {"hip", {"device"}, [](const DeviceOptions& o) { return make_hip_backend(o); }},
-      {"interp", {"lanes"}, [](const DeviceOptions& o) { return make_interp_backend(o); }},
-      {"level_zero",
-       {"external_context", "external_device", "external_driver"},
-       [](const DeviceOptions& o) { return make_level_zero_backend(o); }},
-#ifdef TACK_HAVE_METAL
-      {"metal", {}, [](const DeviceOptions& o) { return make_metal_backend(o); }},
-#endif
-      {"opencl", {"device"}, [](const DeviceOptions& o) { return make_opencl_backend(o); }},
+      &cuda_description(),       &hip_description(),   &interp_description(),
+      &level_zero_description(), &metal_description(), &opencl_description(),
   };
-  return factories;
+  return descriptions;
 }
 
 }  // namespace tack::runtime

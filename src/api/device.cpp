@@ -14,27 +14,26 @@ namespace tack {
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
-  for (const auto& f : runtime::backend_factories()) names.push_back(f.name);
+  for (const runtime::BackendDescription* d : runtime::backend_descriptions())
+    if (d->create) names.push_back(d->name);
   return names;
 }
 
 Device device(std::string_view name, const DeviceOptions& options) {
   const char* source = "tack::device()";
   const std::string chosen = runtime::device_name(name, &source);
-  const runtime::BackendFactory* factory = nullptr;
-  for (const auto& f : runtime::backend_factories())
-    if (f.name == chosen) factory = &f;
-  if (!factory)
+  const runtime::BackendDescription* backend = runtime::find_built_backend(chosen);
+  if (!backend)
     throw InvalidArgument("unknown device '" + chosen + "' from " + source +
                           runtime::did_you_mean(chosen, backend_names()) +
                           "; the devices are: " + runtime::join_names(backend_names()));
   for (const auto& [key, value] : options) {
-    if (std::find(factory->options.begin(), factory->options.end(), key) == factory->options.end())
+    if (std::find(backend->options.begin(), backend->options.end(), key) == backend->options.end())
       throw InvalidArgument("device '" + chosen + "' has no option '" + key + "'" +
-                            runtime::did_you_mean(key, factory->options) +
-                            "; its options are: " + runtime::join_names(factory->options));
+                            runtime::did_you_mean(key, backend->options) +
+                            "; its options are: " + runtime::join_names(backend->options));
   }
-  return Device(runtime::open_backend(*factory, options));
+  return Device(runtime::open_backend(*backend, options));
 }
 
 void sync() {

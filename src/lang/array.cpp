@@ -6,8 +6,8 @@
 
 namespace tack::lang {
 namespace {
-ir::ArrayRef ref(int space, int index) {
-  return {space == 0 ? ir::ArrayRef::Space::Param : ir::ArrayRef::Space::Shared, index};
+ir::ArrayRef ref(ArraySpace space, int index) {
+  return {space == ArraySpace::Param ? ir::ArrayRef::Space::Param : ir::ArrayRef::Space::Shared, index};
 }
 }  // namespace
 
@@ -54,7 +54,7 @@ ElementRef& ElementRef::operator/=(Located v) {
 }
 
 ElementRef ArrayBase::subscript(std::initializer_list<Value> idx, const std::source_location& loc) const {
-  if (space_ == 1 && idx.size() > 1) {
+  if (space_ == ArraySpace::Shared && idx.size() > 1) {
     auto& ctx = detail::TraceContext::current("shared array access");
     ctx.fail(detail::to_loc(loc), "shared arrays are one-dimensional; index them with one flat index");
   }

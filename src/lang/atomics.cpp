@@ -10,7 +10,8 @@ Value atomic(ir::AtomicOp op, const ArrayBase& a, const Located& index, const Va
   auto& ctx = detail::TraceContext::current("atomic");
   auto loc = detail::to_loc(index.loc);
   ctx.require_body("an atomic", loc);
-  ir::ArrayRef ref{a.space() == 0 ? ir::ArrayRef::Space::Param : ir::ArrayRef::Space::Shared, a.index()};
+  ir::ArrayRef ref{a.space() == ArraySpace::Param ? ir::ArrayRef::Space::Param : ir::ArrayRef::Space::Shared,
+                   a.index()};
   int result = ctx.new_let(loc);
   ctx.emit(ir::Atomic::make(op, ref, ir::Expr(index.value.expr()), 0, ir::Expr(v.expr()),
                             expected ? ir::Expr(expected->expr()) : ir::Expr(), result, loc));

@@ -1,6 +1,7 @@
 // tack::Device's array constructors and tack::Array's host-side methods.
 #include "ir/dtype_dispatch.hpp"
 #include "ir/scalar_ops.hpp"
+#include "runtime/access.hpp"
 #include "runtime/array_checks.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/host_reduce.hpp"
@@ -21,15 +22,15 @@ using runtime::checked_count;
 using runtime::shape_text;
 
 Array make_array(const Device& dev, DType dtype, std::vector<std::int64_t> shape, bool zeroed, const char* what) {
-  if (!dev.backend()) throw InvalidArgument(std::string(what) + " on an empty tack::Device");
+  if (!detail::Access::backend(dev)) throw InvalidArgument(std::string(what) + " on an empty tack::Device");
   check_dtype(dev, dtype, what);
   std::int64_t count = checked_count(shape, dtype, what);
   auto s = std::make_shared<runtime::ArrayStorage>();
-  s->backend = dev.backend();
+  s->backend = detail::Access::backend(dev);
   s->dtype = dtype;
   s->shape = std::move(shape);
   s->size = count;
-  s->buffer = dev.backend()->allocate(static_cast<std::size_t>(count) * dtype_size(dtype), zeroed);
+  s->buffer = detail::Access::backend(dev)->allocate(static_cast<std::size_t>(count) * dtype_size(dtype), zeroed);
   return Array(s);
 }
 
@@ -85,7 +86,7 @@ Array Device::from_host_bytes(DType dtype, const void* data, std::size_t count, 
     throw InvalidArgument("from_host: the host buffer holds " + std::to_string(count) + " elements but shape " +
                           shape_text(shape) + " needs " + std::to_string(n));
   Array a = make_array(*this, dtype, std::move(shape), false, "from_host");
-  if (count) a.storage()->buffer->write(0, data, count * dtype_size(dtype));
+  if (count) detail::Access::storage(a)->buffer->write(0, data, count * dtype_size(dtype));
   return a;
 }
 
@@ -129,13 +130,11 @@ void Array::fill_bits(DType from, const void* value) {
   if (s.buffer->shared()) s.backend->synchronize();
 }
 
-void Array::reduce(int op, DType as, void* out) const {
-  const auto& s = runtime::storage_of(storage_, op == 0 ? "sum()" : op == 1 ? "min()" : "max()");
-  if (op != 0 && s.size == 0) throw InvalidArgument(std::string(op == 1 ? "min()" : "max()") + " of an empty array");
+void Array::reduce(detail::ReduceOp rop, DType as, void* out) const {
+  const char* what = rop == detail::ReduceOp::Sum ? "sum()" : rop == detail::ReduceOp::Min ? "min()" : "max()";
+  const auto& s = runtime::storage_of(storage_, what);
+  if (rop != detail::ReduceOp::Sum && s.size == 0) throw InvalidArgument(std::string(what) + " of an empty array");
   runtime::flush_prints();
-  const runtime::ReduceOp rop = op == 0   ? runtime::ReduceOp::Sum
-                                : op == 1 ? runtime::ReduceOp::Min
-                                          : runtime::ReduceOp::Max;
   DType acc_t = DType::F64;
   ir::Bits acc;
   double device_result = 0;

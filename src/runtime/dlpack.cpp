@@ -1,6 +1,7 @@
 // DLPack (v0.6 ABI, <dlpack/dlpack.h>): Array::to_dlpack hands a shared array
 // to another framework as a managed tensor, and from_dlpack wraps one with
 // array_from_ptr, so both follow the rules of memory outside Tack.
+#include "runtime/access.hpp"
 #include "runtime/array_checks.hpp"
 #include "runtime/backend.hpp"
 
@@ -136,7 +137,7 @@ Array from_dlpack(DLManagedTensor* tensor, const Device& device) {
       expect *= shape[static_cast<std::size_t>(i)];
     }
   }
-  Device target = device.backend() ? device : default_device(*d);
+  Device target = detail::Access::backend(device) ? device : default_device(*d);
   const std::string& name = target.name();
   const bool host_device = name == "cpu" || name == "interp";
   if (d->type == kDLCPU ? !host_device : name != d->backend)

@@ -4,13 +4,15 @@
 
 #include "ir/scalar_ops.hpp"
 
+#include <tack/array.hpp>
+
 #include <cstdint>
 
 namespace tack::runtime {
 
 class Backend;
 
-enum class ReduceOp { Sum, Min, Max };
+using ReduceOp = tack::detail::ReduceOp;  // declared with Array, whose sum/min/max name it
 
 // Reduces `count` elements of dtype `t` at `data`. Integers: the sum wraps in 64
 // bits (i64 for signed, u64 for unsigned types, the result's dtype); floats: the

@@ -29,7 +29,9 @@ const ir::Kernel& KernelImpl::traced() {
   k.loc = loc;
   for (const auto& s : specs) {
     ir::Param p;
-    p.kind = s.kind == 0 ? ir::ParamKind::Array : s.kind == 1 ? ir::ParamKind::Scalar : ir::ParamKind::Texture3D;
+    p.kind = s.kind == detail::ParamSpec::Kind::Array    ? ir::ParamKind::Array
+             : s.kind == detail::ParamSpec::Kind::Scalar ? ir::ParamKind::Scalar
+                                                         : ir::ParamKind::Texture3D;
     if (s.fixed) p.fixed_dtype = s.dtype;
     k.params.push_back(p);
   }

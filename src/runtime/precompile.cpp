@@ -1,6 +1,7 @@
 // Compiling ahead of the first call: Kernel::precompile_args and
 // tack::precompile. A variant made here is the one a later call with arguments
 // of the same kinds, dtypes and ranks finds in the backend's memory cache.
+#include "runtime/access.hpp"
 #include "runtime/resolve_variant.hpp"
 
 #include <tack/compile.hpp>
@@ -17,13 +18,14 @@ namespace {
 
 void precompile_one(const Kernel& k, const std::shared_ptr<runtime::Backend>& backend,
                     std::span<const KernelArg> args) {
-  runtime::ResolvedCall call = runtime::check_call(*k.impl(), args, backend, true);
-  runtime::resolve_variant(*k.impl(), *call.backend, call.signature);
+  runtime::ResolvedCall call = runtime::check_call(*detail::Access::impl(k), args, backend, true);
+  runtime::resolve_variant(*detail::Access::impl(k), *call.backend, call.signature);
 }
 
 const std::shared_ptr<runtime::Backend>& backend_of(const Device& device) {
-  if (!device.backend()) throw InvalidArgument("precompile on an empty tack::Device (default-constructed)");
-  return device.backend();
+  if (!detail::Access::backend(device))
+    throw InvalidArgument("precompile on an empty tack::Device (default-constructed)");
+  return detail::Access::backend(device);
 }
 
 }  // namespace
@@ -41,9 +43,9 @@ void precompile(const Device& device, std::span<const PrecompileRequest> request
   // Traces first, on this thread: they are cheap, and a Python kernel's needs the interpreter.
   for (std::size_t i = 0; i < requests.size(); ++i) {
     try {
-      if (!requests[i].kernel.impl())
+      if (!detail::Access::impl(requests[i].kernel))
         throw InvalidArgument("precompile request " + std::to_string(i) + ": an empty tack::Kernel");
-      requests[i].kernel.impl()->traced();
+      detail::Access::impl(requests[i].kernel)->traced();
     } catch (...) {
       errors[i] = std::current_exception();
     }

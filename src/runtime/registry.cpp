@@ -3,6 +3,8 @@
 // call resolves to. The list of backends is defined in src/api (backend_list.cpp).
 #include "runtime/registry.hpp"
 
+#include "ir/check.hpp"
+#include "runtime/access.hpp"
 #include "support/env.hpp"
 
 #include <algorithm>
@@ -55,7 +57,7 @@ const char* kDefaultDevice = "interp";  // a build without LLVM has no compiled 
 
 }  // namespace
 
-std::shared_ptr<Backend> default_backend() { return device().backend(); }
+std::shared_ptr<Backend> default_backend() { return detail::Access::backend(device()); }
 
 std::string device_name(std::string_view name, const char** source) {
   if (!name.empty()) return std::string(name);
@@ -64,10 +66,9 @@ std::string device_name(std::string_view name, const char** source) {
   return env ? std::move(*env) : std::string(kDefaultDevice);
 }
 
-void warm_up(std::string_view name) {
-  const std::string backend = device_name(name, nullptr);
-  for (const auto& f : backend_factories())
-    if (f.name == backend && f.warm_up) f.warm_up();
+const BackendDescription* find_built_backend(std::string_view name) {
+  const BackendDescription* d = find_backend_description(name);
+  return d && d->create ? d : nullptr;
 }
 
 std::string did_you_mean(std::string_view wrong, const std::vector<std::string>& candidates) {
@@ -76,14 +77,15 @@ std::string did_you_mean(std::string_view wrong, const std::vector<std::string>&
 
 std::string join_names(const std::vector<std::string>& names) { return joined(names); }
 
-std::shared_ptr<Backend> open_backend(const BackendFactory& factory, const DeviceOptions& options) {
+std::shared_ptr<Backend> open_backend(const BackendDescription& description, const DeviceOptions& options) {
+  TACK_CHECK(description.create);
   std::lock_guard lock(g_mutex);
   if (options.empty()) {
     for (const auto& [n, b] : g_shared)
-      if (n == factory.name) return b;
+      if (n == description.name) return b;
   }
-  std::shared_ptr<Backend> backend = factory.create(options);
-  if (options.empty()) g_shared.emplace_back(factory.name, backend);
+  std::shared_ptr<Backend> backend = description.create(options);
+  if (options.empty()) g_shared.emplace_back(description.name, backend);
   std::erase_if(g_live, [](const auto& w) { return w.expired(); });
   g_live.push_back(backend);
   return backend;

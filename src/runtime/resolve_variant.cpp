@@ -5,6 +5,7 @@
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
 #include "passes/pipeline.hpp"
+#include "runtime/access.hpp"
 #include "runtime/compile_report.hpp"
 #include "runtime/debug_mode.hpp"
 #include "runtime/registry.hpp"
@@ -103,9 +104,10 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
   int device_arg = -1;
   for (size_t i = 0; i < args.size(); ++i) {
     const KernelArg& a = args[i];
-    const ArrayStorage* s = a.kind == KernelArg::Kind::Array && a.array->valid() ? a.array->storage().get()
-                            : a.kind == KernelArg::Kind::Texture && a.texture->storage()
-                                ? a.texture->storage()->source.get()  // copy is null for an image
+    const ArrayStorage* s = a.kind == KernelArg::Kind::Array && a.array->valid()
+                                ? detail::Access::storage(*a.array).get()
+                            : a.kind == KernelArg::Kind::Texture && detail::Access::storage(*a.texture)
+                                ? detail::Access::storage(*a.texture)->source.get()  // copy is null for an image
                                 : nullptr;
     if (!s) continue;
     if (!backend) {
@@ -147,7 +149,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
           if (!a.array->valid())
             throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) +
                                   ": an empty tack::Array (default-constructed or moved from)");
-          b.array = a.array->storage().get();
+          b.array = detail::Access::storage(*a.array).get();
           dtype = b.array->dtype;
           rank = static_cast<int>(b.array->shape.size());
         } else {
@@ -164,9 +166,9 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
         break;
       case ir::ParamKind::Texture3D:
         expect(p.kind, a.kind == KernelArg::Kind::Texture);
-        if (!a.texture->storage())
+        if (!detail::Access::storage(*a.texture))
           throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) + ": an empty tack::Texture");
-        b.texture = a.texture->storage().get();
+        b.texture = detail::Access::storage(*a.texture).get();
         dtype = DType::F32;
         rank = backend->texture_in_hardware(b.texture->shape) ? 1 : 0;  // a texture's "rank" is its storage
         break;

@@ -3,6 +3,7 @@
 // takes memory in, Device::empty_exportable allocates memory made for export.
 // Each marks the buffer shared, and launch.cpp completes every launch that binds
 // a shared buffer before returning.
+#include "runtime/access.hpp"
 #include "runtime/array_checks.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/print_capture.hpp"
@@ -32,24 +33,24 @@ ExportedMemory Array::export_memory() const {
 }
 
 Array Device::empty_exportable(DType dtype, std::vector<std::int64_t> shape) const {
-  if (!backend()) throw InvalidArgument("empty_exportable on an empty tack::Device");
+  if (!backend_) throw InvalidArgument("empty_exportable on an empty tack::Device");
   if (!capabilities().supports_exportable_memory)
     throw InvalidArgument("empty_exportable: the " + name() +
                           " device has no exportable memory (supports_exportable_memory is false)");
   runtime::check_dtype(*this, dtype, "empty_exportable");
   const std::int64_t count = runtime::checked_count(shape, dtype, "empty_exportable");
   auto s = std::make_shared<runtime::ArrayStorage>();
-  s->backend = backend();
+  s->backend = backend_;
   s->dtype = dtype;
   s->shape = std::move(shape);
   s->size = count;
-  s->buffer = backend()->allocate_exportable(static_cast<std::size_t>(count) * dtype_size(dtype));
+  s->buffer = backend_->allocate_exportable(static_cast<std::size_t>(count) * dtype_size(dtype));
   return Array(s);
 }
 
 Array array_from_ptr(const Device& device, std::uintptr_t address, DType dtype, std::vector<std::int64_t> shape,
                      std::shared_ptr<void> keep_alive) {
-  if (!device.backend()) throw InvalidArgument("array_from_ptr on an empty tack::Device");
+  if (!detail::Access::backend(device)) throw InvalidArgument("array_from_ptr on an empty tack::Device");
   if (!device.capabilities().supports_wrapped_memory)
     throw InvalidArgument("array_from_ptr: the " + device.name() +
                           " device cannot wrap memory from outside Tack (supports_wrapped_memory is false)");
@@ -65,11 +66,11 @@ Array array_from_ptr(const Device& device, std::uintptr_t address, DType dtype, 
     throw InvalidArgument("array_from_ptr: " + std::to_string(bytes) + " bytes from " + runtime::address_text(address) +
                           " wrap around the address space");
   auto s = std::make_shared<runtime::ArrayStorage>();
-  s->backend = device.backend();
+  s->backend = detail::Access::backend(device);
   s->dtype = dtype;
   s->shape = std::move(shape);
   s->size = count;
-  s->buffer = device.backend()->wrap_memory(address, bytes, std::move(keep_alive));
+  s->buffer = detail::Access::backend(device)->wrap_memory(address, bytes, std::move(keep_alive));
   return Array(s);
 }
 

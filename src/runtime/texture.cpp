@@ -1,5 +1,6 @@
 // tack::texture3d: a texture owns an f32 snapshot of its array, taken at
 // creation and at update(), so later writes to the array never reach it.
+#include "runtime/access.hpp"
 #include "runtime/backend.hpp"
 
 #include <tack/error.hpp>
@@ -41,13 +42,13 @@ Texture texture3d(const Array& array, std::array<std::int64_t, 3> shape) {
                           std::to_string(shape[2]) + "} does not match an array of " + std::to_string(array.size()) +
                           " elements (width * height * depth must equal its size)");
   auto t = std::make_shared<runtime::TextureStorage>();
-  t->source = array.storage();
+  t->source = detail::Access::storage(array);
   t->shape = shape;
-  runtime::Backend& backend = *array.storage()->backend;
+  runtime::Backend& backend = *detail::Access::storage(array)->backend;
   // In the device's texture hardware where the backend says so (reference: Textures): an image and no f32 copy.
   if (backend.texture_in_hardware(shape)) t->image = backend.create_texture_image(shape);
   if (!t->image) {
-    auto copy = std::make_shared<runtime::ArrayStorage>(*array.storage());
+    auto copy = std::make_shared<runtime::ArrayStorage>(*detail::Access::storage(array));
     copy->buffer = backend.allocate(static_cast<std::size_t>(texels) * sizeof(float), false);
     t->copy = copy;
   }

@@ -46,14 +46,15 @@ struct Collected {
   std::vector<std::string> refused;
 };
 
-Collected generate_all(const std::vector<tack::ir::Kernel>& kernels, const tack::runtime::SourceTarget& target) {
+Collected generate_all(const std::vector<tack::ir::Kernel>& kernels, const tack::runtime::BackendDescription& target) {
   Collected out;
+  const tack::Capabilities caps = target.capabilities();
   for (const tack::ir::Kernel& k : kernels) {
     try {
       for (const tack::ir::Param& p : k.params)
-        if (!target.caps.supports(p.dtype))
+        if (!caps.supports(p.dtype))
           throw tack::TypeError(std::string(tack::dtype_name(p.dtype)) + " is not supported on " + target.name);
-      tack::runtime::check_capabilities(k, target.caps);
+      tack::runtime::check_capabilities(k, caps);
       out.units.push_back({k.name, tack::ir::to_string(k), target.generate(k)});
     } catch (const tack::TypeError& e) {
       out.refused.push_back(k.name + ": " + e.what());
@@ -101,7 +102,7 @@ int main(int argc, char** argv) {
     }
   }
   const Dialect* dialect = tack::compile_checks::find_dialect(dialect_name);
-  const tack::runtime::SourceTarget* target = tack::runtime::find_source_target(dialect_name);
+  const tack::runtime::BackendDescription* target = tack::runtime::find_source_target(dialect_name);
   if (!dialect || !target) {
     std::cerr << "usage: tack_compile_checks --dialect=cuda|hip|level_zero|metal [--verbose] [--dump=DIR] | "
                  "--inspect-golden\n";

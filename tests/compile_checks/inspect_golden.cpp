@@ -31,6 +31,7 @@
 #include "compile_checks/inspect_golden.hpp"
 
 #include "ir/printer.hpp"
+#include "runtime/access.hpp"
 #include "runtime/resolve_variant.hpp"
 #include "runtime/source_targets.hpp"
 
@@ -79,10 +80,10 @@ std::vector<Target> targets() {
       std::cout << "inspect golden: this build has no " << name << " backend; its file is not checked\n";
       continue;
     }
-    out.push_back({name, device(name).backend()});
+    out.push_back({name, detail::Access::backend(device(name))});
   }
-  for (const runtime::SourceTarget& t : runtime::source_targets())
-    out.push_back({t.name, runtime::source_only_backend(t, "the inspect golden test")});
+  for (const runtime::BackendDescription* t : runtime::source_targets())
+    out.push_back({t->name, runtime::source_only_backend(*t, "the inspect golden test")});
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <tack/tack.hpp>
 
+#include "runtime/access.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/host_buffer.hpp"
 #include "runtime/wait_marker.hpp"
@@ -310,7 +311,7 @@ TEST(AsyncWaitPool, ToHostAsyncReadsAfterTheMarkAndHoldsTheArray) {
   std::weak_ptr<tack::runtime::ArrayStorage> storage;
   {
     tack::Array a = dev.from_host(std::vector<std::int32_t>{1, 2, 3});
-    storage = a.storage();
+    storage = tack::detail::Access::storage(a);
     f = a.to_host_async<std::int32_t>();
   }
   ASSERT_TRUE(gate->wait_for_waiters(1));

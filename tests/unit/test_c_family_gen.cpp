@@ -14,6 +14,7 @@
 #include "passes/infer_types.hpp"
 #include "passes/pack_scalars.hpp"
 #include "passes/pipeline.hpp"
+#include "runtime/access.hpp"
 #include "runtime/kernel_impl.hpp"
 
 #include <tack/tack.hpp>
@@ -33,7 +34,7 @@ namespace passes = tack::passes;
 using tack::DType;
 
 ir::Kernel typed_of(const tack::Kernel& k, const std::vector<passes::ParamType>& types) {
-  return passes::optimize(passes::infer_types(k.impl()->traced(), types));
+  return passes::optimize(passes::infer_types(tack::detail::Access::impl(k)->traced(), types));
 }
 
 passes::ParamType array(DType t, int rank = 1) { return {t, rank}; }

@@ -9,6 +9,7 @@
 #include "codegen/pack_layout.hpp"
 #include "passes/infer_types.hpp"
 #include "passes/pipeline.hpp"
+#include "runtime/access.hpp"
 #include "runtime/kernel_impl.hpp"
 
 #include <tack/tack.hpp>
@@ -56,7 +57,7 @@ Compiled compile_for_f32_arrays(const tack::Kernel& k) {
     t.dtype = tack::DType::F32;
     t.rank = 1;
   }
-  Compiled c{tack::passes::optimize(tack::passes::infer_types(k.impl()->traced(), types)), {}, {}};
+  Compiled c{tack::passes::optimize(tack::passes::infer_types(tack::detail::Access::impl(k)->traced(), types)), {}, {}};
   c.object = cpu::shared_jit().compile(c.typed, {}, &c.symbol);
   return c;
 }

@@ -1,16 +1,9 @@
-// The CPU's one Jit per process: made in the background when a CPU device is
-// made (or warm_up_shared_jit is called), shared by every CPU device, and safe
-// across fork, which waits for a warm-up in progress so a child never inherits
-// a half-made Jit.
+// The CPU's one Jit per process, shared by every CPU device.
 #include <gtest/gtest.h>
 #include <tack/tack.hpp>
 
 #include "backends/cpu/jit.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <vector>
 
 using namespace tack::lang;
@@ -35,28 +28,6 @@ TEST(CpuSharedJit, EveryCpuDeviceUsesTheOneJit) {
   EXPECT_TRUE(adds_one(one, k));
   EXPECT_TRUE(adds_one(two, k));  // a variant of its own, in its own JIT library of the same Jit
   EXPECT_EQ(&jit, &tack::runtime::cpu::shared_jit());
-}
-
-// Forks right after starting the warm-up, many times: each child must compile and run a kernel.
-TEST(CpuSharedJit, ForkDuringTheWarmUpGivesTheChildAWholeJit) {
-  for (int round = 0; round < 8; ++round) {
-    tack::runtime::cpu::warm_up_shared_jit();
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      bool ok = false;
-      try {
-        ok = adds_one(tack::device("cpu", {{"num_threads", std::int64_t{1}}}), add_one());
-      } catch (...) {
-      }
-      std::_Exit(ok ? 0 : 1);
-    }
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status)) << "round " << round;
-    EXPECT_EQ(WEXITSTATUS(status), 0) << "round " << round;
-  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "ir/visitor.hpp"
 #include "passes/infer_types.hpp"
 #include "passes/pipeline.hpp"
+#include "runtime/access.hpp"
 #include "runtime/kernel_impl.hpp"
 
 #include <tack/tack.hpp>
@@ -30,7 +31,7 @@ using tack::analysis::LaneUniformity;
 ir::Kernel typed(const tack::Kernel& k, const std::vector<std::pair<DType, int>>& params) {
   std::vector<tack::passes::ParamType> types(params.size());
   for (std::size_t i = 0; i < params.size(); ++i) types[i].dtype = params[i].first, types[i].rank = params[i].second;
-  return tack::passes::optimize(tack::passes::infer_types(k.impl()->traced(), types));
+  return tack::passes::optimize(tack::passes::infer_types(tack::detail::Access::impl(k)->traced(), types));
 }
 
 // The statements of kind T in program order.

@@ -1,6 +1,8 @@
 // DLPack on the host devices: to_dlpack describes the array and keeps its
 // memory until the consumer's deleter runs; from_dlpack wraps a producer's
 // tensor in place, takes ownership only on success, and maps every Tack dtype.
+#include "runtime/access.hpp"
+
 #include <tack/tack.hpp>
 
 #include <dlpack/dlpack.h>
@@ -52,7 +54,7 @@ TEST_P(HostDlpack, ToDlpackDescribesTheArrayAndHoldsItUntilDeleted) {
   DLManagedTensor* t = nullptr;
   {
     tack::Array a = dev().from_host(std::vector<std::int16_t>{1, 2, 3, 4, 5, 6}, {2, 3});
-    storage = a.storage();
+    storage = tack::detail::Access::storage(a);
     t = a.to_dlpack();
     EXPECT_TRUE(a.shared());
   }

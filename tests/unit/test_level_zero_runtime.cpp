@@ -14,6 +14,7 @@
 #include "backends/level_zero/level_zero_kernel.hpp"
 #include "backends/level_zero/level_zero_memory.hpp"
 #include "backends/level_zero/ocloc_compile.hpp"
+#include "runtime/access.hpp"
 #include "runtime/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
@@ -358,9 +359,10 @@ TEST_F(LevelZeroRuntime, HoldsPastTheirLimitWaitEarly) {
   dev_.synchronize();
   fake_ze_reset();
   const std::vector<float> v(4, 1.0f);
-  for (std::size_t i = 0; i < l0::Queue::kMaxHolds; ++i) a.storage()->buffer->write(0, v.data(), sizeof(float) * 4);
+  for (std::size_t i = 0; i < l0::Queue::kMaxHolds; ++i)
+    tack::detail::Access::storage(a)->buffer->write(0, v.data(), sizeof(float) * 4);
   EXPECT_EQ(find_entry("list_sync"), -1) << "up to the limit, no wait";
-  a.storage()->buffer->write(0, v.data(), sizeof(float) * 4);
+  tack::detail::Access::storage(a)->buffer->write(0, v.data(), sizeof(float) * 4);
   EXPECT_GE(find_entry("list_sync"), 0) << "one hold past the limit waits and releases them";
 }
 

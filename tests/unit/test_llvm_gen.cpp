@@ -14,6 +14,7 @@
 #include "ir/scalar_ops.hpp"
 #include "passes/infer_types.hpp"
 #include "passes/pipeline.hpp"
+#include "runtime/access.hpp"
 #include "runtime/kernel_impl.hpp"
 #include "support/env.hpp"
 
@@ -125,7 +126,7 @@ std::vector<T> as(const std::vector<unsigned char>& bytes) {
 // ---- typing, generation, O3, JIT ----------------------------------------------------------
 
 ir::Kernel typed_of(const tack::Kernel& k, const std::vector<ArgSpec>& specs) {
-  const ir::Kernel& traced = k.impl()->traced();
+  const ir::Kernel& traced = tack::detail::Access::impl(k)->traced();
   std::vector<tack::passes::ParamType> types(specs.size());
   for (std::size_t i = 0; i < specs.size(); ++i) {
     types[i].dtype = specs[i].dtype;

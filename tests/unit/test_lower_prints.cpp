@@ -2,6 +2,7 @@
 // hashes), what passes::lower_prints makes of it, and how values are formatted.
 #include "ir/printer.hpp"
 #include "passes/lower_prints.hpp"
+#include "runtime/access.hpp"
 #include "runtime/kernel_impl.hpp"
 #include "runtime/print_capture.hpp"
 #include "runtime/resolve_variant.hpp"
@@ -40,7 +41,8 @@ TEST(LowerPrints, KernelsDifferingOnlyInTheFormatHashApart) {
   auto b = printer("same", "y {} {}");
   (void)a.ir();
   (void)b.ir();
-  EXPECT_FALSE(a.impl()->hash_lo() == b.impl()->hash_lo() && a.impl()->hash_hi() == b.impl()->hash_hi());
+  EXPECT_FALSE(tack::detail::Access::impl(a)->hash_lo() == tack::detail::Access::impl(b)->hash_lo() &&
+               tack::detail::Access::impl(a)->hash_hi() == tack::detail::Access::impl(b)->hash_hi());
 }
 
 TEST(LowerPrints, LowersToAnAtomicAndStoresIntoHiddenArrays) {
@@ -51,10 +53,11 @@ TEST(LowerPrints, LowersToAnAtomicAndStoresIntoHiddenArrays) {
   tack::Array f = dev.zeros(tack::DType::F32, {4});
   tack::Array d = dev.zeros(tack::DType::F64, {4});
   (void)k.ir();
-  auto call = tack::runtime::check_call(*k.impl(), std::vector<tack::KernelArg>{f, d}, nullptr, false);
+  auto call =
+      tack::runtime::check_call(*tack::detail::Access::impl(k), std::vector<tack::KernelArg>{f, d}, nullptr, false);
   tack::passes::PrintLayout layout;
-  tack::ir::Kernel typed =
-      tack::runtime::specialize(*k.impl(), *call.backend, call.signature, nullptr, nullptr, &layout);
+  tack::ir::Kernel typed = tack::runtime::specialize(*tack::detail::Access::impl(k), *call.backend, call.signature,
+                                                     nullptr, nullptr, &layout);
   const std::string text = tack::ir::to_string(typed);
   EXPECT_FALSE(contains(text, "print ")) << text;
   EXPECT_TRUE(contains(text, "atomic_add %2[")) << text;
@@ -79,10 +82,11 @@ TEST(LowerPrints, KernelsWithoutPrintsAreUnchanged) {
   auto k = tack::kernel("plain", [](Array out) { parallel_for(out.size(), [&](Index i) { out[i] = i; }); });
   tack::Array out = tack::device("interp").zeros(tack::DType::F32, {4});
   (void)k.ir();
-  auto call = tack::runtime::check_call(*k.impl(), std::vector<tack::KernelArg>{out}, nullptr, false);
+  auto call =
+      tack::runtime::check_call(*tack::detail::Access::impl(k), std::vector<tack::KernelArg>{out}, nullptr, false);
   tack::passes::PrintLayout layout;
-  tack::ir::Kernel typed =
-      tack::runtime::specialize(*k.impl(), *call.backend, call.signature, nullptr, nullptr, &layout);
+  tack::ir::Kernel typed = tack::runtime::specialize(*tack::detail::Access::impl(k), *call.backend, call.signature,
+                                                     nullptr, nullptr, &layout);
   EXPECT_FALSE(layout.active());
   EXPECT_EQ(typed.params.size(), 1u);
 }

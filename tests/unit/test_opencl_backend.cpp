@@ -9,6 +9,7 @@
 #include "backends/opencl/opencl_device.hpp"
 #include "backends/opencl/opencl_kernel.hpp"
 #include "errors/error_helpers.hpp"
+#include "runtime/access.hpp"
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -237,7 +238,8 @@ TEST_F(OpenCL, DeviceReductionsMatchTheHostWithNaNRules) {
   // The device path is taken (not a host fallback).
   double out = 0;
   tack::Array a = dev_.from_host(std::vector<float>{1, 2, 3});
-  EXPECT_TRUE(dev_.backend()->reduce_device(*a.storage(), tack::runtime::ReduceOp::Sum, &out));
+  EXPECT_TRUE(tack::detail::Access::backend(dev_)->reduce_device(*tack::detail::Access::storage(a),
+                                                                 tack::runtime::ReduceOp::Sum, &out));
   EXPECT_EQ(out, 6.0);
   EXPECT_EQ(dev_.zeros(tack::DType::F32, {0}).sum<float>(), 0.0f);
 }

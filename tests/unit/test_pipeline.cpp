@@ -2,6 +2,7 @@
 // the order docs/language.md lists them, both when the pipeline's three parts
 // run directly and when a backend compiles through them.
 #include "passes/pipeline.hpp"
+#include "runtime/access.hpp"
 #include "runtime/kernel_impl.hpp"
 #include "support/scoped_env.hpp"
 
@@ -78,7 +79,7 @@ TEST(Pipeline, DumpNamesEveryPassInTheDocumentedOrder) {
   request.debug = true;  // so that bounds_checks runs
   ScopedEnv dump("TACK_DUMP_IR", "1");
   testing::internal::CaptureStderr();
-  tack::passes::Typed typed = tack::passes::type_kernel(k.impl()->traced(), request);
+  tack::passes::Typed typed = tack::passes::type_kernel(tack::detail::Access::impl(k)->traced(), request);
   tack::ir::Kernel optimized = tack::passes::optimize(typed.kernel);
   (void)tack::passes::lower_for_backend(optimized, {.work_item_loops = true, .pack_scalars = true});
   const std::string out = testing::internal::GetCapturedStderr();

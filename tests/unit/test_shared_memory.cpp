@@ -3,6 +3,7 @@
 // memory in place and holds its owner only while needed, and wrapped arrays that
 // may overlap never get the noalias variant. The cuda side is
 // test_cuda_shared_memory.cpp.
+#include "runtime/access.hpp"
 #include "runtime/resolve_variant.hpp"
 #include "runtime/signature.hpp"
 
@@ -75,7 +76,8 @@ TEST_P(HostSharedMemory, WrappedArraysGetNoaliasOnlyWhenDisjoint) {
   tack::Array own = dev().zeros(tack::DType::F32, {32});
   auto noalias = [&](const tack::Array& y, const tack::Array& x) {
     const tack::KernelArg args[] = {y, x, 1.0f};
-    tack::runtime::ResolvedCall call = tack::runtime::check_call(*axpy().impl(), args, nullptr, false);
+    tack::runtime::ResolvedCall call =
+        tack::runtime::check_call(*tack::detail::Access::impl(axpy()), args, nullptr, false);
     return (call.signature.flags & tack::runtime::kSignatureNoalias) != 0;
   };
   EXPECT_TRUE(noalias(low, high)) << "adjacent ranges do not overlap";

@@ -14,6 +14,7 @@
 #include "passes/infer_types.hpp"
 #include "passes/pack_scalars.hpp"
 #include "passes/pipeline.hpp"
+#include "runtime/access.hpp"
 #include "runtime/kernel_impl.hpp"
 
 #include <tack/tack.hpp>
@@ -44,7 +45,8 @@ tack::Kernel sample_kernel() {
 // Typed and optimized as runtime::specialize makes it, the texture parameter in hardware or not.
 passes::PackedKernel packed(const tack::Kernel& k, bool hardware) {
   const passes::ParamType f32{DType::F32, 1};
-  ir::Kernel typed = passes::infer_types(k.impl()->traced(), {f32, {DType::F32, 0}, f32, f32, f32});
+  ir::Kernel typed =
+      passes::infer_types(tack::detail::Access::impl(k)->traced(), {f32, {DType::F32, 0}, f32, f32, f32});
   typed.params[1].hardware_texture = hardware;
   return passes::pack_scalars(passes::optimize(typed));
 }
@@ -117,7 +119,8 @@ TEST(TextureCodegen, MixedTexturesEachTheirOwnPath) {
   auto k = tack::kernel("tex_mixed", [](Array out, Texture3D a, Texture3D b) {
     parallel_for(out.size(), [&](Index i) { out[i] = a.sample(0.25f, 0.5f, 0.75f) + b.sample(0.5f, 0.5f, 0.5f); });
   });
-  ir::Kernel typed = passes::infer_types(k.impl()->traced(), {{DType::F32, 1}, {DType::F32, 0}, {DType::F32, 0}});
+  ir::Kernel typed =
+      passes::infer_types(tack::detail::Access::impl(k)->traced(), {{DType::F32, 1}, {DType::F32, 0}, {DType::F32, 0}});
   typed.params[1].hardware_texture = true;
   tack::codegen::CSource src = tack::codegen::generate_cuda(passes::pack_scalars(passes::optimize(typed)));
   EXPECT_NE(src.text.find("(float* a0, cudaTextureObject_t t1, const float* t2, "), std::string::npos) << src.text;

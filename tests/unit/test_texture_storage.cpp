@@ -2,6 +2,7 @@
 // shape whether it samples in hardware or in software; the choice is made at
 // every call before the variant key is built, so a texture and the variant that
 // samples it always agree, and each choice gets a variant of its own.
+#include "runtime/access.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/host_buffer.hpp"
 
@@ -76,11 +77,11 @@ TEST(TextureStorage, BuiltInBackendsSampleAsTheyStore) {
     }
     tack::Texture t = tack::texture3d(dev.from_host(std::vector<float>(8, 1.0f)), {2, 2, 2});
     std::string ir = tack::inspect(k, name, tack::ArraySpec{}, t).typed_ir;
-    const bool hardware = dev.backend()->texture_in_hardware({2, 2, 2});
+    const bool hardware = tack::detail::Access::backend(dev)->texture_in_hardware({2, 2, 2});
     EXPECT_NE(ir.find(hardware ? "Texture3D<f32, hardware>" : "Texture3D<f32, software>"), std::string::npos)
         << name << ":\n" << ir;
-    EXPECT_EQ(t.storage()->image != nullptr, hardware) << name;
-    EXPECT_EQ(t.storage()->copy == nullptr, hardware) << name;
+    EXPECT_EQ(tack::detail::Access::storage(t)->image != nullptr, hardware) << name;
+    EXPECT_EQ(tack::detail::Access::storage(t)->copy == nullptr, hardware) << name;
   }
 }
 
@@ -143,8 +144,8 @@ TEST(TextureStorage, HardwareTexturesAreImagesWithoutACopy) {
   EXPECT_EQ(backend->allocations, allocations) << "no f32 copy is allocated for an image";
   ASSERT_EQ(backend->images.size(), 1u);
   EXPECT_EQ(backend->shapes[0], (std::array<std::int64_t, 3>{4, 3, 2}));
-  EXPECT_EQ(t.storage()->image, backend->images[0]);
-  EXPECT_EQ(t.storage()->copy, nullptr);
+  EXPECT_EQ(tack::detail::Access::storage(t)->image, backend->images[0]);
+  EXPECT_EQ(tack::detail::Access::storage(t)->copy, nullptr);
   ASSERT_EQ(backend->images[0]->uploads.size(), 1u);
   EXPECT_EQ(backend->images[0]->uploads[0], values);
 

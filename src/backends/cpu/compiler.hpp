@@ -32,8 +32,6 @@ class Compiler {
   // LLVM IR text of a typed kernel before optimization (tack::inspect), after a
   // comment line saying which path (SIMD gangs or scalar) was chosen and why.
   virtual std::string ir_text(const ir::Kernel& typed, const CodegenOptions& options) = 0;
-  // Makes what the first compile needs (target, host detection, a TargetMachine).
-  virtual void prepare() = 0;
   // Links object code into a JIT library of LLJIT's own; returns the symbol's address.
   virtual void* load_with_lljit(const std::string& object, const std::string& symbol) = 0;
   // "triple|cpu|features" as LLVM detects the host (for hosts host_cpu_id() does not read).

@@ -7,6 +7,7 @@
 #include "backends/cpu/cpu_backend.hpp"
 
 #include "backends/cpu/core_count.hpp"
+#include "backends/cpu/cpu_description.hpp"
 #include "backends/cpu/jit.hpp"
 #include "backends/cpu/launch_policy.hpp"
 #include "backends/cpu/thread_pool.hpp"
@@ -58,19 +59,14 @@ void run_chunk(void* context, std::int64_t begin, std::int64_t end) {
 class CpuBackend final : public Backend {
  public:
   // Nothing of LLVM is made here: a program whose kernels are all in the disk
-  // cache never needs it (the first compile makes it; Python's import warms it up).
+  // cache never needs it (the first compile makes it).
   explicit CpuBackend(int threads) : Backend(capabilities(threads)), threads_(threads) {}
 
   static Capabilities capabilities(int threads) {
-    Capabilities c;
-    c.name = "cpu";
-    c.display_name = "CPU (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
-    c.supported_dtypes.assign(std::begin(kNumericDTypes), std::end(kNumericDTypes));
-    c.supports_device_reductions = false;
-    c.supports_workgroups = true;
-    c.device_options = {"num_threads"};
+    Capabilities c = cpu_description().capabilities();
+    c.display_name += " (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
     c.supports_wrapped_memory = true;
-    return derive_capabilities(c, c.supported_dtypes);
+    return c;
   }
 
   std::shared_ptr<Buffer> wrap_memory(std::uintptr_t address, std::size_t bytes,
@@ -217,7 +213,5 @@ std::shared_ptr<Backend> make_cpu_backend(const DeviceOptions& options) {
   }
   return std::make_shared<CpuBackend>(threads);
 }
-
-void warm_up_cpu_backend() { cpu::warm_up_shared_jit(); }
 
 }  // namespace tack::runtime

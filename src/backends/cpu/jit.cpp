@@ -9,11 +9,8 @@
 
 #include <tack/error.hpp>
 
-#include <pthread.h>
-
 #include <atomic>
 #include <mutex>
-#include <thread>
 
 #ifndef TACK_LLVM_VERSION
 #error "TACK_LLVM_VERSION (LLVM's version, for the cache key) is defined by the build"
@@ -46,8 +43,6 @@ std::string Jit::compile(const ir::Kernel& typed, const CodegenOptions& options,
   return llvm_compiler().compile(typed, options, chunk_symbol, codegen_ms, compile_ms);
 }
 
-void Jit::prepare_compiler() { llvm_compiler().prepare(); }
-
 std::string Jit::ir_text(const ir::Kernel& typed, const CodegenOptions& options) {
   return llvm_compiler().ir_text(typed, options);
 }
@@ -69,52 +64,12 @@ Jit::Loaded Jit::load_with_lljit(const std::string& object, const std::string& s
   return Loaded{llvm_compiler().load_with_lljit(object, symbol), nullptr};
 }
 
-namespace {
-
-struct SharedJit {
-  std::once_flag made;
-  Jit* jit = nullptr;  // never destroyed: variants of devices alive at exit point into it
-  std::mutex thread_mutex;
-  std::thread warm_up;
-  bool warm_up_started = false;
-
-  void join() {
-    std::lock_guard lock(thread_mutex);
-    if (warm_up.joinable()) warm_up.join();
-  }
-  ~SharedJit() { join(); }
-};
-
-SharedJit& shared() {
-  static SharedJit s;
-  return s;
-}
-
-// A fork waits for the warm-up, so the child inherits a whole Jit (or none), never one half made.
-void join_before_fork() { shared().join(); }
-
-}  // namespace
-
 Jit& shared_jit() {
-  SharedJit& s = shared();
+  static std::once_flag made;
+  static Jit* jit = nullptr;  // never destroyed: variants of devices alive at exit point into it
   // A failed construction leaves the flag unset: the next caller tries again and sees the error.
-  std::call_once(s.made, [&] { s.jit = new Jit(); });
-  return *s.jit;
-}
-
-void warm_up_shared_jit() {
-  SharedJit& s = shared();
-  std::lock_guard lock(s.thread_mutex);
-  if (s.warm_up_started) return;
-  s.warm_up_started = true;
-  static std::once_flag atfork;
-  std::call_once(atfork, [] { pthread_atfork(join_before_fork, nullptr, nullptr); });
-  s.warm_up = std::thread([] {
-    try {
-      shared_jit().prepare_compiler();
-    } catch (...) {  // the first real use raises it again, with its message
-    }
-  });
+  std::call_once(made, [&] { jit = new Jit(); });
+  return *jit;
 }
 
 }  // namespace tack::runtime::cpu

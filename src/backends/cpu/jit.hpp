@@ -31,9 +31,6 @@ class Jit {
   // and in LLVM's optimizer and code generator.
   std::string compile(const ir::Kernel& typed, const CodegenOptions& options, std::string* chunk_symbol,
                       double* codegen_ms = nullptr, double* compile_ms = nullptr);
-  // Makes what the first compile needs (LLVM's target, host detection, a
-  // TargetMachine), so that compile does not pay for it.
-  void prepare_compiler();
   // How many kernels this process has compiled (not loaded from the cache): for tests.
   static std::uint64_t compile_count();
   // LLVM IR text of a typed kernel before optimization (for tack::inspect).
@@ -58,10 +55,7 @@ class Jit {
 
 // The process's one Jit, shared by every CPU device (each variant's object code is
 // loaded on its own, so devices never see each other's symbols). Making it costs
-// microseconds; LLVM's target, a TargetMachine and LLJIT are made when first
-// needed. warm_up_shared_jit() prepares the compiler in the background (for a
-// program about to compile) and returns at once.
+// microseconds; LLVM's target, a TargetMachine and LLJIT are made when first needed.
 Jit& shared_jit();
-void warm_up_shared_jit();
 
 }  // namespace tack::runtime::cpu

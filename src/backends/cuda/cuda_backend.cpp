@@ -7,6 +7,7 @@
 
 #include "backends/cuda/cuda_context.hpp"
 #include "backends/cuda/cuda_driver.hpp"
+#include "backends/cuda/cuda_description.hpp"
 #include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "backends/cuda/cuda_texture.hpp"
@@ -14,7 +15,6 @@
 #include "codegen/reduction_source.hpp"
 #include "runtime/array_checks.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
-#include "runtime/source_targets.hpp"
 #include "runtime/wait_marker.hpp"
 
 #include <tack/error.hpp>
@@ -56,9 +56,7 @@ class StreamMarker final : public WaitMarker {
 };
 
 Capabilities cuda_capabilities(const cuda::DeviceInfo& d) {
-  Capabilities c = find_source_target("cuda")->caps;
-  c.device_memory_spaces = {"cuda"};
-  c.device_options = {"device"};
+  Capabilities c = cuda_description().capabilities();
   c.supports_exportable_memory = d.virtual_memory && d.posix_fd_handles;
   c.supports_wrapped_memory = true;
   return c;

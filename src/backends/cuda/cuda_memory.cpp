@@ -3,6 +3,7 @@
 
 #include "backends/cuda/cuda_driver.hpp"
 #include "ir/check.hpp"
+#include "runtime/access.hpp"
 
 #include <tack/error.hpp>
 
@@ -157,7 +158,7 @@ cu::CUdeviceptr device_pointer(const ArrayStorage& array) {
 
 cu::CUdeviceptr device_pointer(const tack::Array& array) {
   if (!array.valid()) throw InvalidArgument("device_pointer of an empty tack::Array");
-  return device_pointer(*array.storage());
+  return device_pointer(*detail::Access::storage(array));
 }
 
 }  // namespace tack::runtime::cuda

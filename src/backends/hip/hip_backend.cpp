@@ -5,6 +5,7 @@
 // queued"; "Scalar arguments on the GPU"; "Device reductions").
 #include "backends/hip/hip_backend.hpp"
 
+#include "backends/hip/hip_description.hpp"
 #include "backends/hip/hip_device.hpp"
 #include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hip_kernel.hpp"
@@ -12,7 +13,6 @@
 #include "codegen/hip_gen.hpp"
 #include "codegen/reduction_source.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
-#include "runtime/source_targets.hpp"
 
 #include <algorithm>
 
@@ -23,12 +23,7 @@ using hip::Device;
 using hip::DeviceBuffer;
 using hip::DeviceScope;
 
-Capabilities hip_capabilities() {
-  Capabilities c = find_source_target("hip")->caps;
-  c.device_memory_spaces = {"hip"};
-  c.device_options = {"device"};
-  return c;
-}
+Capabilities hip_capabilities() { return hip_description().capabilities(); }
 
 GpuLimits hip_limits(const hip::DeviceInfo& d) {
   // The AMD dispatch packet holds the grid's work-item count in 32 bits (reference: HIP, Launch).

@@ -4,6 +4,7 @@
 // "lanes" sets how many iterations advance in lock step (1 runs them one by one).
 #include "backends/interp/interp_backend.hpp"
 
+#include "backends/interp/interp_description.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/printer.hpp"
 #include "runtime/host_buffer.hpp"
@@ -20,15 +21,9 @@ class InterpBackend final : public Backend {
   explicit InterpBackend(int lanes) : Backend(capabilities()), lanes_(lanes) {}
 
   static Capabilities capabilities() {
-    Capabilities c;
-    c.name = "interp";
-    c.display_name = "Interpreter";
-    c.supported_dtypes.assign(std::begin(kNumericDTypes), std::end(kNumericDTypes));
-    c.supports_device_reductions = false;
-    c.supports_workgroups = true;
-    c.device_options = {"lanes"};
+    Capabilities c = interp_description().capabilities();
     c.supports_wrapped_memory = true;
-    return derive_capabilities(c, c.supported_dtypes);
+    return c;
   }
 
   std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) override {

@@ -2,8 +2,8 @@
 #include "backends/level_zero/level_zero_device.hpp"
 
 #include "backends/level_zero/level_zero_driver.hpp"
+#include "backends/level_zero/level_zero_description.hpp"
 #include "runtime/backend.hpp"
-#include "runtime/source_targets.hpp"
 
 #include <tack/error.hpp>
 
@@ -135,18 +135,12 @@ DeviceInfo open_device(const DeviceOptions& options) {
 }
 
 Capabilities capabilities(const DeviceInfo& d) {
-  Capabilities c = find_source_target("level_zero")->caps;
-  // The dtypes follow the device: f64 where zeDeviceGetModuleProperties reports fp64 support.
-  if (d.fp64_flags == 0) std::erase(c.supported_dtypes, DType::F64);
-  std::vector<DType> atomics = {DType::I8, DType::U8, DType::I16, DType::U16, DType::I32, DType::U32, DType::F32};
-  if (d.module_flags & drivers::ze::ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) {
-    // f64 only where the dtypes have it (derive_capabilities intersects).
-    for (DType t : {DType::I64, DType::U64, DType::F64}) atomics.push_back(t);
-  }
+  // f64 where zeDeviceGetModuleProperties reports fp64 support, 64-bit atomics where it reports them.
+  Capabilities c = level_zero_description().capabilities(
+      d.fp64_flags != 0, (d.module_flags & drivers::ze::ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0);
   // Workgroup kernels are compiled for groups of exactly 256 (reqd_work_group_size).
   c.supports_workgroups = d.group_size() >= kMaxGroupSize;
-  c.device_options = {"external_context", "external_device", "external_driver"};
-  return derive_capabilities(c, atomics);
+  return c;
 }
 
 }  // namespace tack::runtime::level_zero

@@ -1,6 +1,8 @@
 // Device buffers of the level_zero backend.
 #include "backends/level_zero/level_zero_memory.hpp"
 
+#include "runtime/access.hpp"
+
 #include <tack/error.hpp>
 
 namespace tack::runtime::level_zero {
@@ -30,7 +32,7 @@ void* device_pointer(const ArrayStorage& array) {
 
 void* device_pointer(const tack::Array& array) {
   if (!array.valid()) throw InvalidArgument("device_pointer of an empty tack::Array");
-  return device_pointer(*array.storage());
+  return device_pointer(*detail::Access::storage(array));
 }
 
 }  // namespace tack::runtime::level_zero

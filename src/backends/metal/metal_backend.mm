@@ -8,6 +8,7 @@
 // under the batch lock, and returns.
 #include "backends/metal/metal_backend.hpp"
 
+#include "backends/metal/metal_description.hpp"
 #include "backends/metal/metal_device.hpp"
 #include "backends/metal/metal_kernel.hpp"
 #include "backends/metal/metal_memory.hpp"
@@ -19,7 +20,6 @@
 #include "passes/pipeline.hpp"
 #include "runtime/gpu/gpu_layout.hpp"
 #include "runtime/host_reduce.hpp"
-#include "runtime/source_targets.hpp"
 
 #include <tack/error.hpp>
 
@@ -48,7 +48,7 @@ struct MetalVariant final : CompiledVariant {
   std::size_t width = kGroup;  // threads per threadgroup
 };
 
-Capabilities metal_capabilities() { return find_source_target("metal")->caps; }
+Capabilities metal_capabilities() { return metal_description().capabilities(); }
 
 class MetalBackend final : public Backend {
  public:
@@ -87,12 +87,11 @@ class MetalBackend final : public Backend {
 
   // The texture hardware (reference: Textures, Metal row) where the GPU filters 32-bit floats and the extents
   // fit its 3D limit; otherwise the kernel samples in software over the texture's f32 copy.
-  // The MSL generator has no hardware sampling path yet (docs/backends-metal.md lists what it needs), so every
-  // texture is sampled in software until it does; the image code below is ready for it.
-  static constexpr bool kGeneratorSamplesInHardware = false;
+  // The MSL generator has no hardware sampling path yet (docs/backends-metal.md lists what it needs), so the
+  // description says software until it does; the image code below is ready for it.
   bool texture_in_hardware(const std::array<std::int64_t, 3>& shape) const override {
     const metal::DeviceInfo& d = device_->info();
-    if (!kGeneratorSamplesInHardware || !d.float32_filtering) return false;
+    if (!metal_description().textures_in_hardware || !d.float32_filtering) return false;
     for (int a = 0; a < 3; ++a)
       if (shape[a] > d.max_texture3d[a]) return false;
     return true;

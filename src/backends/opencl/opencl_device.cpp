@@ -3,6 +3,7 @@
 #include "backends/opencl/opencl_device.hpp"
 
 #include "backends/opencl/opencl_driver.hpp"
+#include "backends/opencl/opencl_description.hpp"
 #include "runtime/backend.hpp"
 #include "support/env.hpp"
 
@@ -196,24 +197,15 @@ std::string build_options(const DeviceInfo& d) {
 }
 
 Capabilities capabilities(const DeviceInfo& d) {
-  Capabilities c;
-  c.name = "opencl";
-  c.display_name = "OpenCL (" + d.device_name + ")";
-  c.supported_dtypes = {DType::I8,  DType::U8,  DType::I16, DType::U16, DType::I32,
-                        DType::U32, DType::I64, DType::U64, DType::F32};
-  if (d.has_extension("cl_khr_fp64")) c.supported_dtypes.push_back(DType::F64);
-  // Workgroup kernels need groups of 256 and their shared arrays in local memory.
-  c.supports_workgroups = d.max_work_group_size >= kGroupSize && d.local_mem_size >= kLocalMemNeeded;
-  c.supports_device_reductions = true;
-  c.device_options = {"device"};
-  // Every dtype up to 32 bits: 8- and 16-bit atomics and f32 are compare-and-swap loops on a 32-bit word,
+  // Every atomic up to 32 bits: 8- and 16-bit atomics and f32 are compare-and-swap loops on a 32-bit word,
   // which every device has. 64-bit ones (f64 included) need only cl_khr_int64_base_atomics: the generator
   // writes min, max and the bit operations as compare-and-swap loops.
-  std::vector<DType> atomics = {DType::I8, DType::U8, DType::I16, DType::U16, DType::I32, DType::U32, DType::F32};
-  if (d.has_extension("cl_khr_int64_base_atomics")) {
-    atomics.insert(atomics.end(), {DType::I64, DType::U64, DType::F64});  // f64 only where fp64 is supported
-  }
-  return derive_capabilities(c, atomics);
+  Capabilities c =
+      opencl_description().capabilities(d.has_extension("cl_khr_fp64"), d.has_extension("cl_khr_int64_base_atomics"));
+  c.display_name += " (" + d.device_name + ")";
+  // Workgroup kernels need groups of 256 and their shared arrays in local memory.
+  c.supports_workgroups = d.max_work_group_size >= kGroupSize && d.local_mem_size >= kLocalMemNeeded;
+  return c;
 }
 
 }  // namespace tack::runtime::opencl

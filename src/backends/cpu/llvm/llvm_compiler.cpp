@@ -184,8 +184,6 @@ class LlvmCompiler final : public Compiler {
     return std::string(object.begin(), object.end());
   }
 
-  void prepare() override { state_.give_tm(state_.take_tm()); }
-
   std::string ir_text(const ir::Kernel& typed, const CodegenOptions& options) override {
     llvm::LLVMContext context;
     const analysis::SimdPlan plan = simd_plan(typed, options);
