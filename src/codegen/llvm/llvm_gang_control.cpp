@@ -50,6 +50,30 @@ bool KernelEmitter::needs_a_lane(const ir::Stmt& s) const {
   }
 }
 
+// The lanes that continued in the innermost loop's iteration, parked until its latch.
+Value* KernelEmitter::continued_lanes() {
+  llvm::AllocaInst* slot = loops_.back().continued;
+  return b_.CreateLoad(slot->getAllocatedType(), slot);
+}
+
+void KernelEmitter::park(Value* lanes) {
+  b_.CreateStore(b_.CreateOr(continued_lanes(), lanes), loops_.back().continued);
+}
+
+// Runs `side` with `lanes`, skipping it when none is set; returns the lanes still
+// running after it (less those that left through a break_ or continue_).
+Value* KernelEmitter::run_side(Value* lanes, const ir::Stmt& side, const char* name, const char* end_name) {
+  BasicBlock* run = block(name);
+  BasicBlock* done = block(end_name);
+  set_exec(lanes);
+  b_.CreateCondBr(any(lanes), run, done);
+  b_.SetInsertPoint(run);
+  stmt(side);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  return exec();
+}
+
 // An if_ on a varying condition. `if_(c, break_)` and `if_(c, continue_)`, the
 // shape of every while_ condition, only clear lanes: no branch at all.
 void KernelEmitter::gang_if(const ir::If* n, Value* cond) {
@@ -58,39 +82,28 @@ void KernelEmitter::gang_if(const ir::If* n, Value* cond) {
   if (const auto* b = only->as<ir::Block>(); b && b->stmts.size() == 1) only = &b->stmts[0];
   const bool escape = (*only)->kind == ir::StmtKind::Break || (*only)->kind == ir::StmtKind::Continue;
   if (escape && !n->else_case && !loops_.empty() && loops_.back().continued) {
-    if ((*only)->kind == ir::StmtKind::Continue) {
-      llvm::AllocaInst* continued = loops_.back().continued;
-      Value* leaving = b_.CreateAnd(before, cond);
-      b_.CreateStore(b_.CreateOr(b_.CreateLoad(continued->getAllocatedType(), continued), leaving), continued);
-    }
+    if ((*only)->kind == ir::StmtKind::Continue) park(b_.CreateAnd(before, cond));
     set_exec(b_.CreateAnd(before, b_.CreateNot(cond)));
     return;
   }
   Value* taken = b_.CreateAnd(before, cond);
   Value* other = b_.CreateAnd(before, b_.CreateNot(cond));
-  BasicBlock* then_bb = block("if.then");
-  BasicBlock* then_end = block("if.then.end");
-  set_exec(taken);
-  b_.CreateCondBr(any(taken), then_bb, then_end);
-  b_.SetInsertPoint(then_bb);
-  stmt(n->then_case);
-  b_.CreateBr(then_end);
-  b_.SetInsertPoint(then_end);
-  Value* after = exec();  // less the lanes that left through a break_ or continue_
-  if (n->else_case) {
-    BasicBlock* else_bb = block("if.else");
-    BasicBlock* else_end = block("if.end");
-    set_exec(other);
-    b_.CreateCondBr(any(other), else_bb, else_end);
-    b_.SetInsertPoint(else_bb);
-    stmt(n->else_case);
-    b_.CreateBr(else_end);
-    b_.SetInsertPoint(else_end);
-    after = b_.CreateOr(after, exec());
-  } else {
-    after = b_.CreateOr(after, other);
-  }
+  Value* after = run_side(taken, n->then_case, "if.then", "if.then.end");
+  after = b_.CreateOr(after, n->else_case ? run_side(other, n->else_case, "if.else", "if.end") : other);
   set_exec(after);
+}
+
+// A divergent loop's body with `continued` as its parking slot; leaves the insert
+// point at `latch`, where the parked lanes have rejoined.
+void KernelEmitter::masked_body(const ir::Stmt& body, BasicBlock* exit, BasicBlock* latch,
+                                llvm::AllocaInst* continued) {
+  b_.CreateStore(no_lanes(), continued);
+  loops_.push_back({exit, latch, continued});
+  stmt(body);
+  b_.CreateBr(latch);
+  b_.SetInsertPoint(latch);
+  set_exec(b_.CreateOr(exec(), continued_lanes()));
+  loops_.pop_back();
 }
 
 void KernelEmitter::gang_loop(const ir::Loop* n) {
@@ -104,13 +117,7 @@ void KernelEmitter::gang_loop(const ir::Loop* n) {
   b_.SetInsertPoint(head);
   b_.CreateCondBr(any(exec()), body, exit);
   b_.SetInsertPoint(body);
-  b_.CreateStore(no_lanes(), continued);
-  loops_.push_back({exit, latch, continued});
-  stmt(n->body);
-  loops_.pop_back();
-  b_.CreateBr(latch);
-  b_.SetInsertPoint(latch);
-  set_exec(b_.CreateOr(exec(), b_.CreateLoad(continued->getAllocatedType(), continued)));
+  masked_body(n->body, exit, latch, continued);
   b_.CreateBr(head);
   b_.SetInsertPoint(exit);
   set_exec(entry);  // every lane that entered comes out
@@ -146,14 +153,8 @@ void KernelEmitter::gang_for(const ir::For* n) {
   b_.CreateCondBr(go, body, exit);
   b_.SetInsertPoint(body);
   llvm::AllocaInst* index = let_slot(n->index);
-  b_.CreateStore(holds_vec(index) ? splat(i) : static_cast<Value*>(i), index);
-  b_.CreateStore(no_lanes(), continued);
-  loops_.push_back({exit, latch, continued});
-  stmt(n->body);
-  loops_.pop_back();
-  b_.CreateBr(latch);
-  b_.SetInsertPoint(latch);
-  set_exec(b_.CreateOr(exec(), b_.CreateLoad(continued->getAllocatedType(), continued)));
+  b_.CreateStore(shaped_for(index, i), index);
+  masked_body(n->body, exit, latch, continued);
   // Lanes past their bound keep counting, harmlessly: they no longer run.
   i->addIncoming(b_.CreateAdd(i, llvm::ConstantInt::get(i->getType(), 1)), latch);
   b_.CreateBr(head);
@@ -163,9 +164,7 @@ void KernelEmitter::gang_for(const ir::For* n) {
 
 // The running lanes leave the loop (break_) or this iteration (continue_); nothing after it runs for them.
 void KernelEmitter::gang_escape(bool is_break) {
-  llvm::AllocaInst* continued = loops_.back().continued;
-  if (!is_break)
-    b_.CreateStore(b_.CreateOr(b_.CreateLoad(continued->getAllocatedType(), continued), exec()), continued);
+  if (!is_break) park(exec());
   set_exec(no_lanes());
 }
 

@@ -80,7 +80,8 @@ class KernelEmitter {
   llvm::Value* splat(llvm::Value* v);
   static bool is_vec(const llvm::Value* v);
   static bool holds_vec(const llvm::AllocaInst* slot);  // a varying Let's or Var's slot
-  llvm::Value* exec();                                  // the lanes running now
+  llvm::Value* shaped_for(llvm::AllocaInst* slot, llvm::Value* v);
+  llvm::Value* exec();  // the lanes running now
   void set_exec(llvm::Value* mask);
   llvm::Value* any(llvm::Value* mask);
   llvm::Value* no_lanes();
@@ -94,6 +95,10 @@ class KernelEmitter {
   void gang_for(const ir::For* n);
   void gang_loop(const ir::Loop* n);
   void gang_escape(bool is_break);
+  llvm::Value* continued_lanes();
+  void park(llvm::Value* lanes);
+  llvm::Value* run_side(llvm::Value* lanes, const ir::Stmt& side, const char* name, const char* end_name);
+  void masked_body(const ir::Stmt& body, llvm::BasicBlock* exit, llvm::BasicBlock* latch, llvm::AllocaInst* continued);
   template <class F>
   void for_each_active_lane(F&& f);
 

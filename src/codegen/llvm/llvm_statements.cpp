@@ -30,28 +30,22 @@ void KernelEmitter::stmt(const ir::Stmt& s) {
       const auto* n = s.as<ir::Let>();
       begin_statement({&n->value});
       llvm::AllocaInst* slot = let_slot(n->id);
-      Value* v = converted(n->value, let_dtype(n->id));
-      TACK_CHECK(!is_vec(v) || holds_vec(slot));  // the uniformity analysis and the values agree
-      b_.CreateStore(holds_vec(slot) ? splat(v) : v, slot);
+      b_.CreateStore(shaped_for(slot, converted(n->value, let_dtype(n->id))), slot);
       return;
     }
     case ir::StmtKind::DeclareVar: {
       const auto* n = s.as<ir::DeclareVar>();
       begin_statement({&n->init});
       llvm::AllocaInst* slot = var_slot(n->id);
-      Value* v = converted(n->init, var_dtype(n->id));
-      TACK_CHECK(!is_vec(v) || holds_vec(slot));
-      b_.CreateStore(holds_vec(slot) ? splat(v) : v, slot);
+      b_.CreateStore(shaped_for(slot, converted(n->init, var_dtype(n->id))), slot);
       return;
     }
     case ir::StmtKind::Assign: {
       const auto* n = s.as<ir::Assign>();
       begin_statement({&n->value});
       llvm::AllocaInst* slot = var_slot(n->id);
-      Value* v = converted(n->value, var_dtype(n->id));
-      TACK_CHECK(!is_vec(v) || holds_vec(slot));
+      Value* v = shaped_for(slot, converted(n->value, var_dtype(n->id)));
       // A varying Var keeps its value in the lanes not running here.
-      if (holds_vec(slot)) v = splat(v);
       if (holds_vec(slot) && lanes_->assign_masked(s.get()))
         v = b_.CreateSelect(exec(), v, b_.CreateLoad(slot->getAllocatedType(), slot));
       b_.CreateStore(v, slot);
@@ -81,6 +75,12 @@ void KernelEmitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::Print: TACK_UNREACHABLE("llvm_gen: prints must be lowered by passes::lower_prints");
   }
   TACK_UNREACHABLE("llvm_gen: unknown statement kind");
+}
+
+// v as `slot` holds it: splat into a varying Let's or Var's vector slot.
+Value* KernelEmitter::shaped_for(llvm::AllocaInst* slot, Value* v) {
+  TACK_CHECK(!is_vec(v) || holds_vec(slot));  // the uniformity analysis and the values agree
+  return holds_vec(slot) ? splat(v) : v;
 }
 
 // A block's statements from `from` on. On the SIMD path, in a divergent loop, the
