@@ -16,6 +16,7 @@
 #include "passes/pipeline.hpp"
 #include "runtime/access.hpp"
 #include "runtime/kernel_impl.hpp"
+#include "support/typed_kernel.hpp"
 
 #include <tack/tack.hpp>
 
@@ -33,9 +34,7 @@ namespace ir = tack::ir;
 namespace passes = tack::passes;
 using tack::DType;
 
-ir::Kernel typed_of(const tack::Kernel& k, const std::vector<passes::ParamType>& types) {
-  return passes::optimize(passes::infer_types(tack::detail::Access::impl(k)->traced(), types));
-}
+using tack_test::typed_kernel;
 
 passes::ParamType array(DType t, int rank = 1) { return {t, rank}; }
 passes::ParamType scalar(DType t) { return {t, 0}; }
@@ -50,7 +49,7 @@ TEST(PackScalars, OnePackPerDtypeWithEveryHostValue) {
   auto k = tack::kernel("packs", [](Array y, Array x, Scalar a, Scalar n, Scalar flag) {
     parallel_for(y.size(), [&](Index i) { y[i] = select(flag, a * x[i] + cast<float>(n), x[x.size() - 1]); });
   });
-  passes::PackedKernel p = passes::pack_scalars(typed_of(
+  passes::PackedKernel p = passes::pack_scalars(typed_kernel(
       k, {array(DType::F32), array(DType::F32), scalar(DType::F32), scalar(DType::I32), scalar(DType::Bool)}));
   // Packs in dtype order: bool goes to u8; i32 n; i64 for size(x); f32 a.
   std::vector<DType> dtypes;
@@ -81,7 +80,8 @@ TEST(PackScalars, InnerExtentsOfAnNdRangeArePackedTheOuterIsNot) {
   auto k = tack::kernel("nd", [](Array out, Scalar rows, Scalar cols) {
     parallel_for({rows, cols}, [&](Index i, Index j) { out(i, j) = 1.0f; });
   });
-  passes::PackedKernel p = passes::pack_scalars(typed_of(k, {array(DType::F32, 2), scalar(DType::I64), scalar(DType::I64)}));
+  passes::PackedKernel p =
+      passes::pack_scalars(typed_kernel(k, {array(DType::F32, 2), scalar(DType::I64), scalar(DType::I64)}));
   EXPECT_EQ(p.pack.find(passes::PackSlot::Source::Scalar, 1, 0), nullptr);
   EXPECT_NE(p.pack.find(passes::PackSlot::Source::Scalar, 2, 0), nullptr);
   std::string cuda = tack::codegen::generate_cuda(p).text;
@@ -89,13 +89,13 @@ TEST(PackScalars, InnerExtentsOfAnNdRangeArePackedTheOuterIsNot) {
 }
 
 TEST(CFamilyGen, CudaHas64BitIndexGuardAndEntryName) {
-  auto k = tack::kernel("saxpy", [](Array y, Array x, Scalar a) {
-    parallel_for(y.size(), [&](Index i) { y[i] = a * x[i] + y[i]; });
-  });
-  auto p = passes::pack_scalars(typed_of(k, {array(DType::F32), array(DType::F32), scalar(DType::F32)}));
+  auto k = tack::kernel(
+      "saxpy", [](Array y, Array x, Scalar a) { parallel_for(y.size(), [&](Index i) { y[i] = a * x[i] + y[i]; }); });
+  auto p = passes::pack_scalars(typed_kernel(k, {array(DType::F32), array(DType::F32), scalar(DType::F32)}));
   tack::codegen::CSource s = tack::codegen::generate_cuda(p);
   EXPECT_EQ(s.entry, tack::codegen::kernel_entry_name("saxpy"));
-  EXPECT_NE(s.text.find("extern \"C\" __global__ void " + s.entry + "(float* a0, float* a1, const float* pack_f32, "
+  EXPECT_NE(s.text.find("extern \"C\" __global__ void " + s.entry +
+                        "(float* a0, float* a1, const float* pack_f32, "
                         "long long __n__)"),
             std::string::npos)
       << s.text;
@@ -112,10 +112,10 @@ TEST(CFamilyGen, CudaKeepsAProductWithAnotherUseUnfused) {
       out[i] = p - p + p * 2.0f;
     });
   });
-  auto typed = typed_of(k, {array(DType::F32), array(DType::F32), array(DType::F32)});
+  auto typed = typed_kernel(k, {array(DType::F32), array(DType::F32), array(DType::F32)});
   std::string cuda = tack::codegen::generate_cuda(passes::pack_scalars(typed)).text;
   EXPECT_GE(count(cuda, "__fmul_rn("), 1) << cuda;
-  auto typed64 = typed_of(k, {array(DType::F64), array(DType::F64), array(DType::F64)});
+  auto typed64 = typed_kernel(k, {array(DType::F64), array(DType::F64), array(DType::F64)});
   std::string cuda64 = tack::codegen::generate_cuda(passes::pack_scalars(typed64)).text;
   EXPECT_GE(count(cuda64, "__dmul_rn("), 1) << cuda64;
   EXPECT_EQ(count(cuda64, "__fmul_rn("), 0) << cuda64;
@@ -123,7 +123,7 @@ TEST(CFamilyGen, CudaKeepsAProductWithAnotherUseUnfused) {
 
 TEST(CFamilyGen, HipIsCudaBehindTheHipHeader) {
   auto k = tack::kernel("h", [](Array y) { parallel_for(y.size(), [&](Index i) { y[i] = y[i] + 1; }); });
-  auto p = passes::pack_scalars(typed_of(k, {array(DType::I32)}));
+  auto p = passes::pack_scalars(typed_kernel(k, {array(DType::I32)}));
   std::string hip = tack::codegen::generate_hip(p).text;
   std::string cuda = tack::codegen::generate_cuda(p).text;
   EXPECT_EQ(hip.rfind("#include <hip/hip_runtime.h>\n", 0), 0u) << hip;
@@ -131,16 +131,18 @@ TEST(CFamilyGen, HipIsCudaBehindTheHipHeader) {
 }
 
 TEST(CFamilyGen, OpenClIndexPragmasAndSaturatingConversions) {
-  auto k = tack::kernel("conv", [](Array out, Array in) {
-    parallel_for(out.size(), [&](Index i) { out[i] = in[i]; });
-  });
-  std::string f32 = tack::codegen::generate_opencl(passes::pack_scalars(typed_of(k, {array(DType::I32), array(DType::F32)}))).text;
+  auto k =
+      tack::kernel("conv", [](Array out, Array in) { parallel_for(out.size(), [&](Index i) { out[i] = in[i]; }); });
+  std::string f32 =
+      tack::codegen::generate_opencl(passes::pack_scalars(typed_kernel(k, {array(DType::I32), array(DType::F32)})))
+          .text;
   EXPECT_NE(f32.find("#pragma OPENCL FP_CONTRACT OFF"), std::string::npos);
   EXPECT_EQ(f32.find("cl_khr_fp64"), std::string::npos) << "fp64 enabled without a double";
   EXPECT_NE(f32.find("(long)get_group_id(0) * (long)get_local_size(0) + (long)get_local_id(0)"), std::string::npos);
   EXPECT_NE(f32.find("convert_int_sat_rtz("), std::string::npos) << f32;
   EXPECT_EQ(f32.find("long long"), std::string::npos) << "OpenCL C has no long long";
-  std::string f64 = tack::codegen::generate_opencl(passes::pack_scalars(typed_of(k, {array(DType::U8), array(DType::F64)}))).text;
+  std::string f64 =
+      tack::codegen::generate_opencl(passes::pack_scalars(typed_kernel(k, {array(DType::U8), array(DType::F64)}))).text;
   EXPECT_NE(f64.find("#pragma OPENCL EXTENSION cl_khr_fp64 : enable"), std::string::npos);
   EXPECT_NE(f64.find("convert_uchar_sat_rtz("), std::string::npos) << f64;
 }
@@ -149,8 +151,8 @@ TEST(CFamilyGen, IntegerDivisionAndShiftsHaveNoUndefinedBehaviour) {
   auto k = tack::kernel("intops", [](Array out, Array a, Array b) {
     parallel_for(out.size(), [&](Index i) { out[i] = a[i] / b[i] + (a[i] << b[i]) + a[i] * b[i]; });
   });
-  std::string cuda = tack::codegen::generate_cuda(passes::pack_scalars(
-                                                       typed_of(k, {array(DType::I32), array(DType::I32), array(DType::I32)})))
+  std::string cuda = tack::codegen::generate_cuda(passes::pack_scalars(typed_kernel(
+                                                      k, {array(DType::I32), array(DType::I32), array(DType::I32)})))
                          .text;
   // Division by zero and MIN / -1 spelled out; wrapping arithmetic and masked shifts in unsigned.
   EXPECT_NE(cuda.find("if (b == 0) return 0;"), std::string::npos) << cuda;
@@ -162,25 +164,27 @@ TEST(CFamilyGen, IntegerDivisionAndShiftsHaveNoUndefinedBehaviour) {
 
 TEST(CFamilyGen, MetalUsesOneArgumentBufferAndRefusesF64) {
   auto k = tack::kernel("scale", [](Array y, Scalar a) { parallel_for(y.size(), [&](Index i) { y[i] = y[i] * a; }); });
-  std::string msl = tack::codegen::generate_msl(passes::pack_scalars(typed_of(k, {array(DType::F32), scalar(DType::F32)}))).text;
+  std::string msl =
+      tack::codegen::generate_msl(passes::pack_scalars(typed_kernel(k, {array(DType::F32), scalar(DType::F32)}))).text;
   std::string entry = tack::codegen::kernel_entry_name("scale");
-  EXPECT_NE(msl.find("struct " + entry + "_args {\n  device float* a0;\n  device const float* pack_f32;\n  long __n__;\n};"),
-            std::string::npos)
+  EXPECT_NE(
+      msl.find("struct " + entry + "_args {\n  device float* a0;\n  device const float* pack_f32;\n  long __n__;\n};"),
+      std::string::npos)
       << msl;
   EXPECT_NE(msl.find("[[buffer(0)]]"), std::string::npos);
   EXPECT_NE(msl.find("[[thread_position_in_grid]]"), std::string::npos);
   try {
-    tack::codegen::generate_msl(passes::pack_scalars(typed_of(k, {array(DType::F64), scalar(DType::F64)})));
+    tack::codegen::generate_msl(passes::pack_scalars(typed_kernel(k, {array(DType::F64), scalar(DType::F64)})));
     FAIL() << "an f64 kernel was generated for Metal";
   } catch (const tack::TypeError& e) {
     EXPECT_NE(std::string(e.what()).find("kernel 'scale'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("f64"), std::string::npos) << e.what();
   }
   // An f32 kernel computing in f64 inside is refused too.
-  auto inner = tack::kernel("inner", [](Array y) {
-    parallel_for(y.size(), [&](Index i) { y[i] = cast<float>(cast<double>(y[i]) * 2.0); });
-  });
-  EXPECT_THROW(tack::codegen::generate_msl(passes::pack_scalars(typed_of(inner, {array(DType::F32)}))), tack::TypeError);
+  auto inner = tack::kernel(
+      "inner", [](Array y) { parallel_for(y.size(), [&](Index i) { y[i] = cast<float>(cast<double>(y[i]) * 2.0); }); });
+  EXPECT_THROW(tack::codegen::generate_msl(passes::pack_scalars(typed_kernel(inner, {array(DType::F32)}))),
+               tack::TypeError);
 }
 
 TEST(CFamilyGen, WorkgroupKernelsDeclareSharedMemoryAndBarriers) {
@@ -193,7 +197,7 @@ TEST(CFamilyGen, WorkgroupKernelsDeclareSharedMemoryAndBarriers) {
       out[g.group_id()] = total;
     });
   });
-  auto p = passes::pack_scalars(typed_of(k, {array(DType::F32), array(DType::F32)}));
+  auto p = passes::pack_scalars(typed_kernel(k, {array(DType::F32), array(DType::F32)}));
   std::string cuda = tack::codegen::generate_cuda(p).text;
   EXPECT_NE(cuda.find("__shared__ __align__(16) float sh0[256];"), std::string::npos) << cuda;
   EXPECT_NE(cuda.find("__syncthreads();"), std::string::npos);
@@ -215,7 +219,7 @@ TEST(CFamilyGen, SubwordAtomicsUseTheContainingWord) {
       atomic_max(counts, g.local_id() % counts.size(), 3);
     });
   });
-  auto p = passes::pack_scalars(typed_of(k, {array(DType::I16)}));
+  auto p = passes::pack_scalars(typed_kernel(k, {array(DType::I16)}));
   for (const std::string& src : {tack::codegen::generate_cuda(p).text, tack::codegen::generate_opencl(p).text,
                                  tack::codegen::generate_msl(p).text}) {
     EXPECT_NE(src.find("tack_atomic_add_i8_shared("), std::string::npos) << src;
@@ -228,11 +232,10 @@ TEST(CFamilyGen, SubwordAtomicsUseTheContainingWord) {
 
 TEST(CFamilyGen, NonFiniteAndNegativeZeroLiteralsAreExact) {
   auto k = tack::kernel("lits", [](Array out) {
-    parallel_for(out.size(), [&](Index i) {
-      out[i] = select(out[i] > 0.0f, std::numeric_limits<float>::infinity(), -0.0f);
-    });
+    parallel_for(out.size(),
+                 [&](Index i) { out[i] = select(out[i] > 0.0f, std::numeric_limits<float>::infinity(), -0.0f); });
   });
-  auto p = passes::pack_scalars(typed_of(k, {array(DType::F32)}));
+  auto p = passes::pack_scalars(typed_kernel(k, {array(DType::F32)}));
   std::string cuda = tack::codegen::generate_cuda(p).text;
   EXPECT_NE(cuda.find("__uint_as_float(0x7f800000u)"), std::string::npos) << cuda;
   EXPECT_NE(cuda.find("(-0x0p+0f)"), std::string::npos) << cuda;
@@ -242,9 +245,8 @@ TEST(CFamilyGen, NonFiniteAndNegativeZeroLiteralsAreExact) {
 
 // DESIGN §7 / issue: a user with no GPU can read every backend's source.
 TEST(InspectSource, EveryBackendWithoutItsDevice) {
-  auto k = tack::kernel("saxpy", [](Array y, Array x, Scalar a) {
-    parallel_for(y.size(), [&](Index i) { y[i] = a * x[i] + y[i]; });
-  });
+  auto k = tack::kernel(
+      "saxpy", [](Array y, Array x, Scalar a) { parallel_for(y.size(), [&](Index i) { y[i] = a * x[i] + y[i]; }); });
   tack::ArraySpec f32{DType::F32, 1};
   struct Case {
     const char* backend;

@@ -11,6 +11,7 @@
 #include "passes/pipeline.hpp"
 #include "runtime/access.hpp"
 #include "runtime/kernel_impl.hpp"
+#include "support/typed_kernel.hpp"
 
 #include <tack/tack.hpp>
 
@@ -57,7 +58,7 @@ Compiled compile_for_f32_arrays(const tack::Kernel& k) {
     t.dtype = tack::DType::F32;
     t.rank = 1;
   }
-  Compiled c{tack::passes::optimize(tack::passes::infer_types(tack::detail::Access::impl(k)->traced(), types)), {}, {}};
+  Compiled c{tack_test::typed_kernel(k, types), {}, {}};
   c.object = cpu::shared_jit().compile(c.typed, {}, &c.symbol);
   return c;
 }

@@ -6,10 +6,7 @@
 #include "analysis/lane_uniformity.hpp"
 #include "analysis/simd_plan.hpp"
 #include "ir/visitor.hpp"
-#include "passes/infer_types.hpp"
-#include "passes/pipeline.hpp"
-#include "runtime/access.hpp"
-#include "runtime/kernel_impl.hpp"
+#include "support/typed_kernel.hpp"
 
 #include <tack/tack.hpp>
 
@@ -27,12 +24,7 @@ namespace ir = tack::ir;
 using tack::DType;
 using tack::analysis::LaneUniformity;
 
-// The kernel typed and optimized for arrays and scalars of the given dtypes (arrays of rank `rank`).
-ir::Kernel typed(const tack::Kernel& k, const std::vector<std::pair<DType, int>>& params) {
-  std::vector<tack::passes::ParamType> types(params.size());
-  for (std::size_t i = 0; i < params.size(); ++i) types[i].dtype = params[i].first, types[i].rank = params[i].second;
-  return tack::passes::optimize(tack::passes::infer_types(tack::detail::Access::impl(k)->traced(), types));
-}
+using tack_test::typed_kernel;  // parameters as {dtype, rank}: rank 0 for scalars
 
 // The statements of kind T in program order.
 template <class T>
@@ -57,7 +49,7 @@ TEST(CpuSimd, UniformValuesStayUniform) {
       out[i] = mine + first + twice + sum + own;
     });
   });
-  ir::Kernel t = typed(k, {{DType::I32, 1}, {DType::I32, 1}, {DType::I32, 0}});
+  ir::Kernel t = typed_kernel(k, {{DType::I32, 1}, {DType::I32, 1}, {DType::I32, 0}});
   LaneUniformity lanes(t);
   int varying_loads = 0, uniform_loads = 0;
   for (const ir::Let* let : all<ir::Let>(t)) {
@@ -93,7 +85,7 @@ TEST(CpuSimd, LoopsWithVaryingExitsOrBoundsAreDivergent) {
       out[i] = s;
     });
   });
-  ir::Kernel t = typed(k, {{DType::I32, 1}, {DType::I32, 1}, {DType::I32, 0}});
+  ir::Kernel t = typed_kernel(k, {{DType::I32, 1}, {DType::I32, 1}, {DType::I32, 0}});
   LaneUniformity lanes(t);
   std::vector<const ir::For*> loops = all<ir::For>(t);
   ASSERT_EQ(loops.size(), 3u);
@@ -128,7 +120,7 @@ TEST(CpuSimd, OnlyAssignsWhoseOtherLanesMatterAreMasked) {
       out[i] = cast<float>(it) + y + z;
     });
   });
-  ir::Kernel t = typed(k, {{DType::F32, 1}, {DType::I32, 1}});
+  ir::Kernel t = typed_kernel(k, {{DType::F32, 1}, {DType::I32, 1}});
   LaneUniformity lanes(t);
   std::vector<const ir::DeclareVar*> vars = all<ir::DeclareVar>(t);
   ASSERT_EQ(vars.size(), 5u);
@@ -149,21 +141,21 @@ TEST(CpuSimd, PlanFillsOneRegisterWithTheWidestVaryingValue) {
     parallel_for(y.size(), [&](Index i) { y[i] = a * x[i] + y[i]; });
   });
   using tack::analysis::plan_simd;
-  EXPECT_EQ(plan_simd(typed(saxpy, {{DType::F32, 1}, {DType::F32, 1}, {DType::F32, 0}}), 512, true).lanes, 16u);
-  EXPECT_EQ(plan_simd(typed(saxpy, {{DType::F64, 1}, {DType::F64, 1}, {DType::F64, 0}}), 512, true).lanes, 8u);
-  EXPECT_EQ(plan_simd(typed(saxpy, {{DType::F32, 1}, {DType::F32, 1}, {DType::F32, 0}}), 256, true).lanes, 8u);
-  EXPECT_EQ(plan_simd(typed(saxpy, {{DType::I8, 1}, {DType::I8, 1}, {DType::I8, 0}}), 512, true).lanes, 16u);
+  EXPECT_EQ(plan_simd(typed_kernel(saxpy, {{DType::F32, 1}, {DType::F32, 1}, {DType::F32, 0}}), 512, true).lanes, 16u);
+  EXPECT_EQ(plan_simd(typed_kernel(saxpy, {{DType::F64, 1}, {DType::F64, 1}, {DType::F64, 0}}), 512, true).lanes, 8u);
+  EXPECT_EQ(plan_simd(typed_kernel(saxpy, {{DType::F32, 1}, {DType::F32, 1}, {DType::F32, 0}}), 256, true).lanes, 8u);
+  EXPECT_EQ(plan_simd(typed_kernel(saxpy, {{DType::I8, 1}, {DType::I8, 1}, {DType::I8, 0}}), 512, true).lanes, 16u);
   // 64-bit integers are indices (most fold into scalar addresses): they do not halve the gang.
-  EXPECT_EQ(plan_simd(typed(saxpy, {{DType::I64, 1}, {DType::I64, 1}, {DType::I64, 0}}), 512, true).lanes, 16u);
+  EXPECT_EQ(plan_simd(typed_kernel(saxpy, {{DType::I64, 1}, {DType::I64, 1}, {DType::I64, 0}}), 512, true).lanes, 16u);
   tack::analysis::SimdPlan off =
-      plan_simd(typed(saxpy, {{DType::F32, 1}, {DType::F32, 1}, {DType::F32, 0}}), 512, false);
+      plan_simd(typed_kernel(saxpy, {{DType::F32, 1}, {DType::F32, 1}, {DType::F32, 0}}), 512, false);
   EXPECT_EQ(off.lanes, 0u);
   EXPECT_NE(off.why.find("TACK_CPU_SIMD=0"), std::string::npos) << off.why;
 
   auto group = tack::kernel("plan_group", [](Array out) {
     workgroup_for(out.size() / 256, [&](Group g) { out[g.global_id()] = g.local_id(); });
   });
-  tack::analysis::SimdPlan wg = plan_simd(typed(group, {{DType::I64, 1}}), 512, true);
+  tack::analysis::SimdPlan wg = plan_simd(typed_kernel(group, {{DType::I64, 1}}), 512, true);
   EXPECT_EQ(wg.lanes, 0u);
   EXPECT_NE(wg.why.find("workgroup"), std::string::npos) << wg.why;
 }

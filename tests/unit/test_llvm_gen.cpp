@@ -17,6 +17,7 @@
 #include "runtime/access.hpp"
 #include "runtime/kernel_impl.hpp"
 #include "support/env.hpp"
+#include "support/typed_kernel.hpp"
 
 #include <tack/tack.hpp>
 
@@ -126,13 +127,12 @@ std::vector<T> as(const std::vector<unsigned char>& bytes) {
 // ---- typing, generation, O3, JIT ----------------------------------------------------------
 
 ir::Kernel typed_of(const tack::Kernel& k, const std::vector<ArgSpec>& specs) {
-  const ir::Kernel& traced = tack::detail::Access::impl(k)->traced();
   std::vector<tack::passes::ParamType> types(specs.size());
   for (std::size_t i = 0; i < specs.size(); ++i) {
     types[i].dtype = specs[i].dtype;
     types[i].rank = specs[i].kind == ir::ParamKind::Array ? static_cast<int>(specs[i].shape.size()) : 0;
   }
-  return tack::passes::optimize(tack::passes::infer_types(traced, types));
+  return tack_test::typed_kernel(k, types);
 }
 
 std::string print(const llvm::Module& m) {
