@@ -24,16 +24,16 @@ Value* KernelEmitter::gang_load(const ir::Load* n, DType to) {
   Value* index = converted(n->index, DType::I64);
   Value* v;
   if (!is_vec(index)) {
-    v = b_.CreateAlignedLoad(mt, b_.CreateInBoundsGEP(mt, array_base(n->array), index), element_align(t));
+    v = b_.CreateAlignedLoad(mt, element_ptr(n->array, index), element_align(t));
   } else {
     llvm::Type* vt = vec(mt);
     // Lanes that do not run read nothing and hold zero (never poison, which a mask built from them would spread).
     Value* none = llvm::Constant::getNullValue(vt);
     if (lane_stride(n->index) == 1) {
-      Value* first = b_.CreateInBoundsGEP(mt, array_base(n->array), b_.CreateExtractElement(index, uint64_t{0}));
+      Value* first = element_ptr(n->array, b_.CreateExtractElement(index, uint64_t{0}));
       v = b_.CreateMaskedLoad(vt, first, element_align(t), exec(), none);
     } else {
-      Value* each = b_.CreateInBoundsGEP(mt, array_base(n->array), index);
+      Value* each = element_ptr(n->array, index);
       v = b_.CreateMaskedGather(vt, each, element_align(t), exec(), none);
     }
   }
@@ -43,23 +43,22 @@ Value* KernelEmitter::gang_load(const ir::Load* n, DType to) {
 void KernelEmitter::gang_store(const ir::Store* n) {
   begin_statement({&n->index, &n->value});
   DType t = array_dtype(n->array);
-  llvm::Type* mt = memory_type(c_, t);
   Value* index = converted(n->index, DType::I64);
   Value* v = to_memory(b_, t, converted(n->value, t));
   if (!is_vec(index) && !is_vec(v)) {
     // Some lane runs here (emit_block's rule), and every running lane stores the same value.
-    b_.CreateAlignedStore(v, b_.CreateInBoundsGEP(mt, array_base(n->array), index), element_align(t));
+    b_.CreateAlignedStore(v, element_ptr(n->array, index), element_align(t));
     return;
   }
   v = splat(v);
   if (is_vec(index) && lane_stride(n->index) == 1) {
-    Value* first = b_.CreateInBoundsGEP(mt, array_base(n->array), b_.CreateExtractElement(index, uint64_t{0}));
+    Value* first = element_ptr(n->array, b_.CreateExtractElement(index, uint64_t{0}));
     b_.CreateMaskedStore(v, first, element_align(t), exec());
     return;
   }
   // A scatter writes lane after lane, so where lanes share an element the last running lane's value stays,
   // as when the scalar path runs the work-items in order.
-  Value* each = b_.CreateInBoundsGEP(mt, array_base(n->array), splat(index));
+  Value* each = element_ptr(n->array, splat(index));
   b_.CreateMaskedScatter(v, each, element_align(t), exec());
 }
 
@@ -91,7 +90,6 @@ void KernelEmitter::gang_atomic(const ir::Atomic* n) {
   begin_statement({&n->index, &n->value, &n->compare});
   DType t = array_dtype(n->array);
   TACK_CHECK(t != DType::Bool);
-  llvm::Type* mt = memory_type(c_, t);
   Value* index = converted(n->index, DType::I64);
   Value* v = converted(n->value, t);
   Value* compare = n->op == ir::AtomicOp::Cas ? converted(n->compare, t) : nullptr;
@@ -99,7 +97,7 @@ void KernelEmitter::gang_atomic(const ir::Atomic* n) {
   TACK_CHECK(holds_vec(result));
   for_each_active_lane([&](Value* lane) {
     auto pick = [&](Value* x) { return is_vec(x) ? b_.CreateExtractElement(x, lane) : x; };
-    Value* ptr = b_.CreateInBoundsGEP(mt, array_base(n->array), pick(index));
+    Value* ptr = element_ptr(n->array, pick(index));
     Value* old = atomic_at(n, ptr, pick(v), compare ? pick(compare) : nullptr);
     Value* all = b_.CreateLoad(result->getAllocatedType(), result);
     b_.CreateStore(b_.CreateInsertElement(all, emit_cast(b_, t, let_dtype(n->result), old), lane), result);

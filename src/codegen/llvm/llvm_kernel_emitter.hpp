@@ -59,6 +59,7 @@ class KernelEmitter {
   void emit_block(const std::vector<ir::Stmt>& stmts, std::size_t from);
   void dead_block();
   llvm::Value* element_ptr(const ir::ArrayRef& a, const ir::Expr& index);
+  llvm::Value* element_ptr(const ir::ArrayRef& a, llvm::Value* index);
   llvm::Align element_align(DType t) const { return llvm::Align(dtype_size(t)); }
   void emit_store(const ir::Store* n);
   void emit_atomic(const ir::Atomic* n);

@@ -118,8 +118,12 @@ void KernelEmitter::emit_block(const std::vector<ir::Stmt>& stmts, std::size_t f
 void KernelEmitter::dead_block() { b_.SetInsertPoint(BasicBlock::Create(c_, "dead", fn_)); }
 
 Value* KernelEmitter::element_ptr(const ir::ArrayRef& a, const ir::Expr& index) {
-  DType t = array_dtype(a);
-  return b_.CreateInBoundsGEP(memory_type(c_, t), array_base(a), converted(index, DType::I64));
+  return element_ptr(a, converted(index, DType::I64));
+}
+
+// The element's address at an I64 index, or a vector of addresses at a vector of indices.
+Value* KernelEmitter::element_ptr(const ir::ArrayRef& a, Value* index) {
+  return b_.CreateInBoundsGEP(memory_type(c_, array_dtype(a)), array_base(a), index);
 }
 
 // old = *ptr; do { new = f(old) } while (!cmpxchg(ptr, old, new)); returns the value replaced.
