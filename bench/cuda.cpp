@@ -31,7 +31,7 @@
 namespace {
 
 using namespace tack::lang;
-namespace cu = tack::runtime::cuda::driver;
+namespace cu = tack::backends::cuda::driver;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
@@ -74,7 +74,7 @@ int bandwidth(tack::Device& dev, bool quick) {
 
   ensure_context();
   const cu::Api& api = cu::api();
-  const cu::CUdeviceptr px = tack::runtime::cuda::device_pointer(x), pz = tack::runtime::cuda::device_pointer(z);
+  const cu::CUdeviceptr px = tack::backends::cuda::device_pointer(x), pz = tack::backends::cuda::device_pointer(z);
   auto stream_wait = [&] { cu::check(api.cuStreamSynchronize(nullptr), "cuStreamSynchronize"); };
   const double copy_s = per_rep(
       dev, reps,

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Checks that no file under src/ or include/ includes a header from a layer
-above its own (docs/architecture.md draws the layers).
+above its own (docs/architecture.md draws the layers), and that each file's
+namespaces match its folder: src/backends/cuda/ is tack::backends::cuda,
+src/passes/ is tack::passes, and so on (NAMESPACES below).
 
 A layer may include itself and every layer below it. In an isolated layer the
 folders are siblings that must not include one another: each backend stands
@@ -35,6 +37,21 @@ LAYERS = [
 # (including file, included file) glob patterns, both relative to the root, and why each is allowed.
 ALLOWED = {
 }
+
+# The namespace of each folder, the longest matching folder first; a file may also open
+# tack and tack::detail (where it defines the public API) and, for forward declarations
+# only, any other tack namespace.
+NAMESPACES = [
+    ("src/backends/*", "tack::backends::{name}"),
+    ("src/runtime/gpu", "tack::runtime"),
+    ("src/codegen/llvm", "tack::codegen"),
+    ("src/api", "tack"),
+    ("include/tack", "tack"),
+    ("src/*", "tack::{name}"),
+]
+PUBLIC_NAMESPACES = {"tack", "tack::detail"}
+NAMESPACE = re.compile(r"^namespace (tack(?:::\w+)*) \{")
+FORWARD_DECLARATION = re.compile(r"^\s*(struct|class|enum class)\s+\w+(\s*:\s*[\w:]+)?;|^\s*$|^\s*//")
 
 SOURCE_SUFFIXES = {".hpp", ".cpp", ".h", ".mm", ".def", ".inc"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<(tack/[^>]+)>)')
@@ -78,6 +95,39 @@ def allowed(including, included):
     return None
 
 
+def expected_namespace(rel):
+    for pattern, namespace in NAMESPACES:
+        depth = pattern.count("/") + 1
+        prefix = "/".join(rel.parts[:depth])
+        if len(rel.parts) > depth and fnmatch.fnmatch(prefix, pattern):
+            return namespace.format(name=rel.parts[depth - 1])
+    return None
+
+
+def namespace_problems(rel, lines):
+    """Namespaces a file opens that are not its folder's (forward declarations aside)."""
+    want = expected_namespace(rel)
+    if want is None:
+        return []
+    problems = []
+    for number, line in enumerate(lines, 1):
+        m = NAMESPACE.match(line)
+        if not m:
+            continue
+        name = m.group(1)
+        if name in PUBLIC_NAMESPACES or name == want or name.startswith(want + "::"):
+            continue
+        body = []
+        for later in lines[number:]:
+            if later.startswith("}"):
+                break
+            body.append(later)
+        if all(FORWARD_DECLARATION.match(b) for b in body):
+            continue
+        problems.append(f"{rel}:{number}: opens namespace {name}; files in {rel.parent} belong to {want}")
+    return problems
+
+
 def main():
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parent.parent).resolve()
     problems, used = [], set()
@@ -90,7 +140,9 @@ def main():
             problems.append(f"{rel}: its folder is in no layer; add it to LAYERS in {pathlib.Path(__file__).name}")
             continue
         own_rank, _ = layer_of(own)
-        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        lines = path.read_text(errors="replace").splitlines()
+        problems += namespace_problems(rel, lines)
+        for number, line in enumerate(lines, 1):
             m = INCLUDE.match(line)
             if not m:
                 continue

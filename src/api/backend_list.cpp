@@ -19,10 +19,10 @@ namespace tack::runtime {
 const std::vector<const BackendDescription*>& backend_descriptions() {
   static const std::vector<const BackendDescription*> descriptions = {
 #ifdef TACK_HAVE_LLVM
-      &cpu_description(),  // a build without LLVM has no CPU backend at all
+      &backends::cpu::cpu_description(),  // a build without LLVM has no CPU backend at all
 #endif
-      &cuda_description(),       &hip_description(),   &interp_description(),
-      &level_zero_description(), &metal_description(), &opencl_description(),
+      &backends::cuda::cuda_description(),       &backends::hip::hip_description(),   &backends::interp::interp_description(),
+      &backends::level_zero::level_zero_description(), &backends::metal::metal_description(), &backends::opencl::opencl_description(),
   };
   return descriptions;
 }

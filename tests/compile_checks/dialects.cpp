@@ -79,7 +79,7 @@ bool cuda_available(std::string* why) {
 bool cuda_batch(const std::vector<const Unit*>& units, std::string* log) {
   std::string ptx;
   try {
-    ptx = cuda::compile_ptx(joined(units, true), "tack_compile_check");
+    ptx = backends::cuda::compile_ptx(joined(units, true), "tack_compile_check");
   } catch (const Error& e) {
     *log = e.what();
     return false;
@@ -98,7 +98,7 @@ bool hip_available(std::string* why) { return drivers::hiprtc(why) != nullptr; }
 
 bool hip_batch(const std::vector<const Unit*>& units, std::string* log) {
   try {
-    std::vector<char> code = hip::compile_code_object(joined(units, true), "tack_compile_check", {"--offload-arch=gfx90a"});
+    std::vector<char> code = backends::hip::compile_code_object(joined(units, true), "tack_compile_check", {"--offload-arch=gfx90a"});
     if (code.empty()) return *log = "hipRTC returned an empty code object", false;
     return true;
   } catch (const Error& e) {
@@ -113,7 +113,7 @@ bool level_zero_available(std::string* why) { return drivers::ocloc(why) != null
 
 bool level_zero_batch(const std::vector<const Unit*>& units, std::string* log) {
   try {
-    level_zero::compile_with_ocloc(joined(units, true), "pvc", false);
+    backends::level_zero::compile_with_ocloc(joined(units, true), "pvc", false);
     return true;
   } catch (const Error& e) {
     *log = e.what();

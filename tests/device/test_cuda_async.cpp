@@ -132,7 +132,7 @@ TEST_F(CudaAsync, FourThreadsDispatchOneVariant) {
 // on its thread. A device made there shares that context: Tack's memory is valid in the library's calls, and
 // the thread's current context is left as the library set it.
 TEST_F(CudaAsync, SharesThePrimaryContextWithAnotherLibrary) {
-  namespace cu = tack::runtime::cuda::driver;
+  namespace cu = tack::backends::cuda::driver;
   std::thread([&] {
     const cu::Api& api = cu::api();
     cu::CUdevice device = 0;
@@ -147,7 +147,7 @@ TEST_F(CudaAsync, SharesThePrimaryContextWithAnotherLibrary) {
       d.synchronize();
       std::vector<float> seen(1024);
       // The library reads Tack's array with its own call, in its own (the primary) context.
-      ASSERT_EQ(api.cuMemcpyDtoH_v2(seen.data(), tack::runtime::cuda::device_pointer(y), 4096), cu::CUDA_SUCCESS);
+      ASSERT_EQ(api.cuMemcpyDtoH_v2(seen.data(), tack::backends::cuda::device_pointer(y), 4096), cu::CUDA_SUCCESS);
       EXPECT_EQ(std::count(seen.begin(), seen.end(), 3.0f), 1024);
       cu::CUcontext current = nullptr;
       ASSERT_EQ(api.cuCtxGetCurrent(&current), cu::CUDA_SUCCESS);

@@ -17,7 +17,7 @@
 namespace {
 
 using namespace tack::lang;
-namespace cu = tack::runtime::cuda::driver;
+namespace cu = tack::backends::cuda::driver;
 using CudaAsync = CudaDeviceTest;
 
 // The other library's side: calls in the device's primary context, made current for the call, on a stream of

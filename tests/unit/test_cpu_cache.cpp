@@ -67,7 +67,7 @@ int run_child(const fs::path& dir, const Expect& expect, const std::function<voi
       std::vector<float> out = y.to_host<float>();
       for (int i = 0; i < 1000; ++i)
         if (out[i] != 0.5f * hx[i] + hy[i]) code = kWrongResult;
-      bool compiled = tack::runtime::cpu::Jit::compile_count() > 0;
+      bool compiled = tack::backends::cpu::Jit::compile_count() > 0;
       if (code == kOk && compiled != expect.compiles) code = expect.compiles ? kNotCompiled : kCompiled;
       bool warned = false;
       for (const auto& w : warnings) warned |= w.find(expect.warning) != std::string::npos;

@@ -28,7 +28,7 @@
 #include <vector>
 
 using namespace tack::lang;
-namespace cpu = tack::runtime::cpu;
+namespace cpu = tack::backends::cpu;
 namespace ir = tack::ir;
 
 namespace {

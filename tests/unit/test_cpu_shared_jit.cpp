@@ -21,13 +21,13 @@ bool adds_one(const tack::Device& d, const tack::Kernel& k) {
 }
 
 TEST(CpuSharedJit, EveryCpuDeviceUsesTheOneJit) {
-  tack::runtime::cpu::Jit& jit = tack::runtime::cpu::shared_jit();
+  tack::backends::cpu::Jit& jit = tack::backends::cpu::shared_jit();
   tack::Device one = tack::device("cpu", {{"num_threads", std::int64_t{1}}});
   tack::Device two = tack::device("cpu", {{"num_threads", std::int64_t{2}}});
   auto k = add_one();
   EXPECT_TRUE(adds_one(one, k));
   EXPECT_TRUE(adds_one(two, k));  // a variant of its own, in its own JIT library of the same Jit
-  EXPECT_EQ(&jit, &tack::runtime::cpu::shared_jit());
+  EXPECT_EQ(&jit, &tack::backends::cpu::shared_jit());
 }
 
 }  // namespace

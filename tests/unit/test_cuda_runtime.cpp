@@ -104,10 +104,10 @@ TEST_F(CudaRuntime, CopiesLaunchAndReadBackInOrder) {
   const int launch = find_entry("launch ");
   ASSERT_GE(launch, 0) << "no launch in the log";
   EXPECT_NE(std::string(fake_cuda_log_entry(launch)).find("saxpy"), std::string::npos);
-  const int up_x = find_entry("htod", 0, tack::runtime::cuda::device_pointer(x));
-  const int up_y = find_entry("htod", 0, tack::runtime::cuda::device_pointer(y));
+  const int up_x = find_entry("htod", 0, tack::backends::cuda::device_pointer(x));
+  const int up_y = find_entry("htod", 0, tack::backends::cuda::device_pointer(y));
   const int sync = find_entry("stream_sync", launch);
-  const int down = find_entry("dtoh", launch, tack::runtime::cuda::device_pointer(y));
+  const int down = find_entry("dtoh", launch, tack::backends::cuda::device_pointer(y));
   EXPECT_LT(up_x, launch);
   EXPECT_LT(up_y, launch);
   EXPECT_GT(sync, launch) << "to_host waits for the stream";
@@ -132,8 +132,8 @@ TEST_F(CudaRuntime, LaunchGeometryAndCount) {
     ASSERT_GE(l.param_count, 3);
     EXPECT_EQ(l.param_size[l.param_count - 1], 8u) << "__n__ is a long long";
     EXPECT_EQ(static_cast<std::int64_t>(param_u64(l, l.param_count - 1)), n) << "__n__";
-    EXPECT_EQ(param_u64(l, 0), tack::runtime::cuda::device_pointer(y));
-    EXPECT_EQ(param_u64(l, 1), tack::runtime::cuda::device_pointer(x));
+    EXPECT_EQ(param_u64(l, 0), tack::backends::cuda::device_pointer(y));
+    EXPECT_EQ(param_u64(l, 1), tack::backends::cuda::device_pointer(x));
   }
 }
 
@@ -147,7 +147,7 @@ TEST_F(CudaRuntime, EachLaunchUploadsItsOwnScalarsFirst) {
   int previous = -1;
   for (int i = 0; i < 4; ++i) {
     EXPECT_TRUE(pack_holds(ls[i], previous, static_cast<float>(i + 1),
-                           {tack::runtime::cuda::device_pointer(x), tack::runtime::cuda::device_pointer(y)}))
+                           {tack::backends::cuda::device_pointer(x), tack::backends::cuda::device_pointer(y)}))
         << "launch " << i << " does not read a pack uploaded just before it with a = " << i + 1;
     previous = ls[i].log_index;
   }
@@ -269,18 +269,18 @@ TEST_F(CudaRuntime, FourThreadsKeepTheirOwnScalars) {
   ASSERT_EQ(ls.size(), 20u * kThreads);
   std::vector<std::uint64_t> arrays;
   for (int t = 0; t < kThreads; ++t) {
-    arrays.push_back(tack::runtime::cuda::device_pointer(xs[t]));
-    arrays.push_back(tack::runtime::cuda::device_pointer(ys[t]));
+    arrays.push_back(tack::backends::cuda::device_pointer(xs[t]));
+    arrays.push_back(tack::backends::cuda::device_pointer(ys[t]));
   }
   int previous = -1;
   for (const FakeCudaLaunch& l : ls) {
     int t = -1;
     for (int i = 0; i < kThreads; ++i)
-      if (param_u64(l, 0) == tack::runtime::cuda::device_pointer(ys[i])) t = i;
+      if (param_u64(l, 0) == tack::backends::cuda::device_pointer(ys[i])) t = i;
     ASSERT_GE(t, 0) << "a launch on an unknown array";
     EXPECT_TRUE(pack_holds(l, previous, static_cast<float>(t + 1), arrays))
         << "thread " << t << "'s launch reads another thread's scalars";
-    EXPECT_EQ(param_u64(l, 1), tack::runtime::cuda::device_pointer(xs[t]));
+    EXPECT_EQ(param_u64(l, 1), tack::backends::cuda::device_pointer(xs[t]));
     previous = l.log_index;
   }
 }
@@ -386,7 +386,7 @@ TEST_F(CudaRuntime, WithoutMemoryPoolsFreesWaitForAnIdleStream) {
   std::uint64_t dropped = 0;
   {
     tack::Array a = d.from_host(std::vector<float>(32, 2.0f));
-    dropped = tack::runtime::cuda::device_pointer(a);
+    dropped = tack::backends::cuda::device_pointer(a);
   }
   tack::Array b = d.zeros(tack::DType::F32, {32});  // an allocation with the stream busy
   EXPECT_EQ(find_entry("free", 0, dropped), -1) << "freed while queued work may use it";
@@ -398,7 +398,7 @@ TEST_F(CudaRuntime, WithoutMemoryPoolsFreesWaitForAnIdleStream) {
   // Dropped with the stream idle: freed at the next allocation, before it.
   {
     tack::Array c = d.from_host(std::vector<float>(32, 3.0f));
-    dropped = tack::runtime::cuda::device_pointer(c);
+    dropped = tack::backends::cuda::device_pointer(c);
   }
   EXPECT_EQ(find_entry("free", 0, dropped), -1) << "cuMemFree would wait for the whole device";
   const int allocs_before = fake_cuda_count("cuMemAlloc_v2");
@@ -416,7 +416,7 @@ TEST_F(CudaRuntime, SumRunsOnTheDevice) {
   compile_or_skip([&] { s = x.sum<float>(); });
   ASSERT_EQ(fake_cuda_launch_count(), 1) << "one reduction launch";
   const FakeCudaLaunch l = launches()[0];
-  EXPECT_EQ(param_u64(l, 0), tack::runtime::cuda::device_pointer(x));
+  EXPECT_EQ(param_u64(l, 0), tack::backends::cuda::device_pointer(x));
   EXPECT_EQ(static_cast<std::int64_t>(param_u64(l, 2)), 5000);
   EXPECT_GT(find_entry("dtoh", l.log_index), l.log_index) << "the result is read after the launch";
   EXPECT_EQ(s, 0.0f) << "the fake runs nothing: the result buffer keeps the identity";
@@ -475,7 +475,7 @@ TEST_F(CudaRuntime, CompileThatFailsOnceSucceedsOnRetryAndCachesNoFailure) {
   const std::string name = "retryonce" + std::to_string(::getpid());
   const tack::Kernel k = tack::kernel(name, [](Array y) { parallel_for(y.size(), [&](Index i) { y[i] = 2.0f; }); });
   tack::Array y = dev_.zeros(tack::DType::F32, {64});
-  const std::uint64_t compiles = tack::runtime::cuda::nvrtc_compile_count();
+  const std::uint64_t compiles = tack::backends::cuda::nvrtc_compile_count();
   fake_cuda_fail("cuModuleLoadDataEx", 218, 1);  // CUDA_ERROR_INVALID_PTX
   try {
     k(y);
@@ -489,18 +489,18 @@ TEST_F(CudaRuntime, CompileThatFailsOnceSucceedsOnRetryAndCachesNoFailure) {
   EXPECT_EQ(fake_cuda_launch_count(), 0);
   const int modules = fake_cuda_module_count();
   ASSERT_NO_THROW(k(y)) << "the retry must build the kernel";
-  EXPECT_EQ(tack::runtime::cuda::nvrtc_compile_count(), compiles + 2) << "the retry compiled again";
+  EXPECT_EQ(tack::backends::cuda::nvrtc_compile_count(), compiles + 2) << "the retry compiled again";
   ASSERT_EQ(fake_cuda_module_count(), modules + 1);
   const std::string ptx = fake_cuda_module_ptx(modules);
   ASSERT_EQ(fake_cuda_launch_count(), 1);
   EXPECT_EQ(launches()[0].name, "tack_kernel_" + name);
   if (!tack::runtime::DiskCache::global().enabled()) return;  // TACK_CACHE=0: nothing more to check
   // A new device (a variant cache of its own) loads the retry's PTX from disk, with no compile.
-  const std::uint64_t loads = tack::runtime::cuda::ptx_cache_load_count();
+  const std::uint64_t loads = tack::backends::cuda::ptx_cache_load_count();
   tack::Device other = fresh_device();
   k(other.zeros(tack::DType::F32, {64}));
-  EXPECT_EQ(tack::runtime::cuda::ptx_cache_load_count(), loads + 1) << "the retry's entry is on disk";
-  EXPECT_EQ(tack::runtime::cuda::nvrtc_compile_count(), compiles + 2);
+  EXPECT_EQ(tack::backends::cuda::ptx_cache_load_count(), loads + 1) << "the retry's entry is on disk";
+  EXPECT_EQ(tack::backends::cuda::nvrtc_compile_count(), compiles + 2);
   ASSERT_EQ(fake_cuda_module_count(), modules + 2);
   EXPECT_EQ(std::string(fake_cuda_module_ptx(modules + 1)), ptx) << "the cached PTX is the one the retry built";
 }
@@ -508,7 +508,7 @@ TEST_F(CudaRuntime, CompileThatFailsOnceSucceedsOnRetryAndCachesNoFailure) {
 TEST(CudaFakeDriver, ExportsEveryEntryTheTableResolves) {
   void* fake = dlopen(TACK_FAKE_CUDA_LIBRARY, RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(fake, nullptr) << dlerror();
-  const tack::drivers::cu::Api& api = tack::runtime::cuda::driver::api();
+  const tack::drivers::cu::Api& api = tack::backends::cuda::driver::api();
   EXPECT_EQ(api.library, std::getenv("TACK_CUDA_LIBRARY"));
   // Every function pointer in the table is set and is the fake's.
   for (const char* name : {"cuInit", "cuLaunchKernel", "cuMemAllocAsync", "cuMemcpyHtoDAsync_v2", "cuMemCreate",

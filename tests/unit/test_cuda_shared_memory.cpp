@@ -45,7 +45,7 @@ TEST_F(CudaSharedMemory, ShareWaitsAndReturnsTheDevicePointer) {
   tack::NativeMemory m = y.share();
   EXPECT_GT(fake_cuda_count("cuStreamSynchronize"), syncs) << "share() waits for the queued work";
   EXPECT_EQ(m.kind, "cuda");
-  EXPECT_EQ(m.handle, tack::runtime::cuda::device_pointer(y));
+  EXPECT_EQ(m.handle, tack::backends::cuda::device_pointer(y));
   EXPECT_EQ(m.bytes, 400u);
   EXPECT_TRUE(y.shared());
 }
@@ -102,12 +102,12 @@ TEST_F(CudaSharedMemory, ExportMovesAnOrdinaryArrayOnceKeepingItsContents) {
   std::vector<float> values(300);
   std::iota(values.begin(), values.end(), 0.0f);
   tack::Array a = dev_.from_host(values);
-  const std::uint64_t before = tack::runtime::cuda::device_pointer(a);
+  const std::uint64_t before = tack::backends::cuda::device_pointer(a);
   const int creates = fake_cuda_count("cuMemCreate");
 
   tack::ExportedMemory first = a.export_memory();
   ASSERT_GE(first.fd, 0);
-  const std::uint64_t after = tack::runtime::cuda::device_pointer(a);
+  const std::uint64_t after = tack::backends::cuda::device_pointer(a);
   EXPECT_NE(after, before) << "the array moved into virtual memory";
   EXPECT_EQ(fake_cuda_count("cuMemCreate"), creates + 1);
   EXPECT_GE(find_entry("dtod", 0, after), 0) << "its contents were copied on the device";
@@ -207,7 +207,7 @@ TEST_F(CudaSharedMemory, DlpackExportsAndImportsDeviceMemory) {
   EXPECT_TRUE(a.shared());
   EXPECT_EQ(t->dl_tensor.device.device_type, kDLCUDA);
   EXPECT_EQ(t->dl_tensor.device.device_id, 0);
-  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t->dl_tensor.data), tack::runtime::cuda::device_pointer(a));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t->dl_tensor.data), tack::backends::cuda::device_pointer(a));
   tack::Array b = tack::from_dlpack(t);  // back on the default cuda device, the same memory
   EXPECT_EQ(b.device(), dev_);
   EXPECT_EQ(b.share().handle, a.share().handle);

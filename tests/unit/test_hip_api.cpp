@@ -13,9 +13,9 @@ namespace {
 namespace hp = tack::drivers::hip;
 using tack::runtime::CacheKey;
 using tack::runtime::key_text;
-using tack::runtime::hip::cache_key;
-using tack::runtime::hip::launch_limit;
-using tack::runtime::hip::launch_work_items;
+using tack::backends::hip::cache_key;
+using tack::backends::hip::launch_limit;
+using tack::backends::hip::launch_work_items;
 
 TEST(HipLaunchLimit, GridMaximumTimes256CappedBelow2To32) {
   EXPECT_EQ(launch_limit(1024), 1024u * 256);

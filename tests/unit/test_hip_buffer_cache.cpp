@@ -13,10 +13,10 @@
 #include <vector>
 
 namespace {
-using tack::runtime::hip::allocator_kind;
-using tack::runtime::hip::AllocatorKind;
-using tack::runtime::hip::BufferAllocator;
-using tack::runtime::hip::BufferCache;
+using tack::backends::hip::allocator_kind;
+using tack::backends::hip::AllocatorKind;
+using tack::backends::hip::BufferAllocator;
+using tack::backends::hip::BufferCache;
 
 // Hands out distinct fake addresses; runs out past `budget` bytes live.
 class CountingAllocator final : public BufferAllocator {

@@ -246,26 +246,26 @@ TEST(HipDiskCache, ASecondBuildLoadsTheCachedCodeObjectWithoutHipRtc) {
   int major = 0, minor = 0;
   const tack::drivers::RtcApi* rtc = tack::drivers::hiprtc(&why);
   if (!rtc || rtc->version(&major, &minor) != 0) GTEST_SKIP() << "hipRTC is not available: " << why;
-  const std::shared_ptr<tack::runtime::hip::Device> device = tack::runtime::hip::Device::open({});
+  const std::shared_ptr<tack::backends::hip::Device> device = tack::backends::hip::Device::open({});
   const std::string code = "kernel cached_" + std::to_string(::getpid());
   const std::optional<tack::runtime::CacheKey> key =
-      tack::runtime::hip::cache_key(device->info().arch, device->info().runtime_version, major, minor, code);
+      tack::backends::hip::cache_key(device->info().arch, device->info().runtime_version, major, minor, code);
   ASSERT_TRUE(key) << "the fake names its architecture";
   cache.store(tack::runtime::key_text(*key), tack::runtime::encode_cached_binary("tack_kernel_cached", "CODE"));
   fake_hip::state().modules_load = true;
-  const std::uint64_t compiles = tack::runtime::hip::hiprtc_compile_count();
-  const std::uint64_t loads = tack::runtime::hip::code_object_cache_load_count();
+  const std::uint64_t compiles = tack::backends::hip::hiprtc_compile_count();
+  const std::uint64_t loads = tack::backends::hip::code_object_cache_load_count();
   auto generate = []() -> tack::codegen::CSource {
     ADD_FAILURE() << "the cached code object was not used";
     return {};
   };
-  std::unique_ptr<tack::runtime::hip::Module> m =
-      tack::runtime::hip::build_module(device, code, generate, "kernel 'cached'");
+  std::unique_ptr<tack::backends::hip::Module> m =
+      tack::backends::hip::build_module(device, code, generate, "kernel 'cached'");
   fake_hip::state().modules_load = false;
   ASSERT_TRUE(m);
   EXPECT_EQ(m->entry(), "tack_kernel_cached");
-  EXPECT_EQ(tack::runtime::hip::code_object_cache_load_count(), loads + 1);
-  EXPECT_EQ(tack::runtime::hip::hiprtc_compile_count(), compiles);
+  EXPECT_EQ(tack::backends::hip::code_object_cache_load_count(), loads + 1);
+  EXPECT_EQ(tack::backends::hip::hiprtc_compile_count(), compiles);
 }
 
 }  // namespace

@@ -21,8 +21,8 @@
 
 namespace {
 
-using tack::runtime::cpu::LaunchPolicy;
-using tack::runtime::cpu::ThreadPool;
+using tack::backends::cpu::LaunchPolicy;
+using tack::backends::cpu::ThreadPool;
 
 // Injected clock: a read costs 25 ns, so a timing of 200 ns or more is trusted.
 constexpr double kClock = 25e-9;

@@ -35,8 +35,8 @@
 namespace {
 
 using namespace tack::lang;
-namespace ze = tack::runtime::level_zero::driver;
-namespace l0 = tack::runtime::level_zero;
+namespace ze = tack::backends::level_zero::driver;
+namespace l0 = tack::backends::level_zero;
 
 std::string entry(int i) { return fake_ze_log_entry(i); }
 FakeZeOp op_at(int i) {
@@ -488,7 +488,7 @@ TEST_F(LevelZeroRuntime, WaitPastTheTimeoutNamesTheLastKernel) {
 TEST_F(LevelZeroRuntime, ModulesAreBuiltWithTheOpenCLOptions) {
   tack::Array y = dev_.zeros(tack::DType::F32, {16});
   compile_or_skip([&] { fill_n()(y, std::int64_t{16}); });
-  EXPECT_STREQ(fake_ze_last_build_flags(), tack::level_zero::kOclocOptions);
+  EXPECT_STREQ(fake_ze_last_build_flags(), tack::backends::level_zero::kOclocOptions);
 }
 
 // A kernel no earlier process compiled: its constant is this run's clock.
@@ -565,7 +565,7 @@ TEST(LevelZeroArtifact, RoundTripAndKey) {
     EXPECT_NE(key.target.find(part), std::string::npos) << part << " missing from the target: " << key.target;
   EXPECT_NE(key.toolchain_version.find("driver 42"), std::string::npos) << key.toolchain_version;
   EXPECT_EQ(key.toolchain, "ocloc");
-  EXPECT_EQ(key.options, tack::level_zero::kOclocOptions);
+  EXPECT_EQ(key.options, tack::backends::level_zero::kOclocOptions);
   EXPECT_EQ(key.code, "IR");
   const std::string text = tack::runtime::key_text(key);
   l0::DeviceInfo other = d;

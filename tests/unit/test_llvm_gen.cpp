@@ -184,7 +184,7 @@ struct Compiled {
 };
 
 // The backend's own pipeline, so these tests check what the JIT runs.
-using tack::runtime::cpu::run_o3;
+using tack::backends::cpu::run_o3;
 
 std::unique_ptr<Compiled> compile(const tack::Kernel& k, const std::vector<ArgSpec>& specs, bool noalias = false) {
   init_llvm();

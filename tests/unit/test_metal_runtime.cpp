@@ -24,7 +24,7 @@
 namespace {
 using tack::codegen::ArrayReduction;
 using tack::codegen::msl_reduction_source;
-namespace metal = tack::runtime::metal;
+namespace metal = tack::backends::metal;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

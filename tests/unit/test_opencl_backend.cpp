@@ -27,7 +27,7 @@ extern char** environ;
 
 namespace fs = std::filesystem;
 using namespace tack::lang;
-namespace ocl = tack::runtime::opencl;
+namespace ocl = tack::backends::opencl;
 
 namespace {
 
@@ -127,13 +127,13 @@ TEST_F(OpenCL, DeviceByIndexAndBySubstring) {
 TEST_F(OpenCL, DeviceFromEnvironmentAndOptionWins) {
   std::vector<ocl::DeviceInfo> devices = ocl::list_devices();
   ::setenv("TACK_OPENCL_DEVICE", std::to_string(devices.back().index).c_str(), 1);
-  auto from_env = tack::runtime::make_opencl_backend({});
+  auto from_env = tack::backends::opencl::make_opencl_backend({});
   EXPECT_NE(from_env->caps().display_name.find(devices.back().device_name), std::string::npos);
   ::setenv("TACK_OPENCL_DEVICE", "no such device anywhere", 1);
-  EXPECT_TACK_ERROR(tack::runtime::make_opencl_backend({}), tack::InvalidArgument, "TACK_OPENCL_DEVICE",
+  EXPECT_TACK_ERROR(tack::backends::opencl::make_opencl_backend({}), tack::InvalidArgument, "TACK_OPENCL_DEVICE",
                     "no such device anywhere", "the devices are", devices.front().device_name);
   // An explicit option is chosen over the environment.
-  auto from_option = tack::runtime::make_opencl_backend({{"device", std::int64_t{0}}});
+  auto from_option = tack::backends::opencl::make_opencl_backend({{"device", std::int64_t{0}}});
   EXPECT_NE(from_option->caps().display_name.find(devices.front().device_name), std::string::npos);
   ::unsetenv("TACK_OPENCL_DEVICE");
 }

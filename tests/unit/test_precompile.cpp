@@ -38,15 +38,15 @@ struct PrecompileOnCpu : ::testing::Test {};
 TEST_F(PrecompileOnCpu, APrecompiledVariantIsTheOneTheCallRuns) {
   tack::Device cpu = tack::device("cpu");
   tack::Kernel k = scale(100);
-  const auto compiled = tack::runtime::cpu::Jit::compile_count();
+  const auto compiled = tack::backends::cpu::Jit::compile_count();
   k.precompile(cpu, tack::ArraySpec{DType::F32, 1}, tack::ScalarSpec{DType::F32});
-  EXPECT_EQ(tack::runtime::cpu::Jit::compile_count(), compiled + 1);
+  EXPECT_EQ(tack::backends::cpu::Jit::compile_count(), compiled + 1);
   tack::Array y = cpu.from_host(std::vector<float>{1, 2});
   k(y, 2.0f);
-  EXPECT_EQ(tack::runtime::cpu::Jit::compile_count(), compiled + 1) << "the call compiled again";
+  EXPECT_EQ(tack::backends::cpu::Jit::compile_count(), compiled + 1) << "the call compiled again";
   EXPECT_EQ(y.to_host<float>(), (std::vector<float>{102, 104}));
   k(y, 2.0);  // an f64 scalar: another variant
-  EXPECT_EQ(tack::runtime::cpu::Jit::compile_count(), compiled + 2);
+  EXPECT_EQ(tack::backends::cpu::Jit::compile_count(), compiled + 2);
 }
 
 TEST_F(PrecompileOnCpu, ManyKernelsCompileInParallelAndAreCounted) {
@@ -56,9 +56,9 @@ TEST_F(PrecompileOnCpu, ManyKernelsCompileInParallelAndAreCounted) {
   for (int k = 0; k < 8; ++k) kernels.push_back(scale(k));
   for (const auto& k : kernels) requests.push_back({k, {tack::ArraySpec{DType::F32, 1}, tack::KernelArg(1.0f)}});
   tack::reset_compile_stats();
-  const auto compiled = tack::runtime::cpu::Jit::compile_count();
+  const auto compiled = tack::backends::cpu::Jit::compile_count();
   tack::precompile(cpu, requests, 2);
-  EXPECT_EQ(tack::runtime::cpu::Jit::compile_count(), compiled + 8);
+  EXPECT_EQ(tack::backends::cpu::Jit::compile_count(), compiled + 8);
   const tack::CompileStats s = tack::compile_stats();
   EXPECT_EQ(s.variants, 8u);
   EXPECT_EQ(s.disk_hits, 0u);  // new IR: nothing to find on disk
@@ -70,7 +70,7 @@ TEST_F(PrecompileOnCpu, ManyKernelsCompileInParallelAndAreCounted) {
     kernels[static_cast<std::size_t>(k)](y, 1.0f);
     EXPECT_EQ(y.to_host<float>()[0], 1.0f + static_cast<float>(k));
   }
-  EXPECT_EQ(tack::runtime::cpu::Jit::compile_count(), compiled + 8) << "a call compiled what precompile made";
+  EXPECT_EQ(tack::backends::cpu::Jit::compile_count(), compiled + 8) << "a call compiled what precompile made";
 }
 
 TEST_F(PrecompileOnCpu, FailuresComeBackInRequestOrderAfterEveryRequestWasTried) {
@@ -82,14 +82,14 @@ TEST_F(PrecompileOnCpu, FailuresComeBackInRequestOrderAfterEveryRequestWasTried)
       {bad, {tack::ArraySpec{DType::F32, 1}}},
       {good, {tack::ArraySpec{DType::F32, 1}, tack::KernelArg(1.0f)}},
   };
-  const auto compiled = tack::runtime::cpu::Jit::compile_count();
+  const auto compiled = tack::backends::cpu::Jit::compile_count();
   try {
     tack::precompile(cpu, requests, 2);
     FAIL() << "no error";
   } catch (const tack::InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("precompile request 0: an empty tack::Kernel"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(tack::runtime::cpu::Jit::compile_count(), compiled + 1) << "the good request was not compiled";
+  EXPECT_EQ(tack::backends::cpu::Jit::compile_count(), compiled + 1) << "the good request was not compiled";
   requests.erase(requests.begin());
   EXPECT_THROW(tack::precompile(cpu, requests), tack::TypeError);
 }

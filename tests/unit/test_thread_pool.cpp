@@ -35,8 +35,8 @@
 
 namespace {
 
-using tack::runtime::cpu::ThreadPool;
-namespace cpu = tack::runtime::cpu;
+using tack::backends::cpu::ThreadPool;
+namespace cpu = tack::backends::cpu;
 
 // Each chunk adds 1 to hits[i] for its own i. Plain ints: if two chunks ever
 // overlapped, the count would show it, and ThreadSanitizer would report a race.

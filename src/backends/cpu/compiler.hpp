@@ -12,7 +12,7 @@ namespace tack::ir {
 struct Kernel;
 }
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 
 struct CodegenOptions {
   bool noalias = false;  // the call's arrays are proven disjoint
@@ -48,7 +48,7 @@ Compiler& llvm_compiler();
 // another version's. For tests.
 Compiler* load_compiler_plugin(const std::string& path);
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu
 
 // The plugin's one export.
-extern "C" tack::runtime::cpu::Compiler* tack_make_llvm_compiler(std::uint32_t interface_version);
+extern "C" tack::backends::cpu::Compiler* tack_make_llvm_compiler(std::uint32_t interface_version);

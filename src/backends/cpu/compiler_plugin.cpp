@@ -14,7 +14,7 @@
 #error "TACK_LLVM_PLUGIN_NAME (the compiler plugin's file name) is defined by the build"
 #endif
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 namespace {
 
 std::string plugin_path() {
@@ -52,4 +52,4 @@ Compiler& llvm_compiler() {
   return *compiler;
 }
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

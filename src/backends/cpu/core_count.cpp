@@ -28,7 +28,7 @@
 #include <sys/types.h>
 #endif
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 namespace {
 
 int hardware_threads() {
@@ -224,4 +224,4 @@ int default_cpu_threads() {
   return static_cast<int>(n);
 }
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

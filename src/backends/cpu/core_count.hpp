@@ -2,7 +2,7 @@
 // cores this process may run on (docs/cpu-threading.md).
 #pragma once
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 
 // The largest thread count TACK_CPU_THREADS (and the device option num_threads) accepts.
 inline constexpr int kMaxCpuThreads = 1024;
@@ -25,4 +25,4 @@ int physical_core_count();
 // Unset or empty: physical_core_count().
 int default_cpu_threads();
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

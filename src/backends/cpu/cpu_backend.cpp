@@ -26,7 +26,8 @@
 #include <cstring>
 #include <mutex>
 
-namespace tack::runtime {
+namespace tack::backends::cpu {
+using namespace tack::runtime;
 namespace {
 
 // Bump when generated code changes meaning for the same typed IR, so old cache files miss.
@@ -214,4 +215,4 @@ std::shared_ptr<Backend> make_cpu_backend(const DeviceOptions& options) {
   return std::make_shared<CpuBackend>(threads);
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::cpu

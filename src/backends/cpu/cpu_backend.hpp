@@ -6,6 +6,7 @@
 
 #include <memory>
 
-namespace tack::runtime {
+namespace tack::backends::cpu {
+using namespace tack::runtime;
 std::shared_ptr<Backend> make_cpu_backend(const DeviceOptions& options);
-}  // namespace tack::runtime
+}  // namespace tack::backends::cpu

@@ -5,7 +5,8 @@
 
 #include "backends/cpu/cpu_backend.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::cpu {
+using namespace tack::runtime;
 
 const BackendDescription& cpu_description() {
   static const BackendDescription d{.name = "cpu",
@@ -18,4 +19,4 @@ const BackendDescription& cpu_description() {
   return d;
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::cpu

@@ -3,6 +3,7 @@
 
 #include "runtime/backend_description.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::cpu {
+using namespace tack::runtime;
 const BackendDescription& cpu_description();
-}  // namespace tack::runtime
+}  // namespace tack::backends::cpu

@@ -31,7 +31,7 @@ const tack_glibc_cpuid_feature* __x86_get_cpuid_feature_leaf(unsigned int index)
 #endif
 #endif
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 
 #if TACK_HOST_CPUID
 
@@ -121,4 +121,4 @@ std::string host_cpu_id() { return {}; }
 
 #endif
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

@@ -8,9 +8,9 @@
 
 #include <string>
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 
 // "x86:<hex words>" on x86-64; empty on other hosts (the caller asks LLVM).
 std::string host_cpu_id();
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

@@ -16,7 +16,7 @@
 #error "TACK_LLVM_VERSION (LLVM's version, for the cache key) is defined by the build"
 #endif
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 namespace {
 
 std::atomic<std::uint64_t> g_compiles{0};
@@ -72,4 +72,4 @@ Jit& shared_jit() {
   return *jit;
 }
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 
 class Jit {
  public:
@@ -58,4 +58,4 @@ class Jit {
 // microseconds; LLVM's target, a TargetMachine and LLJIT are made when first needed.
 Jit& shared_jit();
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

@@ -10,7 +10,7 @@
 #include <chrono>
 #include <cmath>
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -104,4 +104,4 @@ std::int64_t LaunchPolicy::sample(std::int64_t count, ThreadPool::ChunkFn fn, vo
   return done;
 }
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

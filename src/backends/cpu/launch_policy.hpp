@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <mutex>
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 
 // One per compiled variant. Thread-safe: several host threads may launch the
 // same variant. fan_out(), wants_sample() and probe_size() read relaxed atomics
@@ -144,4 +144,4 @@ class LaunchPolicy {
   double outlier_ = 0.0;  // under mutex_: the unconfirmed outlier's cost
 };
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

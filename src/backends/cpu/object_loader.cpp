@@ -21,7 +21,7 @@
 #include <unistd.h>
 #endif
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 
 #if TACK_OBJECT_LOADER
 
@@ -317,4 +317,4 @@ LoadedObject::~LoadedObject() = default;
 
 #endif
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

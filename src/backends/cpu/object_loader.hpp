@@ -11,7 +11,7 @@
 #include <memory>
 #include <string_view>
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 
 class LoadedObject {
  public:
@@ -39,4 +39,4 @@ class LoadedObject {
   void* entry_ = nullptr;
 };
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

@@ -29,7 +29,7 @@
 #include <pthread.h>
 #endif
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -298,4 +298,4 @@ ThreadPool& global_pool(int threads) {
   return *pool;
 }
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

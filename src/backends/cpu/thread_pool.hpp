@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 
 class ThreadPool {
  public:
@@ -111,4 +111,4 @@ class ThreadPool {
 // Thread-safe; a repeat call with the same count costs an atomic load.
 ThreadPool& global_pool(int threads);
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

@@ -22,7 +22,8 @@
 #include <algorithm>
 #include <array>
 
-namespace tack::runtime {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 namespace {
 namespace cu = cuda::driver;
 using cuda::Context;
@@ -175,4 +176,4 @@ std::shared_ptr<Backend> make_cuda_backend(const DeviceOptions& options) {
   return std::make_shared<CudaBackend>(Context::open(options));
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::cuda

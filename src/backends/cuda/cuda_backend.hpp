@@ -6,9 +6,10 @@
 
 #include <memory>
 
-namespace tack::runtime {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 // Throws BackendUnavailable when the driver, NVRTC-independent setup or a device
 // is missing (NVRTC is needed from the first compile), and InvalidArgument for
 // a "device" option (or TACK_CUDA_DEVICE) that names no device.
 std::shared_ptr<Backend> make_cuda_backend(const DeviceOptions& options);
-}  // namespace tack::runtime
+}  // namespace tack::backends::cuda

@@ -11,7 +11,8 @@
 #include <cstdlib>
 #include <limits>
 
-namespace tack::runtime::cuda {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 namespace cu = cuda::driver;
 namespace {
 
@@ -218,4 +219,4 @@ void Context::wait_event(cu::CUevent event) {
   cu::check(api.cuEventSynchronize(event), "cuEventSynchronize");
 }
 
-}  // namespace tack::runtime::cuda
+}  // namespace tack::backends::cuda

@@ -27,7 +27,8 @@
 #include <string>
 #include <vector>
 
-namespace tack::runtime::cuda {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 
 struct DeviceInfo {
   drivers::cu::CUdevice device = 0;
@@ -112,4 +113,4 @@ class Context {
 // What the device's capabilities are (the reference's table for CUDA).
 Capabilities capabilities(const DeviceInfo& d);
 
-}  // namespace tack::runtime::cuda
+}  // namespace tack::backends::cuda

@@ -6,7 +6,8 @@
 #include "backends/cuda/cuda_backend.hpp"
 #include "codegen/cuda_gen.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 
 const BackendDescription& cuda_description() {
   static const BackendDescription d{.name = "cuda",
@@ -23,4 +24,4 @@ const BackendDescription& cuda_description() {
   return d;
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::cuda

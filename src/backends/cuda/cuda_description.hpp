@@ -3,6 +3,7 @@
 
 #include "runtime/backend_description.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 const BackendDescription& cuda_description();
-}  // namespace tack::runtime
+}  // namespace tack::backends::cuda

@@ -8,7 +8,8 @@
 #include "drivers/cuda_api.hpp"
 #include "runtime/driver_errors.hpp"
 
-namespace tack::runtime::cuda::driver {
+namespace tack::backends::cuda::driver {
+using namespace tack::runtime;
 using namespace drivers::cu;
 
 inline const Api& api() {
@@ -19,4 +20,4 @@ inline const Api& api() {
 // Every call's result goes through here, named, so an error always says which API call failed.
 inline void check(CUresult code, const char* call) { raise_if_failed(failure(code, call), "cuda: "); }
 
-}  // namespace tack::runtime::cuda::driver
+}  // namespace tack::backends::cuda::driver

@@ -11,7 +11,8 @@
 
 #include <atomic>
 
-namespace tack::runtime::cuda {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 namespace cu = cuda::driver;
 namespace {
 
@@ -36,7 +37,7 @@ std::string ptx_version_hint(const Context& context, cu::CUresult r) {
   if (r != 222) return "";
   int major = 0, minor = 0;
   try {
-    auto v = tack::cuda::nvrtc_version();
+    auto v = tack::backends::cuda::nvrtc_version();
     major = v[0];
     minor = v[1];
   } catch (const Error&) {
@@ -78,9 +79,9 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, co
   };
   // PTX depends on the code, NVRTC and its options, not on the device: the driver compiles it at load.
   auto make_key = [&] {
-    const auto version = tack::cuda::nvrtc_version();
+    const auto version = tack::backends::cuda::nvrtc_version();
     CacheKey k{kCacheFormat, "nvrtc", std::to_string(version[0]) + "." + std::to_string(version[1]), "", "", key};
-    for (const char* o : tack::cuda::kNvrtcOptions) k.options += std::string(o) + " ";
+    for (const char* o : tack::backends::cuda::kNvrtcOptions) k.options += std::string(o) + " ";
     return std::optional<CacheKey>(std::move(k));
   };
   auto load = [&](std::string_view payload, std::string*) -> std::unique_ptr<Module> {
@@ -100,7 +101,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, co
   };
   auto compile = [&](bool caching) {
     const codegen::CSource src = generate();
-    const std::string ptx = tack::cuda::compile_ptx(src.text, src.entry);
+    const std::string ptx = tack::backends::cuda::compile_ptx(src.text, src.entry);
     g_compiles.fetch_add(1, std::memory_order_relaxed);
     cu::CUmodule module = nullptr;
     std::string log;
@@ -117,4 +118,4 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, co
 std::uint64_t nvrtc_compile_count() { return g_compiles.load(); }
 std::uint64_t ptx_cache_load_count() { return g_cache_loads.load(); }
 
-}  // namespace tack::runtime::cuda
+}  // namespace tack::backends::cuda

@@ -12,7 +12,8 @@
 #include <memory>
 #include <string>
 
-namespace tack::runtime::cuda {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 
 // A loaded module and the one function Tack takes from it.
 class Module {
@@ -48,4 +49,4 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, co
 std::uint64_t nvrtc_compile_count();
 std::uint64_t ptx_cache_load_count();
 
-}  // namespace tack::runtime::cuda
+}  // namespace tack::backends::cuda

@@ -11,7 +11,8 @@
 #include <mutex>
 #include <shared_mutex>
 
-namespace tack::runtime::cuda {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 namespace cu = cuda::driver;
 
 DeviceBuffer::DeviceBuffer(std::shared_ptr<Context> context, std::size_t bytes, Origin origin)
@@ -161,4 +162,4 @@ cu::CUdeviceptr device_pointer(const tack::Array& array) {
   return device_pointer(*detail::Access::storage(array));
 }
 
-}  // namespace tack::runtime::cuda
+}  // namespace tack::backends::cuda

@@ -16,7 +16,8 @@
 #include <atomic>
 #include <memory>
 
-namespace tack::runtime::cuda {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 
 class DeviceBuffer final : public Buffer {
  public:
@@ -61,4 +62,4 @@ class DeviceBuffer final : public Buffer {
 drivers::cu::CUdeviceptr device_pointer(const ArrayStorage& array);
 drivers::cu::CUdeviceptr device_pointer(const tack::Array& array);
 
-}  // namespace tack::runtime::cuda
+}  // namespace tack::backends::cuda

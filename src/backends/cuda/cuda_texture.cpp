@@ -10,7 +10,8 @@
 #include <shared_mutex>
 #include <string>
 
-namespace tack::runtime::cuda {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 namespace cu = cuda::driver;
 namespace {
 
@@ -91,4 +92,4 @@ void TextureImage3D::upload(const ArrayStorage& source) {
   cu::check(api.cuMemcpy3DAsync_v2(&copy, context_->stream()), "cuMemcpy3DAsync");
 }
 
-}  // namespace tack::runtime::cuda
+}  // namespace tack::backends::cuda

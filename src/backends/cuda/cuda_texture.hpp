@@ -17,7 +17,8 @@
 #include <cstdint>
 #include <memory>
 
-namespace tack::runtime::cuda {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 
 class TextureImage3D final : public TextureImage {
  public:
@@ -45,4 +46,4 @@ class TextureImage3D final : public TextureImage {
   drivers::cu::CUtexObject object_ = 0;
 };
 
-}  // namespace tack::runtime::cuda
+}  // namespace tack::backends::cuda

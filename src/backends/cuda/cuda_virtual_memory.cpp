@@ -5,7 +5,8 @@
 
 #include <tack/error.hpp>
 
-namespace tack::runtime::cuda {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 namespace cu = cuda::driver;
 namespace {
 
@@ -79,4 +80,4 @@ int VirtualAllocation::export_fd() const {
   return fd;
 }
 
-}  // namespace tack::runtime::cuda
+}  // namespace tack::backends::cuda

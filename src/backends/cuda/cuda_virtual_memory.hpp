@@ -9,7 +9,8 @@
 
 #include <memory>
 
-namespace tack::runtime::cuda {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 
 class VirtualAllocation {
  public:
@@ -35,4 +36,4 @@ class VirtualAllocation {
   bool mapped_ = false;
 };
 
-}  // namespace tack::runtime::cuda
+}  // namespace tack::backends::cuda

@@ -12,7 +12,8 @@
 #include <mutex>
 #include <vector>
 
-namespace tack::cuda {
+namespace tack::backends::cuda {
+using namespace tack::runtime;
 namespace {
 
 const drivers::RtcApi& api() {
@@ -65,4 +66,4 @@ std::string compile_ptx(const std::string& source, const std::string& entry, std
   return std::string(ptx.begin(), ptx.end());
 }
 
-}  // namespace tack::cuda
+}  // namespace tack::backends::cuda

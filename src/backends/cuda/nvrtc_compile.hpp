@@ -6,7 +6,7 @@
 #include <array>
 #include <string>
 
-namespace tack::cuda {
+namespace tack::backends::cuda {
 
 // --ftz=false keeps denormals, --prec-div/--prec-sqrt give IEEE-rounded division and square root, --fmad=true
 // permits contraction (the generator writes a product outside a sum as __fmul_rn/__dmul_rn, since NVRTC also fuses
@@ -26,4 +26,4 @@ std::array<int, 2> nvrtc_version();
 std::string compile_ptx(const std::string& source, const std::string& entry,
                         std::initializer_list<const char*> extra = {});
 
-}  // namespace tack::cuda
+}  // namespace tack::backends::cuda

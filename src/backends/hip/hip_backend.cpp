@@ -16,7 +16,8 @@
 
 #include <algorithm>
 
-namespace tack::runtime {
+namespace tack::backends::hip {
+using namespace tack::runtime;
 namespace {
 namespace hp = hip::driver;
 using hip::Device;
@@ -90,4 +91,4 @@ std::shared_ptr<Backend> make_hip_backend(const DeviceOptions& options) {
   return std::make_shared<HipBackend>(Device::open(options));
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::hip

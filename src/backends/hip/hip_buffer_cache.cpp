@@ -6,7 +6,7 @@
 #include <bit>
 #include <string>
 
-namespace tack::runtime::hip {
+namespace tack::backends::hip {
 
 std::size_t BufferCache::capacity_class(std::size_t bytes) {
   constexpr std::size_t kMin = 256;
@@ -78,4 +78,4 @@ AllocatorKind allocator_kind(const char* env_value) {
                         "'pool' (the runtime's stream-ordered pool, hipMallocAsync)");
 }
 
-}  // namespace tack::runtime::hip
+}  // namespace tack::backends::hip

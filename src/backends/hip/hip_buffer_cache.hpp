@@ -18,7 +18,7 @@
 #include <mutex>
 #include <vector>
 
-namespace tack::runtime::hip {
+namespace tack::backends::hip {
 
 // Where the cache gets and returns memory (hipMalloc / hipFree on a device).
 class BufferAllocator {
@@ -69,4 +69,4 @@ class BufferCache {
 enum class AllocatorKind { Cache, Pool };
 AllocatorKind allocator_kind(const char* env_value);
 
-}  // namespace tack::runtime::hip
+}  // namespace tack::backends::hip

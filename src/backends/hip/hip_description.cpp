@@ -6,7 +6,8 @@
 #include "backends/hip/hip_backend.hpp"
 #include "codegen/hip_gen.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::hip {
+using namespace tack::runtime;
 
 const BackendDescription& hip_description() {
   static const BackendDescription d{.name = "hip",
@@ -22,4 +23,4 @@ const BackendDescription& hip_description() {
   return d;
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::hip

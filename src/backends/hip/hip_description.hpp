@@ -3,6 +3,7 @@
 
 #include "runtime/backend_description.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::hip {
+using namespace tack::runtime;
 const BackendDescription& hip_description();
-}  // namespace tack::runtime
+}  // namespace tack::backends::hip

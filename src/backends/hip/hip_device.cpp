@@ -12,7 +12,8 @@
 #include <limits>
 #include <vector>
 
-namespace tack::runtime::hip {
+namespace tack::backends::hip {
+using namespace tack::runtime;
 namespace hp = hip::driver;
 namespace {
 
@@ -147,4 +148,4 @@ void Device::free(BufferCache::Block block) noexcept {
   }
 }
 
-}  // namespace tack::runtime::hip
+}  // namespace tack::backends::hip

@@ -18,7 +18,8 @@
 #include <memory>
 #include <string>
 
-namespace tack::runtime::hip {
+namespace tack::backends::hip {
+using namespace tack::runtime;
 
 struct DeviceInfo {
   int ordinal = 0;
@@ -76,4 +77,4 @@ class Device {
   BufferCache cache_;  // after malloc_, which it releases into at destruction
 };
 
-}  // namespace tack::runtime::hip
+}  // namespace tack::backends::hip

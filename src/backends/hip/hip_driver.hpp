@@ -7,11 +7,12 @@
 #include "drivers/hip_api.hpp"
 #include "runtime/driver_errors.hpp"
 
-namespace tack::runtime::hip::driver {
+namespace tack::backends::hip::driver {
+using namespace tack::runtime;
 using namespace drivers::hip;
 
 // Loaded once per process; a loaded table costs no allocation, as the launch path needs.
 inline const Api& api() { return usable(&drivers::hip::load, "hip: "); }
 inline void check(hipError_t code, const char* call) { raise_if_failed(failure(code, call), "hip: "); }
 
-}  // namespace tack::runtime::hip::driver
+}  // namespace tack::backends::hip::driver

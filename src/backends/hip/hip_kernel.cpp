@@ -14,7 +14,8 @@
 #include <algorithm>
 #include <atomic>
 
-namespace tack::runtime::hip {
+namespace tack::backends::hip {
+using namespace tack::runtime;
 namespace hp = hip::driver;
 namespace {
 
@@ -48,7 +49,7 @@ std::optional<CacheKey> cache_key(const std::string& arch, int runtime_version, 
              arch + " hip=" + std::to_string(runtime_version),
              "",
              code};
-  for (const char* o : tack::hip::kHiprtcOptions) k.options += std::string(o) + " ";
+  for (const char* o : tack::backends::hip::kHiprtcOptions) k.options += std::string(o) + " ";
   return k;
 }
 
@@ -93,7 +94,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, cons
   };
   auto compile = [&](bool caching) {
     const codegen::CSource src = generate();
-    const std::vector<char> code = tack::hip::compile_code_object(src.text, src.entry);
+    const std::vector<char> code = tack::backends::hip::compile_code_object(src.text, src.entry);
     g_compiles.fetch_add(1, std::memory_order_relaxed);
     const std::string image(code.begin(), code.end());
     std::unique_ptr<Module> m = finish(image, src.entry, false);
@@ -118,4 +119,4 @@ std::uint64_t launch_work_items(std::int64_t count, bool workgroup) {
 std::uint64_t hiprtc_compile_count() { return g_compiles.load(); }
 std::uint64_t code_object_cache_load_count() { return g_cache_loads.load(); }
 
-}  // namespace tack::runtime::hip
+}  // namespace tack::backends::hip

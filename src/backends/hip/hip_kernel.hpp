@@ -18,7 +18,8 @@
 #include <optional>
 #include <string>
 
-namespace tack::runtime::hip {
+namespace tack::backends::hip {
+using namespace tack::runtime;
 
 class Module {
  public:
@@ -60,4 +61,4 @@ std::uint64_t launch_work_items(std::int64_t count, bool workgroup);
 std::uint64_t hiprtc_compile_count();
 std::uint64_t code_object_cache_load_count();
 
-}  // namespace tack::runtime::hip
+}  // namespace tack::backends::hip

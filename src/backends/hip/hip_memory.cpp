@@ -9,7 +9,8 @@
 #include <cstring>
 #include <vector>
 
-namespace tack::runtime::hip {
+namespace tack::backends::hip {
+using namespace tack::runtime;
 namespace hp = hip::driver;
 namespace {
 
@@ -89,4 +90,4 @@ void* device_pointer(const ArrayStorage& array) {
   return buffer->pointer();
 }
 
-}  // namespace tack::runtime::hip
+}  // namespace tack::backends::hip

@@ -11,7 +11,8 @@
 
 #include <memory>
 
-namespace tack::runtime::hip {
+namespace tack::backends::hip {
+using namespace tack::runtime;
 
 class DeviceBuffer final : public Buffer {
  public:
@@ -35,4 +36,4 @@ class DeviceBuffer final : public Buffer {
 // The device address of a hip array (for interop and benchmarks).
 void* device_pointer(const ArrayStorage& array);
 
-}  // namespace tack::runtime::hip
+}  // namespace tack::backends::hip

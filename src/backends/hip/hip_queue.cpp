@@ -5,7 +5,8 @@
 
 #include <tack/error.hpp>
 
-namespace tack::runtime::hip {
+namespace tack::backends::hip {
+using namespace tack::runtime;
 namespace hp = hip::driver;
 
 DeviceScope::DeviceScope(int ordinal) {
@@ -95,4 +96,4 @@ void StreamMarker::wait() {
   hp::check(queue_->wait_event(event_), "hipEventSynchronize");
 }
 
-}  // namespace tack::runtime::hip
+}  // namespace tack::backends::hip

@@ -17,7 +17,8 @@
 #include <memory>
 #include <mutex>
 
-namespace tack::runtime::hip {
+namespace tack::backends::hip {
+using namespace tack::runtime;
 
 // Makes device `ordinal` current on this thread for the scope's life and restores the previous one (HIP's
 // current device is per thread, so any thread may call Tack).
@@ -68,4 +69,4 @@ class StreamMarker final : public WaitMarker {
   drivers::hip::hipEvent_t event_ = nullptr;
 };
 
-}  // namespace tack::runtime::hip
+}  // namespace tack::backends::hip

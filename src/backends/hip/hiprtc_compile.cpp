@@ -6,7 +6,8 @@
 
 #include <tack/error.hpp>
 
-namespace tack::hip {
+namespace tack::backends::hip {
+using namespace tack::runtime;
 
 std::vector<char> compile_code_object(const std::string& source, const std::string& entry,
                                       std::initializer_list<const char*> extra) {
@@ -19,4 +20,4 @@ std::vector<char> compile_code_object(const std::string& source, const std::stri
   return runtime::compiled_or_raise(drivers::rtc_compile(*a, source, name, options), *a, name, source);
 }
 
-}  // namespace tack::hip
+}  // namespace tack::backends::hip

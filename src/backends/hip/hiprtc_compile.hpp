@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace tack::hip {
+namespace tack::backends::hip {
 
 inline constexpr std::array<const char*, 1> kHiprtcOptions = {"-ffp-contract=on"};
 
@@ -19,4 +19,4 @@ inline constexpr std::array<const char*, 1> kHiprtcOptions = {"-ffp-contract=on"
 std::vector<char> compile_code_object(const std::string& source, const std::string& entry,
                                       std::initializer_list<const char*> extra = {});
 
-}  // namespace tack::hip
+}  // namespace tack::backends::hip

@@ -13,7 +13,8 @@
 
 #include <vector>
 
-namespace tack::runtime {
+namespace tack::backends::interp {
+using namespace tack::runtime;
 namespace {
 
 class InterpBackend final : public Backend {
@@ -42,8 +43,8 @@ class InterpBackend final : public Backend {
   std::string source(const ir::Kernel& typed) override { return ir::to_string(typed); }
 
   void launch(const Launch& l) override {
-    std::vector<interp::Arg> args = interp_args(l.args, l.arg_count);
-    interp::run(l.variant->typed, args, 0, l.count, lanes_);
+    std::vector<tack::interp::Arg> args = interp_args(l.args, l.arg_count);
+    tack::interp::run(l.variant->typed, args, 0, l.count, lanes_);
   }
 
  private:
@@ -52,11 +53,11 @@ class InterpBackend final : public Backend {
 
 }  // namespace
 
-std::vector<interp::Arg> interp_args(const BoundArg* bound, std::size_t count) {
-  std::vector<interp::Arg> args(count);
+std::vector<tack::interp::Arg> interp_args(const BoundArg* bound, std::size_t count) {
+  std::vector<tack::interp::Arg> args(count);
   for (std::size_t i = 0; i < count; ++i) {
     const BoundArg& b = bound[i];
-    interp::Arg& a = args[i];
+    tack::interp::Arg& a = args[i];
     a.kind = b.kind;
     a.scalar = b.scalar;
     if (b.array) {
@@ -77,15 +78,15 @@ std::vector<interp::Arg> interp_args(const BoundArg* bound, std::size_t count) {
 }
 
 std::shared_ptr<Backend> make_interp_backend(const DeviceOptions& options) {
-  int lanes = interp::kMaxLanes;
+  int lanes = tack::interp::kMaxLanes;
   if (auto it = options.find("lanes"); it != options.end()) {
     const auto* v = std::get_if<std::int64_t>(&it->second);
-    if (!v || *v < 1 || *v > interp::kMaxLanes)
+    if (!v || *v < 1 || *v > tack::interp::kMaxLanes)
       throw InvalidArgument("device 'interp': option 'lanes' must be an integer from 1 to " +
-                            std::to_string(interp::kMaxLanes));
+                            std::to_string(tack::interp::kMaxLanes));
     lanes = static_cast<int>(*v);
   }
   return std::make_shared<InterpBackend>(lanes);
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::interp

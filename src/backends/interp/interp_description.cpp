@@ -4,7 +4,8 @@
 
 #include "backends/interp/interp_backend.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::interp {
+using namespace tack::runtime;
 
 const BackendDescription& interp_description() {
   static const BackendDescription d{.name = "interp",
@@ -17,4 +18,4 @@ const BackendDescription& interp_description() {
   return d;
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::interp

@@ -3,6 +3,7 @@
 
 #include "runtime/backend_description.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::interp {
+using namespace tack::runtime;
 const BackendDescription& interp_description();
-}  // namespace tack::runtime
+}  // namespace tack::backends::interp

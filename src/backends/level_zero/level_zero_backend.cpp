@@ -17,7 +17,8 @@
 #include <algorithm>
 #include <array>
 
-namespace tack::runtime {
+namespace tack::backends::level_zero {
+using namespace tack::runtime;
 namespace {
 namespace ze = level_zero::driver;
 using level_zero::DeviceBuffer;
@@ -90,4 +91,4 @@ std::shared_ptr<Backend> make_level_zero_backend(const DeviceOptions& options) {
   return std::make_shared<LevelZeroBackend>(level_zero::open_device(options));
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::level_zero

@@ -7,9 +7,10 @@
 
 #include <memory>
 
-namespace tack::runtime {
+namespace tack::backends::level_zero {
+using namespace tack::runtime;
 // Throws BackendUnavailable without a loader, driver or device (libocloc is
 // needed from the first compile that misses the disk cache), and
 // InvalidArgument for a partial set of external handles.
 std::shared_ptr<Backend> make_level_zero_backend(const DeviceOptions& options);
-}  // namespace tack::runtime
+}  // namespace tack::backends::level_zero

@@ -6,7 +6,8 @@
 #include "backends/level_zero/level_zero_backend.hpp"
 #include "codegen/opencl_gen.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::level_zero {
+using namespace tack::runtime;
 
 const BackendDescription& level_zero_description() {
   static const BackendDescription d{.name = "level_zero",
@@ -22,4 +23,4 @@ const BackendDescription& level_zero_description() {
   return d;
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::level_zero

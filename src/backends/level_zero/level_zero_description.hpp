@@ -3,6 +3,7 @@
 
 #include "runtime/backend_description.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::level_zero {
+using namespace tack::runtime;
 const BackendDescription& level_zero_description();
-}  // namespace tack::runtime
+}  // namespace tack::backends::level_zero

@@ -12,7 +12,8 @@
 #include <cstring>
 #include <vector>
 
-namespace tack::runtime::level_zero {
+namespace tack::backends::level_zero {
+using namespace tack::runtime;
 namespace ze = level_zero::driver;
 namespace {
 
@@ -143,4 +144,4 @@ Capabilities capabilities(const DeviceInfo& d) {
   return c;
 }
 
-}  // namespace tack::runtime::level_zero
+}  // namespace tack::backends::level_zero

@@ -14,7 +14,8 @@
 #include <cstdint>
 #include <string>
 
-namespace tack::runtime::level_zero {
+namespace tack::backends::level_zero {
+using namespace tack::runtime;
 
 inline constexpr std::uint32_t kMaxGroupSize = 256;
 
@@ -54,4 +55,4 @@ DeviceInfo open_device(const DeviceOptions& options);
 // The source target's capabilities, with f64 and the 64-bit atomics as the device reports them.
 Capabilities capabilities(const DeviceInfo& d);
 
-}  // namespace tack::runtime::level_zero
+}  // namespace tack::backends::level_zero

@@ -7,7 +7,8 @@
 #include "drivers/level_zero_api.hpp"
 #include "runtime/driver_errors.hpp"
 
-namespace tack::runtime::level_zero::driver {
+namespace tack::backends::level_zero::driver {
+using namespace tack::runtime;
 using namespace drivers::ze;
 
 inline void check(ze_result_t code, const char* call) {
@@ -18,4 +19,4 @@ inline void check(ze_result_t code, const char* call) {
 
 inline const Api& api() { return usable(&drivers::ze::load, "level_zero: "); }
 
-}  // namespace tack::runtime::level_zero::driver
+}  // namespace tack::backends::level_zero::driver

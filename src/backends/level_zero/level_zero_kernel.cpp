@@ -15,7 +15,8 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
-namespace tack::runtime::level_zero {
+namespace tack::backends::level_zero {
+using namespace tack::runtime;
 namespace {
 namespace ze = level_zero::driver;
 
@@ -49,7 +50,7 @@ ze::ze_result_t create_module(const Queue& queue, int format, const std::string&
   desc.format = format;
   desc.inputSize = input.size();
   desc.pInputModule = reinterpret_cast<const std::uint8_t*>(input.data());
-  desc.pBuildFlags = tack::level_zero::kOclocOptions;  // the module build flags: the same OpenCL options
+  desc.pBuildFlags = tack::backends::level_zero::kOclocOptions;  // the module build flags: the same OpenCL options
   ze::ze_module_build_log_handle_t build_log = nullptr;
   const ze::ze_result_t r =
       api.zeModuleCreate(queue.device().context, queue.device().device, &desc, module, &build_log);
@@ -143,7 +144,7 @@ CacheKey cache_key(const DeviceInfo& d, const std::string& code) {
                   ocloc + " | driver " + std::to_string(d.driver_version) + " | api " + std::to_string(d.api_version),
                   d.name + " | " + d.device_arg() + " | ip " + std::to_string(d.ip_version) +
                       " | f64=" + (d.fp64_flags ? "1" : "0"),
-                  tack::level_zero::kOclocOptions,
+                  tack::backends::level_zero::kOclocOptions,
                   code};
 }
 
@@ -179,14 +180,14 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Queue>& queue, const 
     const codegen::CSource src = generate();
     // ocloc reads an in-memory source as a C string: compile_with_ocloc passes it null-terminated.
     const std::string spirv =
-        tack::level_zero::compile_with_ocloc(src.text, queue->device().device_arg(), /*spirv_only=*/true).spirv;
+        tack::backends::level_zero::compile_with_ocloc(src.text, queue->device().device_arg(), /*spirv_only=*/true).spirv;
     g_ocloc.fetch_add(1, std::memory_order_relaxed);
     ze::ze_module_handle_t module = nullptr;
     std::string log;
     if (const ze::ze_result_t r = create_module(*queue, ze::ZE_MODULE_FORMAT_IL_SPIRV, spirv, &module, &log);
         r != ze::ZE_RESULT_SUCCESS)
       throw CompileError("level_zero: " + queue->device().name + " did not build the SPIR-V of " + what +
-                         " (zeModuleCreate: " + ze::error_text(r) + ", flags '" + tack::level_zero::kOclocOptions +
+                         " (zeModuleCreate: " + ze::error_text(r) + ", flags '" + tack::backends::level_zero::kOclocOptions +
                          "'):\n" + log + "\n--- source ---\n" + src.text);
     std::string payload = caching ? encode_artifact({src.entry, spirv, native_binary(module)}) : std::string();
     return Built<std::unique_ptr<Module>>{finish(queue, module, src.entry), std::move(payload)};
@@ -198,4 +199,4 @@ std::uint64_t ocloc_compile_count() { return g_ocloc.load(); }
 std::uint64_t native_load_count() { return g_native_loads.load(); }
 std::uint64_t native_refused_count() { return g_native_refused.load(); }
 
-}  // namespace tack::runtime::level_zero
+}  // namespace tack::backends::level_zero

@@ -22,7 +22,8 @@
 #include <string>
 #include <string_view>
 
-namespace tack::runtime::level_zero {
+namespace tack::backends::level_zero {
+using namespace tack::runtime;
 
 // A module and the one kernel Tack takes from it.
 class Module {
@@ -66,4 +67,4 @@ std::uint64_t ocloc_compile_count();
 std::uint64_t native_load_count();
 std::uint64_t native_refused_count();
 
-}  // namespace tack::runtime::level_zero
+}  // namespace tack::backends::level_zero

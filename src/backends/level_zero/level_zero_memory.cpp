@@ -5,7 +5,8 @@
 
 #include <tack/error.hpp>
 
-namespace tack::runtime::level_zero {
+namespace tack::backends::level_zero {
+using namespace tack::runtime;
 
 DeviceBuffer::DeviceBuffer(std::shared_ptr<Queue> queue, std::size_t bytes)
     : Buffer(bytes), queue_(std::move(queue)), ptr_(queue_->allocate(bytes)) {}
@@ -35,4 +36,4 @@ void* device_pointer(const tack::Array& array) {
   return device_pointer(*detail::Access::storage(array));
 }
 
-}  // namespace tack::runtime::level_zero
+}  // namespace tack::backends::level_zero

@@ -12,7 +12,8 @@
 
 #include <memory>
 
-namespace tack::runtime::level_zero {
+namespace tack::backends::level_zero {
+using namespace tack::runtime;
 
 class DeviceBuffer final : public Buffer {
  public:
@@ -34,4 +35,4 @@ class DeviceBuffer final : public Buffer {
 void* device_pointer(const ArrayStorage& array);
 void* device_pointer(const tack::Array& array);
 
-}  // namespace tack::runtime::level_zero
+}  // namespace tack::backends::level_zero

@@ -10,7 +10,8 @@
 #include <limits>
 #include <utility>
 
-namespace tack::runtime::level_zero {
+namespace tack::backends::level_zero {
+using namespace tack::runtime;
 namespace ze = level_zero::driver;
 namespace {
 
@@ -312,4 +313,4 @@ void Queue::read(void* dst, const void* src, std::size_t bytes) {
   }
 }
 
-}  // namespace tack::runtime::level_zero
+}  // namespace tack::backends::level_zero

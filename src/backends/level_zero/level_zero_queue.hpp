@@ -32,7 +32,8 @@
 #include <mutex>
 #include <vector>
 
-namespace tack::runtime::level_zero {
+namespace tack::backends::level_zero {
+using namespace tack::runtime;
 
 class Queue : public std::enable_shared_from_this<Queue> {
  public:
@@ -100,4 +101,4 @@ class Queue : public std::enable_shared_from_this<Queue> {
   bool timed_out_ = false;  // the last synchronize() ran past TACK_WAIT_TIMEOUT_S (under lock_)
 };
 
-}  // namespace tack::runtime::level_zero
+}  // namespace tack::backends::level_zero

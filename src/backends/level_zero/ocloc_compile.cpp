@@ -8,7 +8,7 @@
 #include <map>
 #include <mutex>
 
-namespace tack::level_zero {
+namespace tack::backends::level_zero {
 
 OclocOutput compile_with_ocloc(const std::string& source, const std::string& device, bool spirv_only) {
   std::string why;
@@ -37,4 +37,4 @@ OclocOutput compile_with_ocloc(const std::string& source, const std::string& dev
   return out;
 }
 
-}  // namespace tack::level_zero
+}  // namespace tack::backends::level_zero

@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace tack::level_zero {
+namespace tack::backends::level_zero {
 
 inline constexpr const char* kOclocOptions = "-cl-std=CL2.0 -cl-fp32-correctly-rounded-divide-sqrt";
 
@@ -18,4 +18,4 @@ struct OclocOutput {
 // CompileError with ocloc's log and the source, BackendUnavailable without libocloc.
 OclocOutput compile_with_ocloc(const std::string& source, const std::string& device, bool spirv_only);
 
-}  // namespace tack::level_zero
+}  // namespace tack::backends::level_zero

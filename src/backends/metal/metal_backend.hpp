@@ -10,7 +10,8 @@
 
 #include <memory>
 
-namespace tack::runtime {
+namespace tack::backends::metal {
+using namespace tack::runtime;
 // Throws BackendUnavailable when the system has no Metal device. Metal takes no options.
 std::shared_ptr<Backend> make_metal_backend(const DeviceOptions& options);
-}  // namespace tack::runtime
+}  // namespace tack::backends::metal

@@ -29,7 +29,8 @@
 #include <cstring>
 #include <mutex>
 
-namespace tack::runtime {
+namespace tack::backends::metal {
+using namespace tack::runtime;
 namespace {
 using metal::Encoding;
 using metal::MetalBuffer;
@@ -275,4 +276,4 @@ std::shared_ptr<Backend> make_metal_backend(const DeviceOptions&) {
   return std::make_shared<MetalBackend>(metal::Device::open());
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::metal

@@ -8,7 +8,8 @@
 #include "backends/metal/metal_backend.hpp"  // Apple platforms only
 #endif
 
-namespace tack::runtime {
+namespace tack::backends::metal {
+using namespace tack::runtime;
 namespace {
 #ifdef TACK_HAVE_METAL
 constexpr auto kCreate = make_metal_backend;
@@ -32,4 +33,4 @@ const BackendDescription& metal_description() {
   return d;
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::metal

@@ -3,6 +3,7 @@
 
 #include "runtime/backend_description.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::metal {
+using namespace tack::runtime;
 const BackendDescription& metal_description();
-}  // namespace tack::runtime
+}  // namespace tack::backends::metal

@@ -10,7 +10,8 @@
 #include <memory>
 #include <string>
 
-namespace tack::runtime::metal {
+namespace tack::backends::metal {
+using namespace tack::runtime;
 
 struct DeviceObjects;
 
@@ -42,4 +43,4 @@ class Device {
   DeviceInfo info_;
 };
 
-}  // namespace tack::runtime::metal
+}  // namespace tack::backends::metal

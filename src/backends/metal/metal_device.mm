@@ -10,7 +10,8 @@
 #include <cstring>
 #include <string>
 
-namespace tack::runtime::metal {
+namespace tack::backends::metal {
+using namespace tack::runtime;
 
 Device::Device(std::unique_ptr<DeviceObjects> objects, DeviceInfo info)
     : objects_(std::move(objects)), info_(std::move(info)) {}
@@ -59,4 +60,4 @@ std::uint64_t gpu_resource_id(id<MTLTexture> texture) {
   TACK_UNREACHABLE("metal: gpuResourceID before macOS 13 (Device::open refuses such a system)");
 }
 
-}  // namespace tack::runtime::metal
+}  // namespace tack::backends::metal

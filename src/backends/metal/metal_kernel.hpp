@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-namespace tack::runtime::metal {
+namespace tack::backends::metal {
 
 class Device;
 struct PipelineObjects;
@@ -82,4 +82,4 @@ inline void dump_msl(const codegen::CSource& source) {
   out << source.text;
 }
 
-}  // namespace tack::runtime::metal
+}  // namespace tack::backends::metal

@@ -4,7 +4,8 @@
 #include "backends/metal/metal_device.hpp"
 #include "backends/metal/metal_objc.h"
 
-namespace tack::runtime::metal {
+namespace tack::backends::metal {
+using namespace tack::runtime;
 namespace {
 
 std::string describe(NSError* error) {
@@ -66,4 +67,4 @@ std::unique_ptr<Pipeline> build_pipeline(const Device& device, const codegen::CS
   }
 }
 
-}  // namespace tack::runtime::metal
+}  // namespace tack::backends::metal

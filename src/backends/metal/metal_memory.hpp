@@ -16,7 +16,8 @@
 #include <cstdint>
 #include <memory>
 
-namespace tack::runtime::metal {
+namespace tack::backends::metal {
+using namespace tack::runtime;
 
 class Device;
 class Queue;
@@ -73,4 +74,4 @@ class TextureImage3D final : public TextureImage {
 // The metal buffer behind an array, or nullptr when it lives elsewhere.
 MetalBuffer* metal_buffer(const ArrayStorage& array);
 
-}  // namespace tack::runtime::metal
+}  // namespace tack::backends::metal

@@ -11,7 +11,8 @@
 #include <cstring>
 #include <string>
 
-namespace tack::runtime::metal {
+namespace tack::backends::metal {
+using namespace tack::runtime;
 namespace {
 
 std::string extents(const std::array<std::int64_t, 3>& s) {
@@ -133,4 +134,4 @@ void TextureImage3D::upload(const ArrayStorage& source) {
   });
 }
 
-}  // namespace tack::runtime::metal
+}  // namespace tack::backends::metal

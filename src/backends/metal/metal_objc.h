@@ -16,7 +16,8 @@
 #include <memory>
 #include <vector>
 
-namespace tack::runtime::metal {
+namespace tack::backends::metal {
+using namespace tack::runtime;
 
 struct DeviceObjects {
   id<MTLDevice> device;
@@ -49,4 +50,4 @@ struct Encoding {
   std::vector<std::shared_ptr<const void>>* holds;
 };
 
-}  // namespace tack::runtime::metal
+}  // namespace tack::backends::metal

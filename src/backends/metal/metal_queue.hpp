@@ -17,7 +17,8 @@
 #include <memory>
 #include <mutex>
 
-namespace tack::runtime::metal {
+namespace tack::backends::metal {
+using namespace tack::runtime;
 
 class Device;
 struct Encoding;
@@ -69,4 +70,4 @@ class Queue {
 // may use it.
 void synchronize_all();
 
-}  // namespace tack::runtime::metal
+}  // namespace tack::backends::metal

@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-namespace tack::runtime::metal {
+namespace tack::backends::metal {
+using namespace tack::runtime;
 
 using Holds = std::vector<std::shared_ptr<const void>>;
 
@@ -194,4 +195,4 @@ void synchronize_all() {
   for (const std::shared_ptr<Queue>& q : live) q->synchronize();
 }
 
-}  // namespace tack::runtime::metal
+}  // namespace tack::backends::metal

@@ -16,7 +16,8 @@
 #include <algorithm>
 #include <limits>
 
-namespace tack::runtime {
+namespace tack::backends::opencl {
+using namespace tack::runtime;
 namespace {
 namespace cl = opencl::driver;
 using opencl::DeviceBuffer;
@@ -77,4 +78,4 @@ std::shared_ptr<Backend> make_opencl_backend(const DeviceOptions& options) {
   return std::make_shared<OpenCLBackend>(opencl::choose_device(options));
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::opencl

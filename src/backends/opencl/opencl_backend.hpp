@@ -6,8 +6,9 @@
 
 #include <memory>
 
-namespace tack::runtime {
+namespace tack::backends::opencl {
+using namespace tack::runtime;
 // Throws BackendUnavailable when OpenCL, a platform or a device is missing, and
 // InvalidArgument for a "device" option (or TACK_OPENCL_DEVICE) that names no device.
 std::shared_ptr<Backend> make_opencl_backend(const DeviceOptions& options);
-}  // namespace tack::runtime
+}  // namespace tack::backends::opencl

@@ -5,7 +5,8 @@
 #include "backends/opencl/opencl_backend.hpp"
 #include "codegen/opencl_gen.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::opencl {
+using namespace tack::runtime;
 
 const BackendDescription& opencl_description() {
   static const BackendDescription d{.name = "opencl",
@@ -20,4 +21,4 @@ const BackendDescription& opencl_description() {
   return d;
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::backends::opencl

@@ -3,6 +3,7 @@
 
 #include "runtime/backend_description.hpp"
 
-namespace tack::runtime {
+namespace tack::backends::opencl {
+using namespace tack::runtime;
 const BackendDescription& opencl_description();
-}  // namespace tack::runtime
+}  // namespace tack::backends::opencl

@@ -14,7 +14,8 @@
 #include <cstdlib>
 #include <sstream>
 
-namespace tack::runtime::opencl {
+namespace tack::backends::opencl {
+using namespace tack::runtime;
 namespace cl = opencl::driver;
 namespace {
 
@@ -208,4 +209,4 @@ Capabilities capabilities(const DeviceInfo& d) {
   return c;
 }
 
-}  // namespace tack::runtime::opencl
+}  // namespace tack::backends::opencl

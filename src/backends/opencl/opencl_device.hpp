@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-namespace tack::runtime::opencl {
+namespace tack::backends::opencl {
+using namespace tack::runtime;
 
 struct DeviceInfo {
   drivers::cl::cl_platform_id platform = nullptr;
@@ -54,4 +55,4 @@ inline constexpr std::uint64_t kLocalMemNeeded = 48 * 1024 + 2 * 1024;
 
 Capabilities capabilities(const DeviceInfo& d);
 
-}  // namespace tack::runtime::opencl
+}  // namespace tack::backends::opencl

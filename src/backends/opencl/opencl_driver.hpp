@@ -7,10 +7,11 @@
 #include "drivers/opencl_api.hpp"
 #include "runtime/driver_errors.hpp"
 
-namespace tack::runtime::opencl::driver {
+namespace tack::backends::opencl::driver {
+using namespace tack::runtime;
 using namespace drivers::cl;
 
 inline void check(cl_int code, const char* call) { raise_if_failed(failure(code, call), ""); }
 inline const Api& api() { return usable(&drivers::cl::load, ""); }
 
-}  // namespace tack::runtime::opencl::driver
+}  // namespace tack::backends::opencl::driver

@@ -10,7 +10,8 @@
 
 #include <atomic>
 
-namespace tack::runtime::opencl {
+namespace tack::backends::opencl {
+using namespace tack::runtime;
 namespace cl = opencl::driver;
 namespace {
 
@@ -156,4 +157,4 @@ std::unique_ptr<Program> build_program(const Queue& queue, const std::string& ke
 std::uint64_t source_build_count() { return g_source_builds.load(); }
 std::uint64_t binary_load_count() { return g_binary_loads.load(); }
 
-}  // namespace tack::runtime::opencl
+}  // namespace tack::backends::opencl

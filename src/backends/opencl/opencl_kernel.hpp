@@ -12,7 +12,8 @@
 #include <memory>
 #include <string>
 
-namespace tack::runtime::opencl {
+namespace tack::backends::opencl {
+using namespace tack::runtime;
 
 // A built program and the one kernel Tack takes from it.
 class Program {
@@ -45,4 +46,4 @@ std::unique_ptr<Program> build_program(const Queue& queue, const std::string& ke
 std::uint64_t source_build_count();
 std::uint64_t binary_load_count();
 
-}  // namespace tack::runtime::opencl
+}  // namespace tack::backends::opencl

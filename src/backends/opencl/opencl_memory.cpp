@@ -4,7 +4,8 @@
 #include "backends/opencl/opencl_driver.hpp"
 #include "ir/check.hpp"
 
-namespace tack::runtime::opencl {
+namespace tack::backends::opencl {
+using namespace tack::runtime;
 
 DeviceBuffer::DeviceBuffer(std::shared_ptr<Queue> queue, std::size_t bytes)
     : Buffer(bytes), queue_(std::move(queue)), mem_(queue_->create_buffer(bytes)) {}
@@ -27,4 +28,4 @@ void DeviceBuffer::fill(const void* element, std::size_t element_size, std::size
   queue_->fill(mem_, element, element_size, 0, count * element_size);
 }
 
-}  // namespace tack::runtime::opencl
+}  // namespace tack::backends::opencl

@@ -7,7 +7,8 @@
 
 #include <memory>
 
-namespace tack::runtime::opencl {
+namespace tack::backends::opencl {
+using namespace tack::runtime;
 
 class DeviceBuffer final : public Buffer {
  public:
@@ -27,4 +28,4 @@ class DeviceBuffer final : public Buffer {
   drivers::cl::cl_mem mem_ = nullptr;
 };
 
-}  // namespace tack::runtime::opencl
+}  // namespace tack::backends::opencl

@@ -9,7 +9,8 @@
 #include <string>
 #include <utility>
 
-namespace tack::runtime::opencl {
+namespace tack::backends::opencl {
+using namespace tack::runtime;
 namespace cl = opencl::driver;
 
 Queue::Queue(DeviceInfo device) : device_(std::move(device)) {
@@ -230,4 +231,4 @@ std::vector<std::vector<unsigned char>> Queue::take_holds() {
   return std::exchange(holds_, {});
 }
 
-}  // namespace tack::runtime::opencl
+}  // namespace tack::backends::opencl

@@ -29,7 +29,8 @@
 #include <string>
 #include <vector>
 
-namespace tack::runtime::opencl {
+namespace tack::backends::opencl {
+using namespace tack::runtime;
 
 class Queue {
  public:
@@ -81,4 +82,4 @@ class Queue {
   std::atomic<bool> stuck_{false};  // a wait timed out and none has succeeded since
 };
 
-}  // namespace tack::runtime::opencl
+}  // namespace tack::backends::opencl

@@ -32,7 +32,7 @@
 #include <optional>
 #include <vector>
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 namespace {
 
 std::string error_text(llvm::Error e) {
@@ -222,10 +222,10 @@ class LlvmCompiler final : public Compiler {
 };
 
 }  // namespace
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu
 
-extern "C" __attribute__((visibility("default"))) tack::runtime::cpu::Compiler* tack_make_llvm_compiler(
+extern "C" __attribute__((visibility("default"))) tack::backends::cpu::Compiler* tack_make_llvm_compiler(
     std::uint32_t interface_version) {
-  if (interface_version != tack::runtime::cpu::Compiler::kInterfaceVersion) return nullptr;
-  return new tack::runtime::cpu::LlvmCompiler();  // lives as long as the process
+  if (interface_version != tack::backends::cpu::Compiler::kInterfaceVersion) return nullptr;
+  return new tack::backends::cpu::LlvmCompiler();  // lives as long as the process
 }

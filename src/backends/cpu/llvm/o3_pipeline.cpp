@@ -5,7 +5,7 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Target/TargetMachine.h>
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 
 void run_o3(llvm::Module& module, llvm::TargetMachine& target) {
   llvm::PipelineTuningOptions tuning;
@@ -27,4 +27,4 @@ void run_o3(llvm::Module& module, llvm::TargetMachine& target) {
   mpm.run(module, mam);
 }
 
-}  // namespace tack::runtime::cpu
+}  // namespace tack::backends::cpu

@@ -8,6 +8,6 @@ class Module;
 class TargetMachine;
 }  // namespace llvm
 
-namespace tack::runtime::cpu {
+namespace tack::backends::cpu {
 void run_o3(llvm::Module& module, llvm::TargetMachine& target);
 }
