@@ -17,6 +17,7 @@
 #include "codegen/msl_gen.hpp"
 #include "codegen/reduction_source.hpp"
 #include "ir/check.hpp"
+#include "ir/printer.hpp"
 #include "passes/pipeline.hpp"
 #include "runtime/gpu/gpu_layout.hpp"
 #include "runtime/host_reduce.hpp"
@@ -67,7 +68,8 @@ class MetalBackend final : public Backend {
     auto v = std::make_unique<MetalVariant>();
     passes::PackedKernel packed = passes::lower_for_backend(typed, passes::kCFamilyLowering);
     v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
-    v->pipeline = metal::build_pipeline(*device_, codegen::generate_msl(packed), "kernel '" + typed.name + "'");
+    v->pipeline = metal::build_pipeline(
+        *device_, ir::to_string(typed), [&] { return codegen::generate_msl(packed); }, "kernel '" + typed.name + "'");
     v->layout = GpuLayout::of(typed, packed);
     const std::size_t limit = v->pipeline->max_threads();
     if (v->workgroup) {

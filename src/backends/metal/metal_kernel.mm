@@ -3,10 +3,27 @@
 
 #include "backends/metal/metal_device.hpp"
 #include "backends/metal/metal_objc.h"
+#include "runtime/cache_key.hpp"
+#include "runtime/cached_binary.hpp"
+#include "runtime/load_or_build.hpp"
+#include "runtime/warnings.hpp"
+
+#include <optional>
 
 namespace tack::backends::metal {
 using namespace tack::runtime;
 namespace {
+
+// The entry's layout; the generator's version is the library's build id, which key_text adds.
+constexpr const char* kCacheFormat = "tack-metal-msl-1";
+constexpr const char* kCompileOptions = "mathMode=safe, precise functions (fastMathEnabled=NO before macOS 15)";
+
+std::string os_version() {
+  @autoreleasepool {
+    NSString* v = [[NSProcessInfo processInfo] operatingSystemVersionString];
+    return v ? v.UTF8String : "unknown";
+  }
+}
 
 std::string describe(NSError* error) {
   if (!error) return "no error description";
@@ -65,6 +82,27 @@ std::unique_ptr<Pipeline> build_pipeline(const Device& device, const codegen::CS
     const std::size_t max_threads = objects->pipeline.maxTotalThreadsPerThreadgroup;
     return std::make_unique<Pipeline>(std::move(objects), source.entry, max_threads);
   }
+}
+
+std::unique_ptr<Pipeline> build_pipeline(const Device& device, const std::string& key,
+                                         const std::function<codegen::CSource()>& generate, const std::string& what) {
+  auto make_key = [&] {
+    return std::optional<CacheKey>(
+        CacheKey{kCacheFormat, "metal", os_version(), device.info().name, kCompileOptions, key});
+  };
+  auto load = [&](std::string_view payload, std::string*) -> std::unique_ptr<Pipeline> {
+    if (std::optional<CachedBinary> cached = decode_cached_binary(payload))
+      return build_pipeline(device, codegen::CSource{cached->image, cached->entry}, what);
+    warn("the cached MSL entry for " + what + " is malformed; generating it again");
+    return nullptr;
+  };
+  auto compile = [&](bool caching) {
+    const codegen::CSource src = generate();
+    std::unique_ptr<Pipeline> pipeline = build_pipeline(device, src, what);
+    return Built<std::unique_ptr<Pipeline>>{std::move(pipeline),
+                                            caching ? encode_cached_binary(src.entry, src.text) : std::string()};
+  };
+  return load_or_build<std::unique_ptr<Pipeline>>(DiskCache::global(), make_key, load, compile);
 }
 
 }  // namespace tack::backends::metal
