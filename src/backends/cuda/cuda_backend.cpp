@@ -6,8 +6,8 @@
 #include "backends/cuda/cuda_backend.hpp"
 
 #include "backends/cuda/cuda_context.hpp"
-#include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_description.hpp"
+#include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "backends/cuda/cuda_texture.hpp"
@@ -26,8 +26,6 @@ namespace tack::backends::cuda {
 using namespace tack::runtime;
 namespace {
 namespace cu = cuda::driver;
-using cuda::Context;
-using cuda::DeviceBuffer;
 
 // A blocking-sync event recorded on the stream: the waiting thread sleeps in the driver instead of spinning,
 // and holds nothing another thread's launch needs.
@@ -145,9 +143,7 @@ class CudaBackend final : public GpuBackendOf<cuda::Module> {
     return cuda::build_module(context_, key, generate, what);
   }
   // Fewer than 256 when the kernel needs many registers.
-  std::size_t group_limit(const cuda::Module& m) const override {
-    return static_cast<std::size_t>(std::max(m.max_threads(), 0));
-  }
+  std::size_t group_limit(const cuda::Module& m) const override { return m.group_limit(); }
   std::unique_ptr<Buffer> new_buffer(std::size_t bytes) override {
     return std::make_unique<DeviceBuffer>(context_, bytes);
   }

@@ -63,6 +63,8 @@ class Context {
   bool owned() const { return owned_; }
   // The context's one stream, made on first use: every launch, copy and fill goes through it, in order.
   drivers::cu::CUstream stream();
+  // Unloads a module (cuda_kernel.cpp); a driver already gone at process exit took it with it.
+  void unload(drivers::cu::CUmodule module, drivers::cu::CUfunction function) noexcept;
 
   // Makes the context current on this thread for the scope's life (cheap when it already is).
   class Scope {

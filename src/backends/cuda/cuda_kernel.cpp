@@ -9,6 +9,7 @@
 
 #include <tack/error.hpp>
 
+#include <algorithm>
 #include <atomic>
 
 namespace tack::backends::cuda {
@@ -50,16 +51,10 @@ std::string ptx_version_hint(const Context& context, cu::CUresult r) {
 
 }  // namespace
 
-Module::Module(std::shared_ptr<Context> context, cu::CUmodule module, cu::CUfunction function, std::string entry)
-    : context_(std::move(context)), module_(module), function_(function), entry_(std::move(entry)) {
-  cu::check(cu::api().cuFuncGetAttribute(&max_threads_, cu::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function_),
-            "cuFuncGetAttribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)");
-}
-
-Module::~Module() {
+void Context::unload(cu::CUmodule module, cu::CUfunction) noexcept {
   try {
-    Context::Scope scope(*context_);
-    cu::api().cuModuleUnload(module_);
+    Scope scope(*this);
+    cu::api().cuModuleUnload(module);
   } catch (const Error&) {
     // The driver is gone (process exit): the module went with it.
   }
@@ -70,12 +65,20 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, co
   Context::Scope scope(*context);
   auto finish = [&](cu::CUmodule module, const std::string& entry) {
     cu::CUfunction function = nullptr;
-    const cu::CUresult r = cu::api().cuModuleGetFunction(&function, module, entry.c_str());
+    cu::CUresult r = cu::api().cuModuleGetFunction(&function, module, entry.c_str());
     if (r != cu::CUDA_SUCCESS) {
       cu::api().cuModuleUnload(module);
       cu::check(r, "cuModuleGetFunction");
     }
-    return std::make_unique<Module>(context, module, function, entry);
+    // Fewer than 256 threads a block when the kernel needs many registers.
+    int max_threads = 0;
+    r = cu::api().cuFuncGetAttribute(&max_threads, cu::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function);
+    if (r != cu::CUDA_SUCCESS) {
+      cu::api().cuModuleUnload(module);
+      cu::check(r, "cuFuncGetAttribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)");
+    }
+    return std::make_unique<Module>(context, module, function, entry,
+                                    static_cast<std::size_t>(std::max(max_threads, 0)));
   };
   // PTX depends on the code, NVRTC and its options, not on the device: the driver compiles it at load.
   auto make_key = [&] {

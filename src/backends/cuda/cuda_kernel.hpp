@@ -6,6 +6,7 @@
 
 #include "backends/cuda/cuda_context.hpp"
 #include "codegen/c_family.hpp"
+#include "runtime/gpu/gpu_module.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -15,27 +16,9 @@
 namespace tack::backends::cuda {
 using namespace tack::runtime;
 
-// A loaded module and the one function Tack takes from it.
-class Module {
- public:
-  Module(std::shared_ptr<Context> context, drivers::cu::CUmodule module, drivers::cu::CUfunction function,
-         std::string entry);
-  ~Module();
-  Module(const Module&) = delete;
-  Module& operator=(const Module&) = delete;
-
-  drivers::cu::CUfunction function() const { return function_; }
-  const std::string& entry() const { return entry_; }
-  // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: fewer than 256 when the kernel needs many registers.
-  int max_threads() const { return max_threads_; }
-
- private:
-  std::shared_ptr<Context> context_;
-  drivers::cu::CUmodule module_;
-  drivers::cu::CUfunction function_;
-  std::string entry_;
-  int max_threads_ = 0;
-};
+// A loaded module and the one function Tack takes from it; its group_limit is
+// CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK. Context::unload unloads it.
+using Module = GpuModule<Context, drivers::cu::CUmodule, drivers::cu::CUfunction>;
 
 // The module for `key` (the text that decides the code, e.g. the typed IR):
 // the cached PTX when the disk cache has it, else generate()'s source compiled

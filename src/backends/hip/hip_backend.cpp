@@ -20,9 +20,6 @@ namespace tack::backends::hip {
 using namespace tack::runtime;
 namespace {
 namespace hp = hip::driver;
-using hip::Device;
-using hip::DeviceBuffer;
-using hip::DeviceScope;
 
 Capabilities hip_capabilities() { return hip_description().capabilities(); }
 
@@ -72,7 +69,7 @@ class HipBackend final : public GpuBackendOf<hip::Module> {
     return std::make_unique<DeviceBuffer>(device_, bytes);
   }
   std::uint64_t argument(const Buffer& b) const override {
-    return reinterpret_cast<std::uintptr_t>(static_cast<const DeviceBuffer&>(b).pointer());
+    return reinterpret_cast<std::uintptr_t>(static_cast<const DeviceBuffer&>(b).handle().ptr);
   }
   LastKernel* last_kernel() override { return &device_->queue()->last_kernel(); }
   void enqueue(const hip::Module& m, const GpuDispatch& d) override {

@@ -10,6 +10,7 @@
 #include "backends/hip/hip_buffer_cache.hpp"
 #include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hip_queue.hpp"
+#include "runtime/backend.hpp"
 
 #include <tack/device.hpp>
 
@@ -54,8 +55,17 @@ class Device {
   // memory pools). Throws BackendError when the device is out of memory.
   BufferCache::Block allocate(std::size_t bytes);
   void free(BufferCache::Block block) noexcept;
+  // A DeviceBuffer's operations on its block (hip_memory.cpp), queued on the stream; a read waits first.
+  void write_buffer(const BufferCache::Block& block, std::size_t offset, const void* src, std::size_t bytes);
+  void read_buffer(const BufferCache::Block& block, std::size_t offset, void* dst, std::size_t bytes);
+  void fill_buffer(const BufferCache::Block& block, const void* element, std::size_t element_size, std::size_t count);
+  NativeMemory native_memory(const BufferCache::Block& block, std::size_t bytes) const {
+    return {"hip", reinterpret_cast<std::uintptr_t>(block.ptr), bytes, info_.ordinal};
+  }
 
   void synchronize() { queue_->wait(); }
+  // Unloads a module once the launches queued before are done (hip_kernel.cpp).
+  void unload(drivers::hip::hipModule_t module, drivers::hip::hipFunction_t function) noexcept;
 
  private:
   class Malloc final : public BufferAllocator {

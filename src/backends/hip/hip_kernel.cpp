@@ -27,14 +27,11 @@ std::atomic<std::uint64_t> g_cache_loads{0};
 
 }  // namespace
 
-Module::Module(std::shared_ptr<Device> device, hp::hipModule_t module, hp::hipFunction_t function, std::string entry)
-    : device_(std::move(device)), module_(module), function_(function), entry_(std::move(entry)) {}
-
-Module::~Module() {
+void Device::unload(hp::hipModule_t module, hp::hipFunction_t) noexcept {
   try {
-    DeviceScope scope(device_->info().ordinal);
-    device_->synchronize();  // a queued launch may still run the module's code
-    hp::api().hipModuleUnload(module_);
+    DeviceScope scope(info_.ordinal);
+    synchronize();  // a queued launch may still run the module's code
+    hp::api().hipModuleUnload(module);
   } catch (const Error&) {
     // The runtime is gone (process exit): the module went with it.
   }

@@ -11,6 +11,7 @@
 #include "backends/hip/hip_device.hpp"
 #include "codegen/c_family.hpp"
 #include "runtime/cache_key.hpp"
+#include "runtime/gpu/gpu_module.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -21,23 +22,8 @@
 namespace tack::backends::hip {
 using namespace tack::runtime;
 
-class Module {
- public:
-  Module(std::shared_ptr<Device> device, drivers::hip::hipModule_t module, drivers::hip::hipFunction_t function,
-         std::string entry);
-  ~Module();
-  Module(const Module&) = delete;
-  Module& operator=(const Module&) = delete;
-
-  drivers::hip::hipFunction_t function() const { return function_; }
-  const std::string& entry() const { return entry_; }
-
- private:
-  std::shared_ptr<Device> device_;
-  drivers::hip::hipModule_t module_;
-  drivers::hip::hipFunction_t function_;
-  std::string entry_;
-};
+// A loaded module and the one function Tack takes from it; Device::unload unloads it.
+using Module = GpuModule<Device, drivers::hip::hipModule_t, drivers::hip::hipFunction_t>;
 
 // The module for `key` (the text that decides the code): the cached code object when the disk cache has it
 // for this device's architecture, else generate()'s source compiled by hipRTC and stored. hipRTC's rejection

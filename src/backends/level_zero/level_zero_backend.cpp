@@ -21,8 +21,6 @@ namespace tack::backends::level_zero {
 using namespace tack::runtime;
 namespace {
 namespace ze = level_zero::driver;
-using level_zero::DeviceBuffer;
-using level_zero::Queue;
 
 GpuLimits level_zero_limits(const level_zero::DeviceInfo& d) {
   return {.backend = "level_zero",
@@ -61,7 +59,7 @@ class LevelZeroBackend final : public GpuBackendOf<level_zero::Module> {
     return std::make_unique<DeviceBuffer>(queue_, bytes);
   }
   std::uint64_t argument(const Buffer& b) const override {
-    return reinterpret_cast<std::uintptr_t>(static_cast<const DeviceBuffer&>(b).pointer());
+    return reinterpret_cast<std::uintptr_t>(static_cast<const DeviceBuffer&>(b).handle());
   }
   // The queue's launch lock also guards the pack buffers and each kernel's argument state: Level Zero takes the
   // backend-wide lock where CUDA takes a per-variant one.
@@ -69,7 +67,7 @@ class LevelZeroBackend final : public GpuBackendOf<level_zero::Module> {
   LastKernel* last_kernel() override { return &queue_->last_kernel(); }
   void enqueue(const level_zero::Module& m, const GpuDispatch& d) override {
     const ze::Api& api = ze::api();
-    const ze::ze_kernel_handle_t kernel = m.kernel();
+    const ze::ze_kernel_handle_t kernel = m.function();
     for (std::uint32_t i = 0; i < d.args.size(); ++i)
       ze::check(api.zeKernelSetArgumentValue(kernel, i, sizeof(std::uint64_t), d.args.pointers()[i]),
                 "zeKernelSetArgumentValue");

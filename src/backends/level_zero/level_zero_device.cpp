@@ -1,8 +1,8 @@
 // Choosing the driver, device and context, and the five device queries.
 #include "backends/level_zero/level_zero_device.hpp"
 
-#include "backends/level_zero/level_zero_driver.hpp"
 #include "backends/level_zero/level_zero_description.hpp"
+#include "backends/level_zero/level_zero_driver.hpp"
 #include "runtime/backend.hpp"
 
 #include <tack/error.hpp>

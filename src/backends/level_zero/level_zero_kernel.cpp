@@ -97,14 +97,10 @@ std::string native_binary(ze::ze_module_handle_t module) {
 
 }  // namespace
 
-Module::Module(std::shared_ptr<Queue> queue, ze::ze_module_handle_t module, ze::ze_kernel_handle_t kernel,
-               std::string entry)
-    : queue_(std::move(queue)), module_(module), kernel_(kernel), entry_(std::move(entry)) {}
-
-Module::~Module() {
+void Queue::unload(ze::ze_module_handle_t module, ze::ze_kernel_handle_t kernel) noexcept {
   if (ze::exiting()) return;
-  ze::api().zeKernelDestroy(kernel_);
-  ze::api().zeModuleDestroy(module_);
+  ze::api().zeKernelDestroy(kernel);
+  ze::api().zeModuleDestroy(module);
 }
 
 std::string encode_artifact(const Artifact& a) {
@@ -180,15 +176,16 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Queue>& queue, const 
     const codegen::CSource src = generate();
     // ocloc reads an in-memory source as a C string: compile_with_ocloc passes it null-terminated.
     const std::string spirv =
-        tack::backends::level_zero::compile_with_ocloc(src.text, queue->device().device_arg(), /*spirv_only=*/true).spirv;
+        tack::backends::level_zero::compile_with_ocloc(src.text, queue->device().device_arg(), /*spirv_only=*/true)
+            .spirv;
     g_ocloc.fetch_add(1, std::memory_order_relaxed);
     ze::ze_module_handle_t module = nullptr;
     std::string log;
     if (const ze::ze_result_t r = create_module(*queue, ze::ZE_MODULE_FORMAT_IL_SPIRV, spirv, &module, &log);
         r != ze::ZE_RESULT_SUCCESS)
       throw CompileError("level_zero: " + queue->device().name + " did not build the SPIR-V of " + what +
-                         " (zeModuleCreate: " + ze::error_text(r) + ", flags '" + tack::backends::level_zero::kOclocOptions +
-                         "'):\n" + log + "\n--- source ---\n" + src.text);
+                         " (zeModuleCreate: " + ze::error_text(r) + ", flags '" +
+                         tack::backends::level_zero::kOclocOptions + "'):\n" + log + "\n--- source ---\n" + src.text);
     std::string payload = caching ? encode_artifact({src.entry, spirv, native_binary(module)}) : std::string();
     return Built<std::unique_ptr<Module>>{finish(queue, module, src.entry), std::move(payload)};
   };

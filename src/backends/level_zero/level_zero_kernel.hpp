@@ -14,6 +14,7 @@
 #include "backends/level_zero/level_zero_queue.hpp"
 #include "codegen/c_family.hpp"
 #include "runtime/cache_key.hpp"
+#include "runtime/gpu/gpu_module.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -25,24 +26,8 @@
 namespace tack::backends::level_zero {
 using namespace tack::runtime;
 
-// A module and the one kernel Tack takes from it.
-class Module {
- public:
-  Module(std::shared_ptr<Queue> queue, drivers::ze::ze_module_handle_t module, drivers::ze::ze_kernel_handle_t kernel,
-         std::string entry);
-  ~Module();
-  Module(const Module&) = delete;
-  Module& operator=(const Module&) = delete;
-
-  drivers::ze::ze_kernel_handle_t kernel() const { return kernel_; }
-  const std::string& entry() const { return entry_; }
-
- private:
-  std::shared_ptr<Queue> queue_;  // its context outlives the module
-  drivers::ze::ze_module_handle_t module_;
-  drivers::ze::ze_kernel_handle_t kernel_;
-  std::string entry_;
-};
+// A module and the one kernel Tack takes from it; Queue::unload destroys them.
+using Module = GpuModule<Queue, drivers::ze::ze_module_handle_t, drivers::ze::ze_kernel_handle_t>;
 
 // A disk-cache entry: the kernel's name, its SPIR-V and the driver's native binary (may be empty).
 struct Artifact {

@@ -24,6 +24,7 @@
 #pragma once
 
 #include "backends/level_zero/level_zero_device.hpp"
+#include "runtime/backend.hpp"
 #include "runtime/wait_deadline.hpp"
 #include "runtime/wait_marker.hpp"
 
@@ -59,6 +60,15 @@ class Queue : public std::enable_shared_from_this<Queue> {
   void fill(void* dst, const void* pattern, std::size_t pattern_size, std::size_t bytes);
   // Waits (outside the lock) for everything queued before it, then copies.
   void read(void* dst, const void* src, std::size_t bytes);
+  // The same for a DeviceBuffer's allocation (level_zero_memory.cpp).
+  void write_buffer(void* ptr, std::size_t offset, const void* src, std::size_t bytes);
+  void read_buffer(void* ptr, std::size_t offset, void* dst, std::size_t bytes);
+  void fill_buffer(void* ptr, const void* element, std::size_t element_size, std::size_t count);
+  // Destroys a module's kernel and the module (level_zero_kernel.cpp), unless the driver is gone at exit.
+  void unload(drivers::ze::ze_module_handle_t module, drivers::ze::ze_kernel_handle_t kernel) noexcept;
+  NativeMemory native_memory(void* ptr, std::size_t bytes) const {
+    return {"level_zero", reinterpret_cast<std::uintptr_t>(ptr), bytes};
+  }
   // The kernel last queued, named when a wait runs past TACK_WAIT_TIMEOUT_S (the driver's own timeout).
   LastKernel& last_kernel() { return last_kernel_; }
   // Appends a launch and its barrier; the caller holds the launch lock and has set the kernel's arguments.

@@ -33,8 +33,6 @@
 namespace tack::backends::metal {
 using namespace tack::runtime;
 namespace {
-using metal::Encoding;
-using metal::MetalBuffer;
 
 constexpr std::size_t kGroup = static_cast<std::size_t>(codegen::kGpuGroupSize);
 // Threadgroups of a reduction at most: each lane strides over the rest, and Metal reports no core count to

@@ -20,7 +20,6 @@ namespace tack::backends::opencl {
 using namespace tack::runtime;
 namespace {
 namespace cl = opencl::driver;
-using opencl::DeviceBuffer;
 
 GpuLimits opencl_limits(const opencl::DeviceInfo& d) {
   // The global work size must fit the device's size_t (CL_DEVICE_ADDRESS_BITS) and the host's.
@@ -57,7 +56,7 @@ class OpenCLBackend final : public GpuBackendOf<opencl::Program> {
     return std::make_unique<DeviceBuffer>(queue_, bytes);
   }
   std::uint64_t argument(const Buffer& b) const override {
-    return reinterpret_cast<std::uintptr_t>(static_cast<const DeviceBuffer&>(b).mem());
+    return reinterpret_cast<std::uintptr_t>(static_cast<const DeviceBuffer&>(b).handle());
   }
   // clSetKernelArg on one cl_kernel is not thread-safe: the program's dispatch lock is held.
   void enqueue(const opencl::Program& p, const GpuDispatch& d) override {

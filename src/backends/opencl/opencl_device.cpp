@@ -2,8 +2,8 @@
 // reports mean for Tack (capabilities, the OpenCL C version to compile for).
 #include "backends/opencl/opencl_device.hpp"
 
-#include "backends/opencl/opencl_driver.hpp"
 #include "backends/opencl/opencl_description.hpp"
+#include "backends/opencl/opencl_driver.hpp"
 #include "runtime/backend.hpp"
 #include "support/env.hpp"
 

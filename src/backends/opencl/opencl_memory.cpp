@@ -6,26 +6,20 @@
 
 namespace tack::backends::opencl {
 using namespace tack::runtime;
+namespace cl = opencl::driver;
 
-DeviceBuffer::DeviceBuffer(std::shared_ptr<Queue> queue, std::size_t bytes)
-    : Buffer(bytes), queue_(std::move(queue)), mem_(queue_->create_buffer(bytes)) {}
+void Queue::free(cl::cl_mem mem) noexcept { cl::api().clReleaseMemObject(mem); }
 
-DeviceBuffer::~DeviceBuffer() { opencl::driver::api().clReleaseMemObject(mem_); }
-
-void DeviceBuffer::write(std::size_t offset, const void* src, std::size_t bytes) {
-  TACK_CHECK(offset <= this->bytes() && bytes <= this->bytes() - offset);
-  queue_->write(mem_, offset, src, bytes);
+void Queue::write_buffer(cl::cl_mem mem, std::size_t offset, const void* src, std::size_t bytes) {
+  write(mem, offset, src, bytes);
 }
 
-void DeviceBuffer::read(std::size_t offset, void* dst, std::size_t bytes) {
-  TACK_CHECK(offset <= this->bytes() && bytes <= this->bytes() - offset);
-  queue_->read(mem_, offset, dst, bytes);
+void Queue::read_buffer(cl::cl_mem mem, std::size_t offset, void* dst, std::size_t bytes) {
+  read(mem, offset, dst, bytes);
 }
 
-void DeviceBuffer::fill(const void* element, std::size_t element_size, std::size_t count) {
-  TACK_CHECK(count * element_size <= bytes());
-  // Element sizes are 1, 2, 4 or 8 bytes: valid fill patterns.
-  queue_->fill(mem_, element, element_size, 0, count * element_size);
+void Queue::fill_buffer(cl::cl_mem mem, const void* element, std::size_t element_size, std::size_t count) {
+  fill(mem, element, element_size, 0, count * element_size);  // 1, 2, 4 or 8 bytes: valid fill patterns
 }
 
 }  // namespace tack::backends::opencl

@@ -39,7 +39,7 @@ Queue::~Queue() {
   api.clReleaseContext(context_);
 }
 
-cl::cl_mem Queue::create_buffer(std::size_t bytes) {
+cl::cl_mem Queue::allocate(std::size_t bytes) {
   cl::cl_int err = cl::CL_SUCCESS;
   // Whole 32-bit words: an 8- or 16-bit atomic updates the word that contains its element.
   const std::size_t words = (bytes + 3) / 4;

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "backends/opencl/opencl_device.hpp"
+#include "runtime/backend.hpp"
 #include "runtime/wait_deadline.hpp"
 #include "runtime/wait_marker.hpp"
 
@@ -47,12 +48,22 @@ class Queue {
   drivers::cl::cl_context context() const { return context_; }
 
   // A read-write buffer of at least one byte (OpenCL has no empty buffers).
-  drivers::cl::cl_mem create_buffer(std::size_t bytes);
+  drivers::cl::cl_mem allocate(std::size_t bytes);
+  // Released once the commands queued on it have completed (OpenCL keeps a buffer alive for the commands
+  // that use it).
+  void free(drivers::cl::cl_mem mem) noexcept;
   void write(drivers::cl::cl_mem mem, std::size_t offset, const void* src, std::size_t bytes);
   void fill(drivers::cl::cl_mem mem, const void* pattern, std::size_t pattern_size, std::size_t offset,
             std::size_t bytes);
   // Waits for everything queued before it, then copies.
   void read(drivers::cl::cl_mem mem, std::size_t offset, void* dst, std::size_t bytes);
+  // A DeviceBuffer's operations (opencl_memory.cpp).
+  void write_buffer(drivers::cl::cl_mem mem, std::size_t offset, const void* src, std::size_t bytes);
+  void read_buffer(drivers::cl::cl_mem mem, std::size_t offset, void* dst, std::size_t bytes);
+  void fill_buffer(drivers::cl::cl_mem mem, const void* element, std::size_t element_size, std::size_t count);
+  NativeMemory native_memory(drivers::cl::cl_mem mem, std::size_t bytes) const {
+    return {"opencl", reinterpret_cast<std::uintptr_t>(mem), bytes};
+  }
   // Enqueues a 1-D range of `global` work-items in groups of `local`; `name`
   // (which must outlive the queue: a variant's) is remembered for a wait's timeout.
   void launch(drivers::cl::cl_kernel kernel, std::size_t global, std::size_t local, const char* what,

@@ -1,0 +1,62 @@
+// The device memory of a queued GPU backend (hip, level_zero, opencl): a
+// Buffer over one allocation of its owner, the device or queue whose one
+// stream orders every use of it, so writes and fills are queued and return,
+// and reads wait (reference: "How each backend queues and waits"). The owner
+// supplies the operations, which differ by API: allocate, free, write_buffer,
+// read_buffer, fill_buffer and native_memory over its handle. CUDA's buffers
+// are not of this kind: they also move between the pool and exportable memory.
+#pragma once
+
+#include "ir/check.hpp"
+#include "runtime/backend.hpp"
+
+#include <tack/error.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+
+namespace tack::runtime {
+
+template <class Owner, class Handle>
+class DeviceBufferOf final : public Buffer {
+ public:
+  DeviceBufferOf(std::shared_ptr<Owner> owner, std::size_t bytes)
+      : Buffer(bytes), owner_(std::move(owner)), handle_(owner_->allocate(bytes)) {}
+  // The owner frees it after the work queued on it (each API's deferred free, or a wait).
+  ~DeviceBufferOf() override { owner_->free(handle_); }
+
+  void write(std::size_t offset, const void* src, std::size_t bytes) override {
+    TACK_CHECK(offset <= this->bytes() && bytes <= this->bytes() - offset);
+    if (bytes) owner_->write_buffer(handle_, offset, src, bytes);
+  }
+  void read(std::size_t offset, void* dst, std::size_t bytes) override {
+    TACK_CHECK(offset <= this->bytes() && bytes <= this->bytes() - offset);
+    if (bytes) owner_->read_buffer(handle_, offset, dst, bytes);
+  }
+  // Element sizes are 1, 2, 4 or 8 bytes.
+  void fill(const void* element, std::size_t element_size, std::size_t count) override {
+    TACK_CHECK(count * element_size <= bytes());
+    if (count) owner_->fill_buffer(handle_, element, element_size, count);
+  }
+  NativeMemory native() const override { return owner_->native_memory(handle_, bytes()); }
+
+  const Handle& handle() const { return handle_; }
+  const std::shared_ptr<Owner>& owner() const { return owner_; }
+
+ private:
+  std::shared_ptr<Owner> owner_;  // the owner (and its queue) outlives its buffers
+  Handle handle_;
+};
+
+// The buffer of `array` when it lives on `backend`'s device, else InvalidArgument naming `backend`.
+template <class DeviceBuffer>
+const DeviceBuffer& device_buffer_of(const ArrayStorage& array, const char* backend) {
+  const auto* buffer = dynamic_cast<const DeviceBuffer*>(array.buffer.get());
+  if (!buffer)
+    throw InvalidArgument(std::string("device_pointer: the array does not live on a ") + backend + " device");
+  return *buffer;
+}
+
+}  // namespace tack::runtime
