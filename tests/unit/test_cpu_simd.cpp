@@ -12,7 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -172,6 +177,40 @@ TEST(CpuSimd, InspectSaysWhichPathAndWidth) {
   } else {
     EXPECT_EQ(simd.rfind("; SIMD path: gangs of ", 0), 0u) << simd.substr(0, 200);
     EXPECT_NE(simd.find("<"), std::string::npos);  // vector types in the IR
+  }
+}
+
+// The SIMD path's transcendentals call libmvec's variant for the gang's width, and its results stay within
+// the 4 ulp docs/semantics.md states of the scalar path's libm (the conformance suite checks them against
+// the host's libm too).
+TEST(CpuSimd, TranscendentalsCallLibmvecWithinItsBound) {
+  const char* env = std::getenv("TACK_CPU_SIMD");
+  if (env && std::string(env) == "0") GTEST_SKIP() << "TACK_CPU_SIMD=0 runs the scalar path, which calls libm";
+  void* libmvec = dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (!libmvec || !dlsym(libmvec, "_ZGVbN4vv_atan2f"))
+    GTEST_SKIP() << "no libmvec of glibc 2.35 or later here: transcendentals call libm per lane";
+  auto waves = tack::kernel("simd_waves", [](Array out, Array x) {
+    parallel_for(out.size(), [&](Index i) { out[i] = sin(x[i]) * exp(x[i] * 0.25f) + pow(x[i], 1.5f); });
+  });
+  const tack::ArraySpec f32{DType::F32, 1};
+  const std::string source = tack::inspect(waves, "cpu", f32, f32).source;
+  for (const char* fn : {"v_sinf(", "v_expf(", "vv_powf("})
+    EXPECT_NE(source.find(fn), std::string::npos) << fn << " is not called:\n" << source.substr(0, 2000);
+  EXPECT_EQ(source.find("@sinf("), std::string::npos) << "sin is still called per lane";
+
+  std::vector<float> xs(1000);
+  for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = 0.013f * static_cast<float>(i) + 0.001f;
+  tack::Device cpu = tack::device("cpu");
+  tack::Array x = cpu.from_host(xs);
+  tack::Array out = cpu.zeros(DType::F32, {xs.size()});
+  waves(out, x);
+  const std::vector<float> got = out.to_host<float>();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const float v = xs[i];
+    // Each function within 4 ulp makes the sum within a few ulp of its magnitude: 16 ulp of the largest term.
+    const float want = std::sin(v) * std::exp(v * 0.25f) + std::pow(v, 1.5f);
+    const float scale = std::max(std::fabs(std::sin(v) * std::exp(v * 0.25f)), std::pow(v, 1.5f));
+    EXPECT_NEAR(got[i], want, 16 * std::numeric_limits<float>::epsilon() * scale) << "x = " << v;
   }
 }
 

@@ -17,12 +17,14 @@ namespace tack::backends::cpu {
 struct CodegenOptions {
   bool noalias = false;  // the call's arrays are proven disjoint
   bool simd = true;      // SIMD gangs where the kernel allows (TACK_CPU_SIMD)
+  // The process has loaded glibc's libmvec: the SIMD path's transcendentals call it (x86-64).
+  bool vector_math = false;
 };
 
 class Compiler {
  public:
   // Bumped whenever this interface changes: a plugin of another version is refused.
-  static constexpr std::uint32_t kInterfaceVersion = 2;
+  static constexpr std::uint32_t kInterfaceVersion = 3;
 
   virtual ~Compiler() = default;
   // Generates, optimizes at O3 and emits relocatable object code (PIC, small

@@ -14,12 +14,14 @@
 #include "codegen/pack_layout.hpp"
 #include "ir/printer.hpp"
 #include "passes/pipeline.hpp"
-#include "runtime/load_or_build.hpp"
 #include "runtime/host_buffer.hpp"
+#include "runtime/load_or_build.hpp"
 #include "runtime/warnings.hpp"
 #include "support/env.hpp"
 
 #include <tack/error.hpp>
+
+#include <dlfcn.h>
 
 #include <array>
 #include <chrono>
@@ -51,6 +53,27 @@ struct ChunkContext {
 
 // TACK_CPU_SIMD, read at each compile (tests switch it between kernels).
 bool simd_enabled() { return support::env_flag("TACK_CPU_SIMD"); }
+
+// glibc's vector math library, loaded once into the process's global namespace, so that the JIT and the
+// object loader (which look symbols up there) find its functions; false where it is missing or older than
+// glibc 2.35, which added most of the functions Tack calls (atan2 stands for them).
+bool vector_math_loaded() {
+#if defined(__linux__) && defined(__x86_64__)
+  static const bool loaded = [] {
+    void* library = dlopen("libmvec.so.1", RTLD_NOW | RTLD_GLOBAL);
+    return library && dlsym(library, "_ZGVbN4vv_atan2f");
+  }();
+  return loaded;
+#else
+  return false;
+#endif
+}
+
+// The options a compile of this call uses (the SIMD path's, where TACK_CPU_SIMD leaves it on).
+cpu::CodegenOptions codegen_options(bool noalias) {
+  const bool simd = simd_enabled();
+  return cpu::CodegenOptions{.noalias = noalias, .simd = simd, .vector_math = simd && vector_math_loaded()};
+}
 
 void run_chunk(void* context, std::int64_t begin, std::int64_t end) {
   auto* c = static_cast<const ChunkContext*>(context);
@@ -100,13 +123,14 @@ class CpuBackend final : public Backend {
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel& optimized, const VariantKey& key) override {
     // Lowering also refuses barriers in divergent control flow, so it runs before the cache is asked.
     const ir::Kernel typed = lowered(optimized);
-    const cpu::CodegenOptions options{(key.signature.flags & kSignatureNoalias) != 0, simd_enabled()};
+    const cpu::CodegenOptions options = codegen_options((key.signature.flags & kSignatureNoalias) != 0);
     auto v = std::make_unique<CpuVariant>();
     v->layout = codegen::pack_layout(typed);
     if (v->layout.slots > kMaxPackSlots) throw InvalidArgument("kernel '" + typed.name + "' has too many arguments");
     // The typed, optimized (and for workgroups lowered) IR decides the code; its text is the key, with the target.
     auto make_key = [&, code = ir::to_string(typed)] {
-      std::string flags = std::string(options.noalias ? "noalias" : "") + (options.simd ? " simd" : "");
+      std::string flags = std::string(options.noalias ? "noalias" : "") + (options.simd ? " simd" : "") +
+                          (options.vector_math ? " libmvec" : "");
       return std::optional<CacheKey>(CacheKey{kCpuCacheFormat, "llvm", "", jit().target_id(), flags, code});
     };
     CompileReport& report = v->report;
@@ -145,9 +169,7 @@ class CpuBackend final : public Backend {
     cpu::global_pool(threads_).run(count, 1, fn, context);
   }
 
-  std::string source(const ir::Kernel& typed) override {
-    return jit().ir_text(lowered(typed), cpu::CodegenOptions{true, simd_enabled()});
-  }
+  std::string source(const ir::Kernel& typed) override { return jit().ir_text(lowered(typed), codegen_options(true)); }
 
   void launch(const Launch& l) override {
     const auto& v = static_cast<const CpuVariant&>(*l.variant);

@@ -85,7 +85,7 @@ Value* KernelEmitter::compute(const ir::Expr& e) {
           contract = contract_.count(n->args[0].get()) != 0 || contract_.count(n->args[1].get()) != 0;
         }
       }
-      return emit_op(b_, n->op, t, args, contract);
+      return emit_op(b_, n->op, t, args, contract, math_);
     }
     case ir::ExprKind::Select: {
       const auto* n = e.as<ir::Select>();

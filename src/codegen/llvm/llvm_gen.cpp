@@ -71,7 +71,8 @@ std::vector<llvm::Type*> kernel_param_types(const ir::Kernel& k, llvm::LLVMConte
 
 }  // namespace
 
-LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias, unsigned lanes) {
+LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias, unsigned lanes,
+                         const VectorMath& math) {
   TACK_CHECK(typed.typed && typed.body);
   // Workgroup kernels come lowered (one launch iteration per group, no collectives left).
   TACK_CHECK(typed.launch == ir::LaunchKind::Parallel || typed.dims.size() == 1);
@@ -108,7 +109,7 @@ LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bo
     }
   }
 
-  detail::KernelEmitter(typed, m, fn, lanes).emit();
+  detail::KernelEmitter(typed, m, fn, lanes, math).emit();
   detail::emit_chunk(typed, m, fn, out.chunk_symbol);
 
 #ifndef NDEBUG

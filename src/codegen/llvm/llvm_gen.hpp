@@ -2,6 +2,7 @@
 // here, so only the files that build modules pay for LLVM's headers.
 #pragma once
 
+#include "codegen/llvm/vector_math.hpp"
 #include "codegen/pack_layout.hpp"
 #include "ir/ir.hpp"
 
@@ -27,6 +28,7 @@ struct LlvmModule {
 // pointers are marked noalias (the call's arrays are proven disjoint). `lanes`
 // > 0 runs a Parallel kernel's work-items in SIMD gangs of that many
 // (analysis::plan_simd chooses it); 0 runs them one at a time.
-LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias, unsigned lanes = 0);
+LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias, unsigned lanes = 0,
+                         const VectorMath& math = {});
 
 }  // namespace tack::codegen

@@ -18,8 +18,9 @@ namespace tack::codegen::detail {
 using llvm::BasicBlock;
 using llvm::Value;
 
-KernelEmitter::KernelEmitter(const ir::Kernel& k, llvm::Module& m, llvm::Function* fn, unsigned gang)
-    : k_(k), c_(m.getContext()), fn_(fn), b_(m.getContext()), gang_(gang) {
+KernelEmitter::KernelEmitter(const ir::Kernel& k, llvm::Module& m, llvm::Function* fn, unsigned gang,
+                             const codegen::VectorMath& math)
+    : k_(k), c_(m.getContext()), fn_(fn), b_(m.getContext()), gang_(gang), math_(math) {
   if (!gang_) return;
   TACK_CHECK(k.launch == ir::LaunchKind::Parallel);
   lanes_ = std::make_unique<analysis::LaneUniformity>(k);

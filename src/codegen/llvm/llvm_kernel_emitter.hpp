@@ -5,6 +5,7 @@
 #pragma once
 
 #include "analysis/lane_uniformity.hpp"
+#include "codegen/llvm/vector_math.hpp"
 #include "ir/ir.hpp"
 
 #include <llvm/IR/IRBuilder.h>
@@ -33,7 +34,9 @@ class KernelEmitter {
  public:
   // `gang` > 0 runs the parallel loop `gang` work-items at a time, one per SIMD
   // lane (llvm_gang_*.cpp); 0 runs one work-item per iteration.
-  KernelEmitter(const ir::Kernel& k, llvm::Module& m, llvm::Function* fn, unsigned gang = 0);
+  // Transcendentals of vectors go to `math` (llvm_ops.hpp).
+  KernelEmitter(const ir::Kernel& k, llvm::Module& m, llvm::Function* fn, unsigned gang = 0,
+                const codegen::VectorMath& math = {});
 
   // The whole body: parameters bound, shared arrays allocated, then the launch loop around the IR's body.
   void emit();
@@ -131,6 +134,7 @@ class KernelEmitter {
   std::unordered_set<const ir::ExprNode*> contract_;
   // The SIMD path.
   unsigned gang_ = 0;
+  codegen::VectorMath math_;
   std::unique_ptr<analysis::LaneUniformity> lanes_;
   llvm::AllocaInst* exec_ = nullptr;              // <gang x i1>: the lanes running now
   std::unordered_map<int, ir::Expr> let_values_;  // for lane_stride

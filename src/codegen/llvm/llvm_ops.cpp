@@ -165,15 +165,39 @@ const char* libm_name(ir::OpCode op) {
   }
 }
 
-// The C library's function, called once per lane for vector operands, so the
-// SIMD path's results are the scalar path's bit for bit.
-Value* call_libm(llvm::IRBuilderBase& b, const char* base, DType t, Value* const* x, int n) {
+// libmvec's name of `base` for vectors of vt ("_ZGVeN16v_sinf": ISA, lanes, one
+// 'v' per vector operand, the scalar name), or "" where `math` has no variant of
+// that width.
+std::string libmvec_name(const codegen::VectorMath& math, const char* base, DType t, llvm::FixedVectorType* vt, int n) {
+  const unsigned bits = vt->getNumElements() * static_cast<unsigned>(dtype_bits(t));
+  const char isa = bits == 128 ? math.isa_128 : bits == 256 ? math.isa_256 : bits == 512 ? math.isa_512 : 0;
+  if (!isa) return "";
+  return std::string("_ZGV") + isa + "N" + std::to_string(vt->getNumElements()) + std::string(n, 'v') + "_" + base +
+         (t == DType::F32 ? "f" : "");
+}
+
+// The C library's function: for vector operands libmvec's variant where `math`
+// has one, else called once per lane, so the results are the scalar path's
+// bit for bit.
+Value* call_libm(llvm::IRBuilderBase& b, const char* base, DType t, Value* const* x, int n,
+                 const codegen::VectorMath& math) {
   if (auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(x[0]->getType())) {
+    const std::string vector_name = libmvec_name(math, base, t, vt, n);
+    if (!vector_name.empty()) {
+      llvm::SmallVector<llvm::Type*, 2> params(static_cast<unsigned>(n), vt);
+      llvm::FunctionCallee f =
+          module_of(b).getOrInsertFunction(vector_name, llvm::FunctionType::get(vt, params, false));
+      if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+        fn->setDoesNotThrow();
+        fn->setDoesNotAccessMemory();
+      }
+      return b.CreateCall(f, llvm::ArrayRef<Value*>(x, static_cast<std::size_t>(n)));
+    }
     Value* out = llvm::PoisonValue::get(vt);
     for (unsigned lane = 0; lane < vt->getNumElements(); ++lane) {
       Value* scalars[3] = {};
       for (int i = 0; i < n; ++i) scalars[i] = b.CreateExtractElement(x[i], lane);
-      out = b.CreateInsertElement(out, call_libm(b, base, t, scalars, n), lane);
+      out = b.CreateInsertElement(out, call_libm(b, base, t, scalars, n, math), lane);
     }
     return out;
   }
@@ -196,7 +220,8 @@ Value* with_contract(Value* v, bool contract) {
   return v;
 }
 
-Value* float_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, Value* const* x, bool contract) {
+Value* float_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, Value* const* x, bool contract,
+                const codegen::VectorMath& math) {
   using ir::OpCode;
   using llvm::Intrinsic::ID;
   Value* a = x[0];
@@ -242,7 +267,7 @@ Value* float_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, Value* const* x,
     case OpCode::IsInf: return b.CreateFCmpOEQ(unary(llvm::Intrinsic::fabs), llvm::ConstantFP::getInfinity(ty));
     default: break;
   }
-  if (const char* name = libm_name(op)) return call_libm(b, name, t, x, op_arity(op));
+  if (const char* name = libm_name(op)) return call_libm(b, name, t, x, op_arity(op), math);
   std::string what = std::string("emit_op: '") + op_name(op) + "' is not defined on " + std::string(dtype_name(t));
   ::tack::detail::internal_error(__FILE__, __LINE__, what.c_str());
 }
@@ -309,9 +334,10 @@ Value* emit_const(llvm::IRBuilderBase& b, DType t, ir::Bits bits) {
   }
 }
 
-Value* emit_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, Value* const* args, bool contract) {
+Value* emit_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, Value* const* args, bool contract,
+               const codegen::VectorMath& math) {
   if (t == DType::Bool) return bool_op(b, op, args);
-  if (is_float(t)) return float_op(b, op, t, args, contract);
+  if (is_float(t)) return float_op(b, op, t, args, contract, math);
   return int_op(b, op, t, args);
 }
 

@@ -4,6 +4,8 @@
 // this header stays free of LLVM's headers.
 #pragma once
 
+#include "codegen/llvm/vector_math.hpp"
+
 #include "ir/ir.hpp"
 #include "ir/scalar_ops.hpp"
 
@@ -30,7 +32,9 @@ llvm::Value* emit_const(llvm::IRBuilderBase& b, DType t, ir::Bits bits);
 // ir::eval_op computes it, with no undefined behaviour and no poison. With
 // `contract`, an f32/f64 Mul, Add or Sub carries the `contract` fast-math flag
 // (the only flag ever emitted); the caller decides when that is allowed.
-llvm::Value* emit_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, llvm::Value* const* args, bool contract);
+// Transcendentals of vectors go to `math`.
+llvm::Value* emit_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, llvm::Value* const* args, bool contract,
+                     const codegen::VectorMath& math = {});
 
 // A conversion as ir::eval_cast computes it.
 llvm::Value* emit_cast(llvm::IRBuilderBase& b, DType from, DType to, llvm::Value* v);

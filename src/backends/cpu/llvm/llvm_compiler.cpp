@@ -153,7 +153,7 @@ class LlvmCompiler final : public Compiler {
     };
     llvm::LLVMContext context;
     const analysis::SimdPlan plan = simd_plan(typed, options);
-    codegen::LlvmModule gen = codegen::generate_llvm(typed, context, options.noalias, plan.lanes);
+    codegen::LlvmModule gen = codegen::generate_llvm(typed, context, options.noalias, plan.lanes, vector_math(options));
     llvm::Module& m = *gen.module;
     std::string verify_errors;
     llvm::raw_string_ostream verify_os(verify_errors);
@@ -187,7 +187,7 @@ class LlvmCompiler final : public Compiler {
   std::string ir_text(const ir::Kernel& typed, const CodegenOptions& options) override {
     llvm::LLVMContext context;
     const analysis::SimdPlan plan = simd_plan(typed, options);
-    codegen::LlvmModule gen = codegen::generate_llvm(typed, context, options.noalias, plan.lanes);
+    codegen::LlvmModule gen = codegen::generate_llvm(typed, context, options.noalias, plan.lanes, vector_math(options));
     std::string text = "; " + plan.why + "\n";
     llvm::raw_string_ostream os(text);
     gen.module->print(os, nullptr);
@@ -210,6 +210,24 @@ class LlvmCompiler final : public Compiler {
 
   analysis::SimdPlan simd_plan(const ir::Kernel& typed, const CodegenOptions& options) {
     return analysis::plan_simd(typed, vector_bits(state_.host().getFeatures()), options.simd);
+  }
+
+  // libmvec's variants the host can run, where the backend loaded it (x86-64 only: its names are the x86
+  // vector ABI's).
+  codegen::VectorMath vector_math(const CodegenOptions& options) {
+    codegen::VectorMath math;
+    llvm::orc::JITTargetMachineBuilder& host = state_.host();
+    if (!options.vector_math || host.getTargetTriple().getArch() != llvm::Triple::x86_64) return math;
+    const llvm::SubtargetFeatures& features = host.getFeatures();
+    auto has = [&](const char* f) {
+      for (const std::string& g : features.getFeatures())
+        if (g == f) return true;
+      return false;
+    };
+    math.isa_128 = 'b';
+    math.isa_256 = has("+avx2") ? 'd' : has("+avx") ? 'c' : 0;
+    math.isa_512 = has("+avx512f") ? 'e' : 0;
+    return math;
   }
 
   std::string host_target() override {
