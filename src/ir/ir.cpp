@@ -32,6 +32,28 @@ int op_arity(OpCode op) { return kOps[static_cast<int>(op)].arity; }
 const char* op_name(OpCode op) { return kOps[static_cast<int>(op)].name; }
 OpCategory op_category(OpCode op) { return kOps[static_cast<int>(op)].category; }
 
+bool is_transcendental(OpCode op) {
+  switch (op) {
+    case OpCode::Exp:
+    case OpCode::Exp2:
+    case OpCode::Log:
+    case OpCode::Log2:
+    case OpCode::Log10:
+    case OpCode::Sin:
+    case OpCode::Cos:
+    case OpCode::Tan:
+    case OpCode::Asin:
+    case OpCode::Acos:
+    case OpCode::Atan:
+    case OpCode::Sinh:
+    case OpCode::Cosh:
+    case OpCode::Tanh:
+    case OpCode::Atan2:
+    case OpCode::Pow: return true;
+    default: return false;
+  }
+}
+
 const char* atomic_name(AtomicOp op) {
   static const char* names[] = {"add", "sub", "min", "max", "and", "or", "xor", "exchange", "cas"};
   return names[static_cast<int>(op)];

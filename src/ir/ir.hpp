@@ -40,6 +40,8 @@ enum class OpCategory : std::uint8_t { Arith, Bits, Shift, Compare, Logic, Signe
 int op_arity(OpCode op);
 const char* op_name(OpCode op);
 OpCategory op_category(OpCode op);
+// exp, log, sin, pow, ...: what each backend computes with its math library, within a few ulp (DESIGN §4).
+bool is_transcendental(OpCode op);
 
 // Unknown: not yet inferred. Weak: a C++ literal (or an expression of literals)
 // that adapts to the other operand; dtype is the literal's own C++ type.

@@ -13,6 +13,7 @@
 #include "backends/cpu/thread_pool.hpp"
 #include "codegen/pack_layout.hpp"
 #include "ir/printer.hpp"
+#include "ir/visitor.hpp"
 #include "passes/pipeline.hpp"
 #include "runtime/host_buffer.hpp"
 #include "runtime/load_or_build.hpp"
@@ -56,7 +57,8 @@ bool simd_enabled() { return support::env_flag("TACK_CPU_SIMD"); }
 
 // glibc's vector math library, loaded once into the process's global namespace, so that the JIT and the
 // object loader (which look symbols up there) find its functions; false where it is missing or older than
-// glibc 2.35, which added most of the functions Tack calls (atan2 stands for them).
+// glibc 2.35, which added most of the functions Tack calls (atan2 stands for them). Loading it takes about
+// 0.15 ms, so only a kernel that calls one asks.
 bool vector_math_loaded() {
 #if defined(__linux__) && defined(__x86_64__)
   static const bool loaded = [] {
@@ -69,10 +71,24 @@ bool vector_math_loaded() {
 #endif
 }
 
-// The options a compile of this call uses (the SIMD path's, where TACK_CPU_SIMD leaves it on).
-cpu::CodegenOptions codegen_options(bool noalias) {
+bool calls_transcendentals(const ir::Kernel& typed) {
+  struct Finder final : ir::IRVisitor {
+    bool found = false;
+    using ir::IRVisitor::visit;
+    void visit(const ir::Op* node) override {
+      found = found || ir::is_transcendental(node->op);
+      if (!found) ir::IRVisitor::visit(node);
+    }
+  } finder;
+  finder.visit(typed.body);
+  return finder.found;
+}
+
+// The options a compile of `typed` uses (the SIMD path's, where TACK_CPU_SIMD leaves it on).
+cpu::CodegenOptions codegen_options(const ir::Kernel& typed, bool noalias) {
   const bool simd = simd_enabled();
-  return cpu::CodegenOptions{.noalias = noalias, .simd = simd, .vector_math = simd && vector_math_loaded()};
+  const bool vector_math = simd && calls_transcendentals(typed) && vector_math_loaded();
+  return cpu::CodegenOptions{.noalias = noalias, .simd = simd, .vector_math = vector_math};
 }
 
 void run_chunk(void* context, std::int64_t begin, std::int64_t end) {
@@ -123,7 +139,7 @@ class CpuBackend final : public Backend {
   std::unique_ptr<CompiledVariant> compile(const ir::Kernel& optimized, const VariantKey& key) override {
     // Lowering also refuses barriers in divergent control flow, so it runs before the cache is asked.
     const ir::Kernel typed = lowered(optimized);
-    const cpu::CodegenOptions options = codegen_options((key.signature.flags & kSignatureNoalias) != 0);
+    const cpu::CodegenOptions options = codegen_options(typed, (key.signature.flags & kSignatureNoalias) != 0);
     auto v = std::make_unique<CpuVariant>();
     v->layout = codegen::pack_layout(typed);
     if (v->layout.slots > kMaxPackSlots) throw InvalidArgument("kernel '" + typed.name + "' has too many arguments");
@@ -169,7 +185,10 @@ class CpuBackend final : public Backend {
     cpu::global_pool(threads_).run(count, 1, fn, context);
   }
 
-  std::string source(const ir::Kernel& typed) override { return jit().ir_text(lowered(typed), codegen_options(true)); }
+  std::string source(const ir::Kernel& typed) override {
+    const ir::Kernel lowered_kernel = lowered(typed);
+    return jit().ir_text(lowered_kernel, codegen_options(lowered_kernel, true));
+  }
 
   void launch(const Launch& l) override {
     const auto& v = static_cast<const CpuVariant&>(*l.variant);
