@@ -416,8 +416,13 @@ TEST_F(CudaRuntime, SumRunsOnTheDevice) {
   compile_or_skip([&] { s = x.sum<float>(); });
   ASSERT_EQ(fake_cuda_launch_count(), 1) << "one reduction launch";
   const FakeCudaLaunch l = launches()[0];
+  // Launched as any kernel (runtime/array_reduction_kernel): x, the result, the scalar pack, then __n__, the
+  // groups: ceil(5000 / 256), below the cap of 32 per multiprocessor.
+  ASSERT_EQ(l.param_count, 4);
   EXPECT_EQ(param_u64(l, 0), tack::backends::cuda::device_pointer(x));
-  EXPECT_EQ(static_cast<std::int64_t>(param_u64(l, 2)), 5000);
+  EXPECT_EQ(param_u64(l, 3), 20u) << "__n__: the groups";
+  // The fake's memory is the host's: the pack holds x's element count, 64-bit.
+  EXPECT_EQ(reinterpret_cast<const std::int64_t*>(param_u64(l, 2))[0], 5000);
   EXPECT_GT(find_entry("dtoh", l.log_index), l.log_index) << "the result is read after the launch";
   EXPECT_EQ(s, 0.0f) << "the fake runs nothing: the result buffer keeps the identity";
 }
