@@ -427,6 +427,27 @@ TEST_F(CudaRuntime, SumRunsOnTheDevice) {
   EXPECT_EQ(s, 0.0f) << "the fake runs nothing: the result buffer keeps the identity";
 }
 
+TEST_F(CudaRuntime, SumOfAProgramWithoutBlocksOf256RunsOnTheHost) {
+  // A program that runs fewer than 256 threads per block (too many registers) cannot run the reduction's tree:
+  // the host reduces (the fake's memory is the host's, so the sum is real), and later reductions do not try again.
+  fake_cuda_set_function_max_threads(128);
+  tack::Array x = dev_.from_host(std::vector<float>(5000, 1.0f));
+  float s = -1;
+  compile_or_skip([&] { s = x.sum<float>(); });
+  EXPECT_EQ(s, 5000.0f);
+  EXPECT_EQ(fake_cuda_launch_count(), 0);
+  const int loads = fake_cuda_count("cuModuleLoadDataEx");
+  EXPECT_GE(loads, 1) << "the program was built and its block limit read";
+  EXPECT_EQ(x.sum<float>(), 5000.0f);
+  EXPECT_EQ(fake_cuda_count("cuModuleLoadDataEx"), loads) << "declined once, not built again";
+  // A workgroup kernel of the user's on the same device is still refused by name.
+  auto block = tack::kernel("cuda_block_of_256", [](Array y) {
+    workgroup_for(1, [&](Group g) { y[g.local_id()] = 1.0f; });
+  });
+  tack::Array y = dev_.zeros(tack::DType::F32, {256});
+  EXPECT_THROW(block(y), tack::BackendError);
+}
+
 TEST_F(CudaRuntime, TeardownWithQueuedWorkIsClean) {
   std::thread([&] {
     const int refs = fake_cuda_primary_refcount(0);
