@@ -27,8 +27,8 @@ bool DeviceReductions::run(const ArrayStorage& array, ReduceOp op, std::uint64_t
   // A device without groups of 256 (or f32 atomics) leaves the reduction to the host.
   if (declined || !caps.supports_workgroups || !caps.supports_atomic(DType::F32)) return false;
   // One dimension whatever the array's shape, so every shape shares one variant.
-  auto flat = std::make_shared<ArrayStorage>(
-      ArrayStorage{array.backend, array.buffer, DType::F32, {array.size}, array.size});
+  auto flat =
+      std::make_shared<ArrayStorage>(ArrayStorage{array.backend, array.buffer, DType::F32, {array.size}, array.size});
   const std::uint32_t identity = reduction_identity_bits(op);
   auto result = std::make_shared<ArrayStorage>(
       ArrayStorage{array.backend, array.backend->allocate(sizeof identity, false), DType::F32, {1}, 1});

@@ -86,8 +86,8 @@ bool collect_corpus(std::vector<tack::ir::Kernel>* kernels) {
 // The device reductions' kernels (runtime/array_reduction_kernel), typed as Array::sum/min/max launches them.
 void add_reduction_kernels(std::vector<tack::ir::Kernel>* kernels) {
   tack::runtime::set_specialize_observer([&](const tack::ir::Kernel& k) { kernels->push_back(k); });
-  for (tack::runtime::ReduceOp op : {tack::runtime::ReduceOp::Sum, tack::runtime::ReduceOp::Min,
-                                     tack::runtime::ReduceOp::Max})
+  for (tack::runtime::ReduceOp op :
+       {tack::runtime::ReduceOp::Sum, tack::runtime::ReduceOp::Min, tack::runtime::ReduceOp::Max})
     tack::inspect(tack::runtime::array_reduction_kernel(op), "interp", tack::ArraySpec{tack::DType::F32, 1},
                   tack::ArraySpec{tack::DType::F32, 1}, tack::ScalarSpec{tack::DType::I64});
   tack::runtime::set_specialize_observer(nullptr);

@@ -441,9 +441,8 @@ TEST_F(CudaRuntime, SumOfAProgramWithoutBlocksOf256RunsOnTheHost) {
   EXPECT_EQ(x.sum<float>(), 5000.0f);
   EXPECT_EQ(fake_cuda_count("cuModuleLoadDataEx"), loads) << "declined once, not built again";
   // A workgroup kernel of the user's on the same device is still refused by name.
-  auto block = tack::kernel("cuda_block_of_256", [](Array y) {
-    workgroup_for(1, [&](Group g) { y[g.local_id()] = 1.0f; });
-  });
+  auto block =
+      tack::kernel("cuda_block_of_256", [](Array y) { workgroup_for(1, [&](Group g) { y[g.local_id()] = 1.0f; }); });
   tack::Array y = dev_.zeros(tack::DType::F32, {256});
   EXPECT_THROW(block(y), tack::BackendError);
 }

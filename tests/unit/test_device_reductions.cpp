@@ -78,8 +78,8 @@ TEST(ArrayReductionKernel, EveryElementCountsWhateverTheNumberOfGroups) {
   // Integer values: every order of summation gives the exact sum, so a skipped or doubled element shows.
   std::vector<float> v(1000);
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>((i * 37) % 101) - 50.0f;
-  v[999] = 500.0f;   // the last element is the maximum
-  v[3] = -400.0f;    // an element of the first group is the minimum
+  v[999] = 500.0f;  // the last element is the maximum
+  v[3] = -400.0f;   // an element of the first group is the minimum
   for (std::int64_t groups : {1, 2, 3, 4, 7}) {
     SCOPED_TRACE("groups " + std::to_string(groups));
     for (ReduceOp op : kOps) expect_like_the_host(run_kernel(v, op, groups), v, op, "interp");
@@ -98,9 +98,9 @@ TEST(ArrayReductionKernel, MinAndMaxSkipNaNUnlessEveryElementIsNaN) {
 
 TEST(ArrayReductionKernel, IndicesAre64Bit) {
   // Arrays of 2^32 elements or more: the index, its stride and the element count are i64.
-  const tack::Inspection i =
-      tack::inspect(tack::runtime::array_reduction_kernel(ReduceOp::Sum), "interp", tack::ArraySpec{tack::DType::F32, 1},
-                    tack::ArraySpec{tack::DType::F32, 1}, tack::ScalarSpec{tack::DType::I64});
+  const tack::Inspection i = tack::inspect(tack::runtime::array_reduction_kernel(ReduceOp::Sum), "interp",
+                                           tack::ArraySpec{tack::DType::F32, 1}, tack::ArraySpec{tack::DType::F32, 1},
+                                           tack::ScalarSpec{tack::DType::I64});
   EXPECT_NE(i.typed_ir.find("= add.i64(mul.i64(group_id, group_size), local_id)"), std::string::npos) << i.typed_ir;
   EXPECT_NE(i.typed_ir.find("add.i64(t4, mul.i64(num_groups, group_size))"), std::string::npos) << i.typed_ir;
   EXPECT_NE(i.typed_ir.find("lt.bool(t0, size(%0))"), std::string::npos) << i.typed_ir;

@@ -40,7 +40,7 @@ TEST(MetalReductionKernels, GeneratedAsAnyKernel) {
     EXPECT_TRUE(has(msl, "kernel void tack_kernel_"));
     EXPECT_TRUE(has(msl, "threadgroup float tack_reduce_f32[256]"));  // the group's tree
     EXPECT_TRUE(has(msl, "threadgroup_barrier(mem_flags::mem_threadgroup"));
-    EXPECT_TRUE(has(msl, "long __n__;"));  // the launch's count is 64-bit, as every kernel's
+    EXPECT_TRUE(has(msl, "long __n__;"));                            // the launch's count is 64-bit, as every kernel's
     EXPECT_TRUE(has(msl, "atomic_compare_exchange_weak_explicit"));  // f32 atomics are compare-and-swap loops
     EXPECT_FALSE(has(msl, "double"));
   }

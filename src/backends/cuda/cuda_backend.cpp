@@ -78,8 +78,7 @@ GpuLimits cuda_limits(const cuda::DeviceInfo& d) {
 class CudaBackend final : public GpuBackendOf<cuda::Module> {
  public:
   explicit CudaBackend(std::shared_ptr<Context> context)
-      : GpuBackendOf(cuda_capabilities(context->device()), cuda_limits(context->device()),
-                     {codegen::generate_cuda}),
+      : GpuBackendOf(cuda_capabilities(context->device()), cuda_limits(context->device()), {codegen::generate_cuda}),
         context_(std::move(context)) {}
   ~CudaBackend() override { wait_at_teardown(); }
 

@@ -19,8 +19,8 @@
 #include "ir/printer.hpp"
 #include "passes/pipeline.hpp"
 #include "runtime/device_reductions.hpp"
-#include "runtime/group_size_error.hpp"
 #include "runtime/gpu/gpu_layout.hpp"
+#include "runtime/group_size_error.hpp"
 #include "runtime/host_reduce.hpp"
 
 #include <tack/error.hpp>
@@ -73,8 +73,8 @@ class MetalBackend final : public Backend {
     if (v->workgroup) {
       if (limit < kGroup)
         throw GroupSizeError("kernel '" + typed.name + "' needs threadgroups of " + std::to_string(kGroup) +
-                           " threads, but " + device_->info().name + " runs it with at most " + std::to_string(limit) +
-                           " (maxTotalThreadsPerThreadgroup)");
+                             " threads, but " + device_->info().name + " runs it with at most " +
+                             std::to_string(limit) + " (maxTotalThreadsPerThreadgroup)");
     } else {
       // The grid is exactly the launch's count (dispatchThreads), so any width works: min(pipeline max, 256).
       v->width = std::min(limit, kGroup);

@@ -37,8 +37,7 @@ GpuLimits opencl_limits(const opencl::DeviceInfo& d) {
 class OpenCLBackend final : public GpuBackendOf<opencl::Program> {
  public:
   explicit OpenCLBackend(opencl::DeviceInfo device)
-      : GpuBackendOf(opencl::capabilities(device), opencl_limits(device),
-                     {codegen::generate_opencl}),
+      : GpuBackendOf(opencl::capabilities(device), opencl_limits(device), {codegen::generate_opencl}),
         queue_(std::make_shared<opencl::Queue>(std::move(device))) {}
   ~OpenCLBackend() override { wait_at_teardown(); }
 
@@ -63,8 +62,7 @@ class OpenCLBackend final : public GpuBackendOf<opencl::Program> {
     for (cl::cl_uint i = 0; i < d.args.size(); ++i)
       cl::check(api.clSetKernelArg(p.kernel(), i, sizeof(std::uint64_t), d.args.pointers()[i]), "clSetKernelArg");
     // GpuBackend::launch has checked that the product fits a size_t.
-    queue_->launch(p.kernel(), static_cast<std::size_t>(d.groups * d.group), d.group, p.entry().c_str(),
-                   d.kernel);
+    queue_->launch(p.kernel(), static_cast<std::size_t>(d.groups * d.group), d.group, p.entry().c_str(), d.kernel);
   }
 
   std::shared_ptr<opencl::Queue> queue_;

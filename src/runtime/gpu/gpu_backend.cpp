@@ -8,7 +8,6 @@
 
 #include <tack/error.hpp>
 
-
 namespace tack::runtime {
 namespace {
 constexpr std::uint32_t kGroup = kGpuGroup;

@@ -51,8 +51,8 @@ std::uint32_t group_for_program(const GpuLimits& limits, const std::string& kern
   }
   if (limit >= kGroup) return kGroup;
   throw GroupSizeError("kernel '" + kernel + "' needs " + limits.groups_word + " of " + std::to_string(kGroup) + " " +
-                     limits.items_word + ", but " + limits.device + " runs it with at most " + std::to_string(limit) +
-                     (limits.group_limit_why ? std::string(" (") + limits.group_limit_why + ")" : std::string()));
+                       limits.items_word + ", but " + limits.device + " runs it with at most " + std::to_string(limit) +
+                       (limits.group_limit_why ? std::string(" (") + limits.group_limit_why + ")" : std::string()));
 }
 
 }  // namespace tack::runtime
