@@ -11,6 +11,7 @@
 #include <optional>
 
 namespace tack::backends::metal {
+using namespace tack::runtime;
 namespace {
 
 // The entry's layout; the generator's version is the library's build id, which key_text adds.
