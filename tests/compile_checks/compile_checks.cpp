@@ -5,8 +5,9 @@
 //   tack_compile_checks --inspect-golden   (inspect_golden.cpp: every backend's code for the same kernels)
 //
 // Runs the conformance suite on the interpreter, collecting every specialized
-// kernel through the specialize observer; then generates each one's source for
-// the dialect and compiles it:
+// kernel through the specialize observer, adds the device reductions' kernels
+// (Array::sum/min/max on a GPU, which the interpreter never launches); then
+// generates each one's source for the dialect and compiles it:
 //   cuda        NVRTC with exactly the backend's options to PTX, then ptxas -arch=sm_90
 //   hip         hipRTC with the backend's options, for gfx90a
 //   level_zero  libocloc with the backend's options, to SPIR-V and a native binary for pvc
@@ -19,10 +20,12 @@
 #include "compile_checks/inspect_golden.hpp"
 
 #include "ir/printer.hpp"
+#include "runtime/array_reduction_kernel.hpp"
 #include "runtime/resolve_variant.hpp"
 #include "runtime/source_targets.hpp"
 
 #include <tack/error.hpp>
+#include <tack/kernel.hpp>
 
 #include <gtest/gtest.h>
 
@@ -80,6 +83,16 @@ bool collect_corpus(std::vector<tack::ir::Kernel>* kernels) {
   return passed;
 }
 
+// The device reductions' kernels (runtime/array_reduction_kernel), typed as Array::sum/min/max launches them.
+void add_reduction_kernels(std::vector<tack::ir::Kernel>* kernels) {
+  tack::runtime::set_specialize_observer([&](const tack::ir::Kernel& k) { kernels->push_back(k); });
+  for (tack::runtime::ReduceOp op :
+       {tack::runtime::ReduceOp::Sum, tack::runtime::ReduceOp::Min, tack::runtime::ReduceOp::Max})
+    tack::inspect(tack::runtime::array_reduction_kernel(op), "interp", tack::ArraySpec{tack::DType::F32, 1},
+                  tack::ArraySpec{tack::DType::F32, 1}, tack::ScalarSpec{tack::DType::I64});
+  tack::runtime::set_specialize_observer(nullptr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,6 +147,8 @@ int main(int argc, char** argv) {
     std::cout << dialect_name << ": the conformance suite failed on interp; no compile check was made\n";
     return 1;
   }
+  const std::size_t conformance_kernels = kernels.size();
+  add_reduction_kernels(&kernels);
 
   Collected c = generate_all(kernels, *target);
   if (verbose)
@@ -145,7 +160,8 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> failures = dialect->compile(c.units);
   for (const std::string& f : failures) std::cout << "FAILED: " << f << "\n";
-  std::cout << dialect_name << ": " << kernels.size() << " conformance kernels; " << c.units.size() - failures.size()
+  std::cout << dialect_name << ": " << conformance_kernels << " conformance kernels and "
+            << kernels.size() - conformance_kernels << " device reduction kernels; " << c.units.size() - failures.size()
             << " compiled (" << dialect->description << "), " << c.refused.size()
             << " refused as the backend refuses them at the call, " << failures.size() << " failed\n";
   std::cout << c.units.size() - failures.size() << " passed, " << failures.size() << " failed\n";

@@ -416,10 +416,35 @@ TEST_F(CudaRuntime, SumRunsOnTheDevice) {
   compile_or_skip([&] { s = x.sum<float>(); });
   ASSERT_EQ(fake_cuda_launch_count(), 1) << "one reduction launch";
   const FakeCudaLaunch l = launches()[0];
+  // Launched as any kernel (runtime/array_reduction_kernel): x, the result, the scalar pack, then __n__, the
+  // groups: ceil(5000 / 256), below the cap of 32 per multiprocessor.
+  ASSERT_EQ(l.param_count, 4);
   EXPECT_EQ(param_u64(l, 0), tack::backends::cuda::device_pointer(x));
-  EXPECT_EQ(static_cast<std::int64_t>(param_u64(l, 2)), 5000);
+  EXPECT_EQ(param_u64(l, 3), 20u) << "__n__: the groups";
+  // The fake's memory is the host's: the pack holds x's element count, 64-bit.
+  EXPECT_EQ(reinterpret_cast<const std::int64_t*>(param_u64(l, 2))[0], 5000);
   EXPECT_GT(find_entry("dtoh", l.log_index), l.log_index) << "the result is read after the launch";
   EXPECT_EQ(s, 0.0f) << "the fake runs nothing: the result buffer keeps the identity";
+}
+
+TEST_F(CudaRuntime, SumOfAProgramWithoutBlocksOf256RunsOnTheHost) {
+  // A program that runs fewer than 256 threads per block (too many registers) cannot run the reduction's tree:
+  // the host reduces (the fake's memory is the host's, so the sum is real), and later reductions do not try again.
+  fake_cuda_set_function_max_threads(128);
+  tack::Array x = dev_.from_host(std::vector<float>(5000, 1.0f));
+  float s = -1;
+  compile_or_skip([&] { s = x.sum<float>(); });
+  EXPECT_EQ(s, 5000.0f);
+  EXPECT_EQ(fake_cuda_launch_count(), 0);
+  const int loads = fake_cuda_count("cuModuleLoadDataEx");
+  EXPECT_GE(loads, 1) << "the program was built and its block limit read";
+  EXPECT_EQ(x.sum<float>(), 5000.0f);
+  EXPECT_EQ(fake_cuda_count("cuModuleLoadDataEx"), loads) << "declined once, not built again";
+  // A workgroup kernel of the user's on the same device is still refused by name.
+  auto block =
+      tack::kernel("cuda_block_of_256", [](Array y) { workgroup_for(1, [&](Group g) { y[g.local_id()] = 1.0f; }); });
+  tack::Array y = dev_.zeros(tack::DType::F32, {256});
+  EXPECT_THROW(block(y), tack::BackendError);
 }
 
 TEST_F(CudaRuntime, TeardownWithQueuedWorkIsClean) {

@@ -586,8 +586,11 @@ TEST_F(LevelZeroRuntime, SumRunsOnTheDeviceWithGroupsOf256) {
   ASSERT_EQ(fake_ze_launch_count(), 1) << "one reduction launch";
   const FakeZeLaunch l = launches()[0];
   EXPECT_EQ(l.group_size[0], 256u);
+  // Launched as any kernel (runtime/array_reduction_kernel): x, the result, the scalar pack, then __n__, the
+  // groups (ceil(5000 / 256)); the pack holds x's element count, 64-bit (the fake's memory is the host's).
   EXPECT_EQ(arg_u64(l, 0), reinterpret_cast<std::uint64_t>(ptr_of(x)));
-  EXPECT_EQ(arg_u64(l, 2), 5000u) << "the count as a 64-bit argument";
+  EXPECT_EQ(arg_u64(l, 3), 20u) << "__n__: the groups";
+  EXPECT_EQ(reinterpret_cast<const std::int64_t*>(arg_u64(l, 2))[0], 5000) << "the count as a 64-bit value";
   EXPECT_EQ(s, 0.0f) << "the fake runs nothing: the result keeps the identity";
 
   // Group limits below 256: the host reduces (the fake's copies are real, so the sum is).

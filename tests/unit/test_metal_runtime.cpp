@@ -1,13 +1,13 @@
-// What of the metal backend can be tested off Apple platforms: its MSL
-// reduction source (a 32-bit count, a 64-bit loop index, Metal's relaxed
-// 32-bit atomics), the launch limit, the batching constants and TACK_DUMP_MSL.
+// What of the metal backend can be tested off Apple platforms: the MSL of its
+// device reductions (Tack kernels, generated as any kernel), the launch limit,
+// the batching constants and TACK_DUMP_MSL.
 // The Objective-C++ itself is parsed by compile_checks.metal_runtime and runs
 // only on a Mac.
 #include <gtest/gtest.h>
 
 #include "backends/metal/metal_kernel.hpp"
 #include "backends/metal/metal_queue.hpp"
-#include "codegen/reduction_source.hpp"
+#include "runtime/array_reduction_kernel.hpp"
 #include "support/scoped_env.hpp"
 
 #include <tack/error.hpp>
@@ -22,45 +22,28 @@
 #include <unistd.h>
 
 namespace {
-using tack::codegen::ArrayReduction;
-using tack::codegen::msl_reduction_source;
 namespace metal = tack::backends::metal;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-TEST(MetalReductionSource, SignatureAndCount) {
-  for (ArrayReduction op : {ArrayReduction::Sum, ArrayReduction::Min, ArrayReduction::Max}) {
-    const tack::codegen::CSource s = msl_reduction_source(op);
-    SCOPED_TRACE(s.entry);
-    EXPECT_TRUE(has(s.text, "#include <metal_stdlib>"));
-    EXPECT_TRUE(has(s.text, "kernel void " + s.entry +
-                                "(device const float* x [[buffer(0)]], "
-                                "device atomic_uint* out [[buffer(1)]],"));
-    // The count is 32-bit (the host reduces 2^32 elements or more); the index is 64-bit, so adding the
-    // stride cannot wrap below n.
-    EXPECT_TRUE(has(s.text, "constant uint& n [[buffer(2)]]"));
-    EXPECT_TRUE(has(s.text, "for (ulong i = (ulong)group * 256 + lid; i < (ulong)n; i += stride)"));
-    EXPECT_FALSE(has(s.text, "long n"));
-    EXPECT_TRUE(has(s.text, "threadgroup float lanes[256];"));
-    EXPECT_TRUE(has(s.text, "threadgroup_barrier(mem_flags::mem_threadgroup);"));
-    EXPECT_TRUE(has(s.text, "atomic_compare_exchange_weak_explicit(p, &old, desired, memory_order_relaxed,"));
-    EXPECT_FALSE(has(s.text, "double"));
+// The device reductions are Tack kernels (runtime/array_reduction_kernel): Metal generates their MSL as any
+// kernel's, with a 64-bit count (the host still reduces 2^32 elements or more: metal_backend.mm).
+TEST(MetalReductionKernels, GeneratedAsAnyKernel) {
+  for (tack::runtime::ReduceOp op :
+       {tack::runtime::ReduceOp::Sum, tack::runtime::ReduceOp::Min, tack::runtime::ReduceOp::Max}) {
+    const tack::Kernel& k = tack::runtime::array_reduction_kernel(op);
+    SCOPED_TRACE(k.name());
+    const std::string msl = tack::inspect(k, "metal", tack::ArraySpec{tack::DType::F32, 1},
+                                          tack::ArraySpec{tack::DType::F32, 1}, tack::ScalarSpec{tack::DType::I64})
+                                .source;
+    EXPECT_TRUE(has(msl, "#include <metal_stdlib>"));
+    EXPECT_TRUE(has(msl, "kernel void tack_kernel_"));
+    EXPECT_TRUE(has(msl, "threadgroup float tack_reduce_f32[256]"));  // the group's tree
+    EXPECT_TRUE(has(msl, "threadgroup_barrier(mem_flags::mem_threadgroup"));
+    EXPECT_TRUE(has(msl, "long __n__;"));                            // the launch's count is 64-bit, as every kernel's
+    EXPECT_TRUE(has(msl, "atomic_compare_exchange_weak_explicit"));  // f32 atomics are compare-and-swap loops
+    EXPECT_FALSE(has(msl, "double"));
   }
-}
-
-TEST(MetalReductionSource, EntriesIdentitiesAndCombine) {
-  const auto sum = msl_reduction_source(ArrayReduction::Sum);
-  const auto min = msl_reduction_source(ArrayReduction::Min);
-  const auto max = msl_reduction_source(ArrayReduction::Max);
-  EXPECT_EQ(sum.entry, "tack_reduce_sum_f32");
-  EXPECT_EQ(min.entry, "tack_reduce_min_f32");
-  EXPECT_EQ(max.entry, "tack_reduce_max_f32");
-  EXPECT_TRUE(has(sum.text, "float acc = as_type<float>(0x00000000u);"));
-  EXPECT_TRUE(has(min.text, "float acc = as_type<float>(0x7fc00000u);"));  // NaN: any element replaces it
-  EXPECT_TRUE(has(max.text, "float acc = as_type<float>(0x7fc00000u);"));
-  EXPECT_TRUE(has(sum.text, "{ return a + b; }"));
-  EXPECT_TRUE(has(min.text, "isnan(a) ? b : isnan(b) ? a : (b < a ? b : a)"));
-  EXPECT_TRUE(has(max.text, "isnan(a) ? b : isnan(b) ? a : (b > a ? b : a)"));
 }
 
 TEST(MetalLaunch, LimitIsTwoToThe32Threads) {

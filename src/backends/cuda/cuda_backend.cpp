@@ -12,7 +12,6 @@
 #include "backends/cuda/cuda_memory.hpp"
 #include "backends/cuda/cuda_texture.hpp"
 #include "codegen/cuda_gen.hpp"
-#include "codegen/reduction_source.hpp"
 #include "runtime/array_checks.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 #include "runtime/wait_marker.hpp"
@@ -79,8 +78,7 @@ GpuLimits cuda_limits(const cuda::DeviceInfo& d) {
 class CudaBackend final : public GpuBackendOf<cuda::Module> {
  public:
   explicit CudaBackend(std::shared_ptr<Context> context)
-      : GpuBackendOf(cuda_capabilities(context->device()), cuda_limits(context->device()),
-                     {codegen::generate_cuda, codegen::cuda_reduction_source}),
+      : GpuBackendOf(cuda_capabilities(context->device()), cuda_limits(context->device()), {codegen::generate_cuda}),
         context_(std::move(context)) {}
   ~CudaBackend() override { wait_at_teardown(); }
 

@@ -11,7 +11,6 @@
 #include "backends/hip/hip_kernel.hpp"
 #include "backends/hip/hip_memory.hpp"
 #include "codegen/hip_gen.hpp"
-#include "codegen/reduction_source.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 
 #include <algorithm>
@@ -39,16 +38,10 @@ GpuLimits hip_limits(const hip::DeviceInfo& d) {
           .max_reduction_groups = std::min(32u * static_cast<std::uint64_t>(d.multiprocessors), items / kGpuGroup)};
 }
 
-codegen::CSource hip_reduction_source(codegen::ArrayReduction op) {
-  codegen::CSource src = codegen::cuda_reduction_source(op);
-  src.text = "#include <hip/hip_runtime.h>\n" + src.text;  // as HipCodeGen's prelude
-  return src;
-}
-
 class HipBackend final : public GpuBackendOf<hip::Module> {
  public:
   explicit HipBackend(std::shared_ptr<Device> device)
-      : GpuBackendOf(hip_capabilities(), hip_limits(device->info()), {codegen::generate_hip, hip_reduction_source}),
+      : GpuBackendOf(hip_capabilities(), hip_limits(device->info()), {codegen::generate_hip}),
         device_(std::move(device)) {}
   ~HipBackend() override { wait_at_teardown(); }
 

@@ -11,7 +11,6 @@
 #include "backends/level_zero/level_zero_memory.hpp"
 #include "backends/level_zero/level_zero_queue.hpp"
 #include "codegen/opencl_gen.hpp"
-#include "codegen/reduction_source.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 
 #include <algorithm>
@@ -37,8 +36,7 @@ GpuLimits level_zero_limits(const level_zero::DeviceInfo& d) {
 class LevelZeroBackend final : public GpuBackendOf<level_zero::Module> {
  public:
   explicit LevelZeroBackend(level_zero::DeviceInfo device)
-      : GpuBackendOf(level_zero::capabilities(device), level_zero_limits(device),
-                     {codegen::generate_opencl, codegen::opencl_reduction_source}),
+      : GpuBackendOf(level_zero::capabilities(device), level_zero_limits(device), {codegen::generate_opencl}),
         queue_(std::make_shared<Queue>(std::move(device))) {}
 
   // Textures are sampled in software over the texture's f32 copy (docs/backends-level-zero.md: the image path is
@@ -74,10 +72,7 @@ class LevelZeroBackend final : public GpuBackendOf<level_zero::Module> {
     ze::check(api.zeKernelSetGroupSize(kernel, d.group, 1, 1), "zeKernelSetGroupSize");
     // The arguments are captured at the append, so the next call may set its own.
     const auto groups = static_cast<std::uint32_t>(d.groups);
-    if (d.kernel)
-      queue_->launch(kernel, groups, "kernel '", *d.kernel, "'");
-    else
-      queue_->launch(kernel, groups, "the array reduction ", m.entry());
+    queue_->launch(kernel, groups, "kernel '", d.kernel, "'");
   }
 
   std::shared_ptr<Queue> queue_;

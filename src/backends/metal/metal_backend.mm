@@ -15,11 +15,12 @@
 #include "backends/metal/metal_objc.h"
 #include "backends/metal/metal_queue.hpp"
 #include "codegen/msl_gen.hpp"
-#include "codegen/reduction_source.hpp"
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "passes/pipeline.hpp"
+#include "runtime/device_reductions.hpp"
 #include "runtime/gpu/gpu_layout.hpp"
+#include "runtime/group_size_error.hpp"
 #include "runtime/host_reduce.hpp"
 
 #include <tack/error.hpp>
@@ -28,7 +29,6 @@
 #include <array>
 #include <bit>
 #include <cstring>
-#include <mutex>
 
 namespace tack::backends::metal {
 using namespace tack::runtime;
@@ -72,9 +72,9 @@ class MetalBackend final : public Backend {
     const std::size_t limit = v->pipeline->max_threads();
     if (v->workgroup) {
       if (limit < kGroup)
-        throw BackendError("kernel '" + typed.name + "' needs threadgroups of " + std::to_string(kGroup) +
-                           " threads, but " + device_->info().name + " runs it with at most " + std::to_string(limit) +
-                           " (maxTotalThreadsPerThreadgroup)");
+        throw GroupSizeError("kernel '" + typed.name + "' needs threadgroups of " + std::to_string(kGroup) +
+                             " threads, but " + device_->info().name + " runs it with at most " +
+                             std::to_string(limit) + " (maxTotalThreadsPerThreadgroup)");
     } else {
       // The grid is exactly the launch's count (dispatchThreads), so any width works: min(pipeline max, 256).
       v->width = std::min(limit, kGroup);
@@ -202,16 +202,11 @@ class MetalBackend final : public Backend {
   std::unique_ptr<WaitMarker> async_marker() override { return queue_->marker(); }
 
   bool reduce_device(const ArrayStorage& array, ReduceOp op, double* out) override {
-    TACK_CHECK(array.dtype == DType::F32);
-    if (array.size == 0) {  // min and max of an empty array are refused before this
-      *out = 0.0;
-      return true;
-    }
-    MetalBuffer* x = metal::metal_buffer(array);
-    TACK_CHECK(x);
     if (static_cast<std::uint64_t>(array.size) >= metal::kMaxLaunch) {
-      // The kernel's count is 32-bit: reduce on the host, in place over the shared memory, once every queue
-      // has finished with it.
+      // Metal reduces an array of 2^32 or more elements on the host (reference: "Device reductions"), in place
+      // over the shared memory, once every queue has finished with it.
+      MetalBuffer* x = metal::metal_buffer(array);
+      TACK_CHECK(x);
       metal::synchronize_all();
       DType t = DType::F64;
       const ir::Bits bits = host_reduce(*this, DType::F32, x->contents(), array.size, op, &t);
@@ -219,55 +214,13 @@ class MetalBackend final : public Backend {
       *out = std::bit_cast<double>(bits);
       return true;
     }
-    Reduction& r = reduction(op);
-    if (r.pipeline->max_threads() < kGroup) return false;  // the tree needs 256 lanes; the host does it
-    const std::uint32_t identity = codegen::reduction_identity_bits(r.op);
-    const auto n = static_cast<std::uint32_t>(array.size);
-    const std::uint64_t groups =
-        std::min<std::uint64_t>((static_cast<std::uint64_t>(n) + kGroup - 1) / kGroup, kReductionGroups);
-    id<MTLBuffer> result = nil;
-    queue_->encode(
-        [&](Encoding& e) {
-          result = [e.device newBufferWithBytes:&identity length:sizeof identity options:MTLResourceStorageModeShared];
-          if (!result) throw BackendError("metal: out of memory for a reduction's result");
-          [e.owned addObject:result];
-          id<MTLComputeCommandEncoder> pass = [e.command_buffer computeCommandEncoder];
-          [pass setComputePipelineState:r.pipeline->objects().pipeline];
-          [pass setBuffer:x->objects().buffer offset:0 atIndex:0];
-          [pass setBuffer:result offset:0 atIndex:1];
-          [pass setBytes:&n length:sizeof n atIndex:2];
-          [pass dispatchThreadgroups:MTLSizeMake(static_cast<NSUInteger>(groups), 1, 1)
-               threadsPerThreadgroup:MTLSizeMake(kGroup, 1, 1)];
-          [pass endEncoding];
-          e.holds->push_back(array.buffer);
-        },
-        true);  // committed and waited for: the result is read next
-    float value = 0;
-    std::memcpy(&value, result.contents, sizeof value);
-    *out = static_cast<double>(value);
-    return true;
+    return reductions_.run(array, op, kReductionGroups, out);
   }
 
  private:
-  struct Reduction {
-    codegen::ArrayReduction op = codegen::ArrayReduction::Sum;
-    std::once_flag built;
-    std::unique_ptr<metal::Pipeline> pipeline;
-  };
-
-  Reduction& reduction(ReduceOp op) {
-    Reduction& r = reductions_[static_cast<std::size_t>(op)];
-    std::call_once(r.built, [&] {
-      r.op = array_reduction(op);
-      const codegen::CSource src = codegen::msl_reduction_source(r.op);
-      r.pipeline = metal::build_pipeline(*device_, src, "the array reduction " + src.entry);
-    });
-    return r;
-  }
-
   std::shared_ptr<metal::Device> device_;
   std::shared_ptr<metal::Queue> queue_;
-  std::array<Reduction, 3> reductions_;
+  DeviceReductions reductions_;
 };
 
 }  // namespace

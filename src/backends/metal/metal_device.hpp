@@ -11,7 +11,6 @@
 #include <string>
 
 namespace tack::backends::metal {
-using namespace tack::runtime;
 
 struct DeviceObjects;
 

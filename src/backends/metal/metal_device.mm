@@ -11,7 +11,6 @@
 #include <string>
 
 namespace tack::backends::metal {
-using namespace tack::runtime;
 
 Device::Device(std::unique_ptr<DeviceObjects> objects, DeviceInfo info)
     : objects_(std::move(objects)), info_(std::move(info)) {}

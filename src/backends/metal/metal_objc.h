@@ -17,7 +17,6 @@
 #include <vector>
 
 namespace tack::backends::metal {
-using namespace tack::runtime;
 
 struct DeviceObjects {
   id<MTLDevice> device;

@@ -10,7 +10,6 @@
 #include "backends/opencl/opencl_memory.hpp"
 #include "backends/opencl/opencl_queue.hpp"
 #include "codegen/opencl_gen.hpp"
-#include "codegen/reduction_source.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 
 #include <algorithm>
@@ -38,8 +37,7 @@ GpuLimits opencl_limits(const opencl::DeviceInfo& d) {
 class OpenCLBackend final : public GpuBackendOf<opencl::Program> {
  public:
   explicit OpenCLBackend(opencl::DeviceInfo device)
-      : GpuBackendOf(opencl::capabilities(device), opencl_limits(device),
-                     {codegen::generate_opencl, codegen::opencl_reduction_source}),
+      : GpuBackendOf(opencl::capabilities(device), opencl_limits(device), {codegen::generate_opencl}),
         queue_(std::make_shared<opencl::Queue>(std::move(device))) {}
   ~OpenCLBackend() override { wait_at_teardown(); }
 
@@ -64,8 +62,7 @@ class OpenCLBackend final : public GpuBackendOf<opencl::Program> {
     for (cl::cl_uint i = 0; i < d.args.size(); ++i)
       cl::check(api.clSetKernelArg(p.kernel(), i, sizeof(std::uint64_t), d.args.pointers()[i]), "clSetKernelArg");
     // GpuBackend::launch has checked that the product fits a size_t.
-    queue_->launch(p.kernel(), static_cast<std::size_t>(d.groups * d.group), d.group, p.entry().c_str(),
-                   d.kernel ? *d.kernel : p.entry());
+    queue_->launch(p.kernel(), static_cast<std::size_t>(d.groups * d.group), d.group, p.entry().c_str(), d.kernel);
   }
 
   std::shared_ptr<opencl::Queue> queue_;

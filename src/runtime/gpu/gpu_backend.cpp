@@ -8,8 +8,6 @@
 
 #include <tack/error.hpp>
 
-#include <algorithm>
-
 namespace tack::runtime {
 namespace {
 constexpr std::uint32_t kGroup = kGpuGroup;
@@ -99,7 +97,7 @@ void GpuBackend::dispatch(const GpuVariant& v, const Launch& l, std::uint64_t gr
   }
   args.back() = static_cast<std::uint64_t>(l.count);  // long __n__
   if (LastKernel* last = last_kernel()) last->set(v.typed.name);
-  enqueue_erased(*v.program, GpuDispatch{args, groups, v.group, &v.typed.name});
+  enqueue_erased(*v.program, GpuDispatch{args, groups, v.group, v.typed.name});
 }
 
 std::uint64_t GpuBackend::texture_argument(const TextureImage&) const {
@@ -107,37 +105,7 @@ std::uint64_t GpuBackend::texture_argument(const TextureImage&) const {
 }
 
 bool GpuBackend::reduce_device(const ArrayStorage& array, ReduceOp op, double* out) {
-  TACK_CHECK(array.dtype == DType::F32);
-  if (array.size == 0) {  // min and max of an empty array are refused before this
-    *out = 0.0;
-    return true;
-  }
-  auto& r = reductions_.get(op, [&](codegen::ArrayReduction a) -> std::unique_ptr<GpuProgram> {
-    codegen::CSource src = codegen_.reduction_source(a);
-    auto program = build_erased(
-        "array reduction\n" + src.text, [&] { return src; }, "the array reduction " + src.entry);
-    // The reduction's tree needs groups of 256; where the program runs fewer, the host reduces.
-    return group_limit_erased(*program) >= kGroup ? std::move(program) : nullptr;
-  });
-  if (!r.program) return false;
-  const std::uint32_t identity = codegen::reduction_identity_bits(r.op);
-  std::unique_ptr<Buffer> result = new_buffer(sizeof identity);
-  result->fill(&identity, sizeof identity, 1);
-  const std::uint64_t wanted = (static_cast<std::uint64_t>(array.size) + kGroup - 1) / kGroup;
-  const std::uint64_t groups = std::min(wanted, limits_.max_reduction_groups);
-  {
-    const DispatchLock lock(shared_dispatch_lock(), r.dispatch);
-    GpuLaunchParams args(3);
-    const std::shared_lock<std::shared_mutex> hold = hold_addresses();
-    args[0] = argument(*array.buffer);
-    args[1] = argument(*result);
-    args[2] = static_cast<std::uint64_t>(array.size);  // long n
-    enqueue_erased(*r.program, GpuDispatch{args, groups, kGroup, nullptr});
-  }
-  float value = 0;
-  result->read(0, &value, sizeof value);
-  *out = static_cast<double>(value);
-  return true;
+  return reductions_.run(array, op, limits_.max_reduction_groups, out);
 }
 
 void GpuBackend::wait_at_teardown() noexcept {

@@ -14,7 +14,7 @@
 #include "codegen/c_family.hpp"
 #include "passes/pipeline.hpp"
 #include "runtime/backend.hpp"
-#include "runtime/gpu/device_reductions.hpp"
+#include "runtime/device_reductions.hpp"
 #include "runtime/gpu/gpu_launch_params.hpp"
 #include "runtime/gpu/gpu_layout.hpp"
 #include "runtime/gpu/gpu_limits.hpp"
@@ -52,10 +52,9 @@ struct GpuVariant final : CompiledVariant {
   mutable std::vector<unsigned char> scratch;  // the host image of one pack array, under the dispatch lock
 };
 
-// A backend's dialect: its kernels' generator and its array reductions' source.
+// A backend's dialect: its kernels' generator (the array reductions are kernels too: runtime/device_reductions).
 struct GpuCodegen {
   codegen::CSource (*generate)(const abi::PackedKernel& packed) = nullptr;
-  codegen::CSource (*reduction_source)(codegen::ArrayReduction op) = nullptr;
 };
 
 // One dispatch with its arguments bound: `groups` groups of `group` work-items.
@@ -63,7 +62,7 @@ struct GpuDispatch {
   GpuLaunchParams& args;
   std::uint64_t groups = 0;
   std::uint32_t group = 0;
-  const std::string* kernel = nullptr;  // the kernel's name, or null for an array reduction
+  const std::string& kernel;  // the kernel's name
 };
 
 class GpuBackend : public Backend {
@@ -111,7 +110,7 @@ class GpuBackend : public Backend {
 
   GpuLimits limits_;
   GpuCodegen codegen_;
-  DeviceReductions<GpuProgram> reductions_;
+  DeviceReductions reductions_;
 };
 
 // The typed side of the hooks: a backend names its program type once and implements these over it.

@@ -25,13 +25,4 @@ GpuLayout GpuLayout::of(const ir::Kernel& typed, const abi::PackedKernel& packed
   return out;
 }
 
-codegen::ArrayReduction array_reduction(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Sum: return codegen::ArrayReduction::Sum;
-    case ReduceOp::Min: return codegen::ArrayReduction::Min;
-    case ReduceOp::Max: return codegen::ArrayReduction::Max;
-  }
-  TACK_UNREACHABLE("unknown reduction");
-}
-
 }  // namespace tack::runtime

@@ -6,7 +6,6 @@
 #pragma once
 
 #include "abi/scalar_pack.hpp"
-#include "codegen/reduction_source.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/gpu/gpu_scalar_pack.hpp"
 
@@ -36,8 +35,5 @@ struct GpuLayout {
     }
   }
 };
-
-// The device reduction kernel for an Array::sum/min/max.
-codegen::ArrayReduction array_reduction(ReduceOp op);
 
 }  // namespace tack::runtime

@@ -2,6 +2,7 @@
 #include "runtime/gpu/gpu_limits.hpp"
 
 #include "abi/group_size.hpp"
+#include "runtime/group_size_error.hpp"
 
 #include <tack/error.hpp>
 
@@ -49,9 +50,9 @@ std::uint32_t group_for_program(const GpuLimits& limits, const std::string& kern
     return static_cast<std::uint32_t>(std::clamp<std::size_t>(limit / granule * granule, granule, kGroup));
   }
   if (limit >= kGroup) return kGroup;
-  throw BackendError("kernel '" + kernel + "' needs " + limits.groups_word + " of " + std::to_string(kGroup) + " " +
-                     limits.items_word + ", but " + limits.device + " runs it with at most " + std::to_string(limit) +
-                     (limits.group_limit_why ? std::string(" (") + limits.group_limit_why + ")" : std::string()));
+  throw GroupSizeError("kernel '" + kernel + "' needs " + limits.groups_word + " of " + std::to_string(kGroup) + " " +
+                       limits.items_word + ", but " + limits.device + " runs it with at most " + std::to_string(limit) +
+                       (limits.group_limit_why ? std::string(" (") + limits.group_limit_why + ")" : std::string()));
 }
 
 }  // namespace tack::runtime

@@ -32,6 +32,11 @@ enum : NSStringEncoding { NSUTF8StringEncoding = 4 };
 @property(readonly) const char* UTF8String;
 @end
 
+@interface NSProcessInfo : NSObject
++ (NSProcessInfo*)processInfo;
+@property(readonly, copy) NSString* operatingSystemVersionString;
+@end
+
 @interface NSError : NSObject
 @property(readonly, copy) NSString* localizedDescription;
 @end
