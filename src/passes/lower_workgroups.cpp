@@ -391,6 +391,7 @@ class Lowering {
       Type t = k_.vars[static_cast<std::size_t>(v)];
       body.push_back(Store::make(var_spill(v), lid, 0, VarRef::make(t, it == rw.vars.end() ? v : it->second)));
     }
+    out_.work_item_loops.push_back(reg.lid);
     return For::make(reg.lid, i64_const(0), i64_const(kGroupSize), Block::make(std::move(body)));
   }
 

@@ -60,6 +60,10 @@ std::optional<std::int64_t> KernelEmitter::lane_stride(const ir::Expr& index) {
         if (index.as<ir::LoopIndex>()->dim == static_cast<int>(k_.dims.size()) - 1) s = 1;
         break;
       case ir::ExprKind::LetRef: {
+        if (lanes_->work_item_index(index.as<ir::LetRef>()->id)) {
+          s = 1;
+          break;
+        }
         auto v = let_values_.find(index.as<ir::LetRef>()->id);
         if (v != let_values_.end()) s = lane_stride(v->second);
         break;
@@ -74,6 +78,10 @@ std::optional<std::int64_t> KernelEmitter::lane_stride(const ir::Expr& index) {
         const auto* n = index.as<ir::Op>();
         DType t = index->type.dtype;
         if (t != DType::I64 && t != DType::U64) break;
+        if (lanes_->gang_offset(index)) {
+          s = 1;
+          break;
+        }
         if (n->op == ir::OpCode::Add) both(n->args[0], n->args[1], [](auto x, auto y) { return x + y; });
         if (n->op == ir::OpCode::Sub) both(n->args[0], n->args[1], [](auto x, auto y) { return x - y; });
         if (n->op == ir::OpCode::Mul) {

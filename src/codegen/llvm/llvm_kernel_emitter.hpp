@@ -94,6 +94,8 @@ class KernelEmitter {
   void gang_if(const ir::If* n, llvm::Value* cond);
   bool needs_a_lane(const ir::Stmt& s) const;
   void gang_for(const ir::For* n);
+  void gang_items(const ir::For* n);
+  llvm::Value* gang_block(const ir::Op* n);
   void gang_loop(const ir::Loop* n);
   void gang_escape(bool is_break);
   llvm::Value* continued_lanes();

@@ -28,7 +28,8 @@ using llvm::Value;
 void KernelEmitter::emit_row(Value* lo, Value* hi) {
   BasicBlock* pre = b_.GetInsertBlock();
   BasicBlock* done = block("row.done");
-  if (!gang_) {
+  // A workgroup kernel runs one group per iteration; its gangs are in the group's work-item loops.
+  if (!gang_ || k_.launch == ir::LaunchKind::Workgroup) {
     BasicBlock* body = block("par.body");
     b_.CreateBr(body);
     b_.SetInsertPoint(body);
