@@ -6,6 +6,7 @@
 // exactly (integer-valued data, so every order gives the same f32 result).
 // A backend without workgroups must refuse such a kernel at the call.
 #include "conformance/backend_param.hpp"
+#include "support/tiled_matmul.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -230,29 +231,12 @@ TEST_P(Workgroups, SharedMemoryAtomics) {
       std::vector<std::int32_t>{256255, 256255, 256255});
 }
 
-// 16 x 16 tiles of a matrix product in shared memory, two barriers per tile (the
-// shape of bench/bench_workgroups.cpp): local_id / 16 is the same for 16
+// 16 x 16 tiles of a matrix product in shared memory, two barriers per tile
+// (tests/support/tiled_matmul.hpp): local_id / 16 is the same for 16
 // neighbouring work-items and local_id % 16 steps by one, which the CPU's SIMD
 // path turns into broadcasts and contiguous vectors. Small integers: exact.
 TEST_P(Workgroups, TiledMatmulInSharedMemory) {
-  auto k = tack::kernel("wg_matmul_tiles", [](Array c, Array a, Array b, Scalar n) {
-    Value tiles = n / 16;
-    workgroup_for(tiles * tiles, [&](Group g) {
-      SharedArray as = g.shared<float>(256), bs = g.shared<float>(256);
-      Value lid = g.local_id();
-      Value tx = lid % 16, ty = lid / 16;
-      Value row = (g.group_id() / tiles) * 16 + ty, col = (g.group_id() % tiles) * 16 + tx;
-      Var acc = 0.0f;
-      for_range(0, tiles, [&](Index t) {
-        as[lid] = a[row * n + t * 16 + tx];
-        bs[lid] = b[(t * 16 + ty) * n + col];
-        g.barrier();
-        for_range(0, 16, [&](Index kk) { acc += as[ty * 16 + kk] * bs[kk * 16 + tx]; });
-        g.barrier();
-      });
-      c[row * n + col] = acc;
-    });
-  });
+  auto k = tack_test::tiled_matmul("wg_matmul_tiles");
   const std::int64_t n = 48;
   TACK_REQUIRE_WORKGROUPS(k(zeros<float>(dev(), n * n), zeros<float>(dev(), n * n), zeros<float>(dev(), n * n), n));
   std::vector<float> a, b, want(static_cast<std::size_t>(n * n), 0.0f);

@@ -170,8 +170,6 @@ void KernelEmitter::gang_items(const ir::For* n) {
   const auto* lo = n->lo.as<ir::Const>();
   const auto* hi = n->hi.as<ir::Const>();
   TACK_CHECK(lo && hi && lo->i == 0 && hi->i > 0 && hi->i % gang_ == 0);
-  std::vector<std::uint64_t> iota(gang_);
-  for (unsigned l = 0; l < gang_; ++l) iota[l] = l;
   BasicBlock* pre = b_.GetInsertBlock();
   BasicBlock* body = block("items.body");
   BasicBlock* exit = block("items.end");
@@ -180,7 +178,7 @@ void KernelEmitter::gang_items(const ir::For* n) {
   llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "item");
   i->addIncoming(b_.getInt64(0), pre);
   llvm::AllocaInst* index = let_slot(n->index);
-  b_.CreateStore(b_.CreateAdd(splat(i), llvm::ConstantDataVector::get(c_, iota), "local_id"), index);
+  b_.CreateStore(b_.CreateAdd(splat(i), lane_ids(), "local_id"), index);
   set_exec(llvm::Constant::getAllOnesValue(exec_->getAllocatedType()));
   stmt(n->body);
   Value* next = b_.CreateAdd(i, b_.getInt64(gang_));

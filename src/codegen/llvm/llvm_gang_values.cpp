@@ -11,6 +11,8 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 
+#include <vector>
+
 namespace tack::codegen::detail {
 
 using llvm::Value;
@@ -25,6 +27,12 @@ Value* KernelEmitter::splat(Value* v) { return is_vec(v) ? v : b_.CreateVectorSp
 bool KernelEmitter::is_vec(const Value* v) { return v->getType()->isVectorTy(); }
 
 bool KernelEmitter::holds_vec(const llvm::AllocaInst* slot) { return slot->getAllocatedType()->isVectorTy(); }
+
+Value* KernelEmitter::lane_ids() {
+  std::vector<std::uint64_t> iota(gang_);
+  for (unsigned l = 0; l < gang_; ++l) iota[l] = l;
+  return llvm::ConstantDataVector::get(c_, iota);
+}
 
 Value* KernelEmitter::exec() { return b_.CreateLoad(exec_->getAllocatedType(), exec_, "exec"); }
 

@@ -79,6 +79,7 @@ class KernelEmitter {
   // ---- the SIMD path (llvm_gang_values.cpp, llvm_gang_memory.cpp, llvm_gang_control.cpp) ----
   llvm::Type* vec(llvm::Type* scalar) const;
   llvm::Value* splat(llvm::Value* v);
+  llvm::Value* lane_ids();  // <0, 1, ..., gang - 1> as i64
   static bool is_vec(const llvm::Value* v);
   static bool holds_vec(const llvm::AllocaInst* slot);  // a varying Let's or Var's slot
   llvm::Value* shaped_for(llvm::AllocaInst* slot, llvm::Value* v);
