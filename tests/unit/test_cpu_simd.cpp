@@ -17,6 +17,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -214,6 +215,37 @@ TEST(CpuSimd, WorkItemLoopsOfWorkgroupKernelsAreGangs) {
   EXPECT_EQ(uniform, 2);                                // (lid / 16) * 16 and lid >> 4
   EXPECT_EQ(offsets, 1);                                // lid & 15
   EXPECT_FALSE(lanes.varying(ir::LoopIndex::make(0)));  // the group id
+}
+
+// lower_workgroups never lets a value of a work-item loop out of it; a kernel
+// that did would need one value per lane where the code around has a scalar,
+// so it stays on the scalar path, saying why.
+TEST(CpuSimd, AValueLeavingAWorkItemLoopKeepsTheScalarPath) {
+  using ir::Expr;
+  const ir::Type i64 = ir::Type::strong(DType::I64);
+  ir::Kernel k;
+  k.name = "leaks_a_lane";
+  k.params = {ir::Param{ir::ParamKind::Array, std::nullopt, DType::I64, 1}};
+  k.launch = ir::LaunchKind::Workgroup;
+  k.dims = {ir::Const::make_int(i64, 1)};
+  k.lets = {i64, i64};  // t0: the local id, t1: a copy of it
+  k.typed = true;
+  auto loop_of = [&](ir::Stmt body) {
+    return ir::For::make(0, ir::Const::make_int(i64, 0), ir::Const::make_int(i64, 256), std::move(body));
+  };
+  const ir::ArrayRef out{ir::ArrayRef::Space::Param, 0};
+  const Expr zero = ir::Const::make_int(i64, 0);
+  // Inside: fine.
+  k.body = loop_of(ir::Block::make({ir::Let::make(1, ir::LetRef::make(i64, 0)),
+                                    ir::Store::make(out, ir::LetRef::make(i64, 1), 1, ir::LetRef::make(i64, 1))}));
+  k.work_item_loops = {0};
+  EXPECT_EQ(tack::analysis::plan_simd(k, 512, true).lanes, 16u);
+  // t1 read after the loop.
+  k.body = ir::Block::make(
+      {loop_of(ir::Let::make(1, ir::LetRef::make(i64, 0))), ir::Store::make(out, zero, 1, ir::LetRef::make(i64, 1))});
+  tack::analysis::SimdPlan plan = tack::analysis::plan_simd(k, 512, true);
+  EXPECT_EQ(plan.lanes, 0u);
+  EXPECT_EQ(plan.why, "scalar path: a value of a work-item loop is used outside it");
 }
 
 TEST(CpuSimd, InspectSaysWhichPathAndWidth) {
