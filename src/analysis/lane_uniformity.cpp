@@ -1,4 +1,5 @@
-// The lane uniformity analysis of parallel kernels (see lane_uniformity.hpp).
+// The lane uniformity analysis of parallel kernels and of lowered workgroup
+// kernels' work-item loops (see lane_uniformity.hpp).
 //
 // A least fixpoint: everything starts uniform and the scan marks what is
 // computed from something varying, redone until nothing changes, since a Var
@@ -6,6 +7,7 @@
 // condition makes the loop around it divergent.
 #include "analysis/lane_uniformity.hpp"
 
+#include "analysis/group_uniformity.hpp"
 #include "ir/check.hpp"
 #include "ir/walk.hpp"
 
@@ -223,19 +225,7 @@ bool LaneUniformity::gang_offset(const Expr& e) const {
   return false;
 }
 
-bool LaneUniformity::escapes(const Stmt& s) {
-  if (!s) return false;
-  switch (s->kind) {
-    case StmtKind::Break:
-    case StmtKind::Continue: return true;
-    case StmtKind::Block:
-      for (const Stmt& c : s.as<Block>()->stmts)
-        if (escapes(c)) return true;
-      return false;
-    case StmtKind::If: return escapes(s.as<If>()->then_case) || escapes(s.as<If>()->else_case);
-    default: return false;  // a For or Loop catches its own breaks
-  }
-}
+bool LaneUniformity::escapes(const Stmt& s) { return GroupUniformity::escape(s) != nullptr; }
 
 bool LaneUniformity::mark_let(int id) {
   char& v = let_varying_[static_cast<std::size_t>(id)];
