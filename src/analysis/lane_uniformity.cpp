@@ -1,4 +1,5 @@
-// The lane uniformity analysis of parallel kernels (see lane_uniformity.hpp).
+// The lane uniformity analysis of parallel kernels and of lowered workgroup
+// kernels' work-item loops (see lane_uniformity.hpp).
 //
 // A least fixpoint: everything starts uniform and the scan marks what is
 // computed from something varying, redone until nothing changes, since a Var
@@ -6,15 +7,20 @@
 // condition makes the loop around it divergent.
 #include "analysis/lane_uniformity.hpp"
 
+#include "analysis/group_uniformity.hpp"
 #include "ir/check.hpp"
 #include "ir/walk.hpp"
+
+#include <optional>
 
 namespace tack::analysis {
 
 using namespace tack::ir;
 
-LaneUniformity::LaneUniformity(const Kernel& k) : inner_(static_cast<int>(k.dims.size()) - 1) {
-  TACK_CHECK(k.typed && k.launch == LaunchKind::Parallel && !k.dims.empty());
+LaneUniformity::LaneUniformity(const Kernel& k)
+    : inner_(k.launch == LaunchKind::Parallel ? static_cast<int>(k.dims.size()) - 1 : -1),
+      items_(k.work_item_loops.begin(), k.work_item_loops.end()) {
+  TACK_CHECK(k.typed && !k.dims.empty());
   let_varying_.assign(k.lets.size(), 0);
   var_varying_.assign(k.vars.size(), 0);
   var_depth_.assign(k.vars.size(), 0);
@@ -120,34 +126,106 @@ void LaneUniformity::classify_assigns(const Stmt& s, Context c) {
 }
 
 bool LaneUniformity::varying(const Expr& e) const {
-  bool v = false;
-  std::unordered_set<const ExprNode*> seen;
-  walk(e, seen, [&](const Expr& x) {
+  if (items_.empty()) {
+    bool v = false;
+    std::unordered_set<const ExprNode*> seen;
+    walk(e, seen, [&](const Expr& x) {
+      switch (x->kind) {
+        // A load is as varying as its index (walk visits it).
+        case ExprKind::LoopIndex: v = v || x.as<LoopIndex>()->dim == inner_; break;
+        case ExprKind::LetRef: v = v || let_varying(x.as<LetRef>()->id); break;
+        case ExprKind::VarRef: v = v || var_varying(x.as<VarRef>()->id); break;
+        case ExprKind::GroupValue: TACK_UNREACHABLE("lane_uniformity: group values must be lowered first");
+        default: break;
+      }
+    });
+    return v;
+  }
+  // Workgroup kernels: a walk that does not look below `lid / D`.
+  std::unordered_map<const ExprNode*, bool> memo;
+  auto rec = [&](auto& self, const Expr& x) -> bool {
+    if (!x) return false;
+    auto it = memo.find(x.get());
+    if (it != memo.end()) return it->second;
+    bool v = false;
     switch (x->kind) {
-      // A load is as varying as its index (walk visits it).
-      case ExprKind::LoopIndex: v = v || x.as<LoopIndex>()->dim == inner_; break;
-      case ExprKind::LetRef: v = v || let_varying(x.as<LetRef>()->id); break;
-      case ExprKind::VarRef: v = v || var_varying(x.as<VarRef>()->id); break;
-      case ExprKind::GroupValue: TACK_UNREACHABLE("lane_uniformity: a parallel kernel has no group values");
+      case ExprKind::LoopIndex: v = x.as<LoopIndex>()->dim == inner_; break;
+      case ExprKind::LetRef: v = let_varying(x.as<LetRef>()->id); break;
+      case ExprKind::VarRef: v = var_varying(x.as<VarRef>()->id); break;
+      case ExprKind::GroupValue: TACK_UNREACHABLE("lane_uniformity: group values must be lowered first");
+      case ExprKind::Load: v = self(self, x.as<Load>()->index); break;
+      case ExprKind::Op:
+        if (gang_block(x)) break;
+        for (const Expr& a : x.as<Op>()->args) v = self(self, a) || v;
+        break;
+      case ExprKind::Select: {
+        auto n = x.as<Select>();
+        v = self(self, n->cond) || self(self, n->if_true) || self(self, n->if_false);
+        break;
+      }
+      case ExprKind::Cast: v = self(self, x.as<Cast>()->value); break;
+      case ExprKind::TexSample: {
+        auto n = x.as<TexSample>();
+        v = self(self, n->u) || self(self, n->v) || self(self, n->w);
+        break;
+      }
       default: break;
     }
-  });
-  return v;
+    memo.emplace(x.get(), v);
+    return v;
+  };
+  return rec(rec, e);
 }
 
-bool LaneUniformity::escapes(const Stmt& s) {
-  if (!s) return false;
-  switch (s->kind) {
-    case StmtKind::Break:
-    case StmtKind::Continue: return true;
-    case StmtKind::Block:
-      for (const Stmt& c : s.as<Block>()->stmts)
-        if (escapes(c)) return true;
-      return false;
-    case StmtKind::If: return escapes(s.as<If>()->then_case) || escapes(s.as<If>()->else_case);
-    default: return false;  // a For or Loop catches its own breaks
+namespace {
+
+// A work-item index, or an integer cast of one wide enough for every local id.
+bool is_item(const Expr& e, const std::unordered_set<int>& items) {
+  if (auto c = e.as<Cast>())
+    return is_integer(e->type.dtype) && dtype_bits(e->type.dtype) >= 16 && is_item(c->value, items);
+  auto l = e.as<LetRef>();
+  return l && items.count(l->id);
+}
+
+// The constant operand, when it is a positive integer.
+std::optional<std::int64_t> positive(const Expr& e) {
+  auto c = e.as<Const>();
+  if (!c || !is_integer(e->type.dtype) || c->i <= 0) return std::nullopt;
+  return c->i;
+}
+
+constexpr std::int64_t kGang = LaneUniformity::kMaxGang;
+
+}  // namespace
+
+bool LaneUniformity::gang_block(const Expr& e) const {
+  auto n = e.as<Op>();
+  if (!n || n->arity() != 2 || !is_item(n->args[0], items_)) return false;
+  std::optional<std::int64_t> d = positive(n->args[1]);
+  if (!d) return false;
+  switch (n->op) {
+    case OpCode::Div:
+    case OpCode::FloorDiv: return *d % kGang == 0;
+    case OpCode::Shr: return *d >= 4 && *d < 62;  // 2^d is a multiple of 16
+    default: return false;
   }
 }
+
+bool LaneUniformity::gang_offset(const Expr& e) const {
+  auto n = e.as<Op>();
+  if (!n || n->arity() != 2) return false;
+  for (int k = 0; k < 2; ++k) {
+    const Expr& x = n->args[static_cast<std::size_t>(k)];
+    std::optional<std::int64_t> d = positive(n->args[static_cast<std::size_t>(1 - k)]);
+    if (!d || !is_item(x, items_)) continue;
+    if ((n->op == OpCode::Mod || n->op == OpCode::FloorMod) && k == 0) return *d % kGang == 0;
+    // lid & (2^m - 1), m >= 4
+    if (n->op == OpCode::BitAnd) return *d >= kGang - 1 && ((*d + 1) & *d) == 0;
+  }
+  return false;
+}
+
+bool LaneUniformity::escapes(const Stmt& s) { return GroupUniformity::escape(s) != nullptr; }
 
 bool LaneUniformity::mark_let(int id) {
   char& v = let_varying_[static_cast<std::size_t>(id)];
@@ -220,7 +298,7 @@ bool LaneUniformity::scan(const Stmt& s, int depth) {
     case StmtKind::For: {
       auto n = s.as<For>();
       bool bounds = varying(n->lo) || varying(n->hi);
-      if (bounds) changed = mark_let(n->index);
+      if (bounds || work_item_index(n->index)) changed = mark_let(n->index) || changed;
       int inner = depth;
       if (bounds || breaks_under_varying_if(n->body, false)) {
         changed = divergent_loops_.insert(s.get()).second || changed;

@@ -12,6 +12,13 @@
 // indices, loop indices with uniform bounds) is uniform. A load at a uniform
 // index is uniform: every lane reads the same element, and a lane writing it
 // meanwhile would be a race the language forbids.
+//
+// Workgroup kernels, as passes::lower_workgroups leaves them: the lanes run the
+// work-items of one loop over a group's work-items (Kernel::work_item_loops), so
+// that loop's index is what varies and the group id (LoopIndex 0) is uniform. A
+// gang is kMaxGang or fewer lanes whose first local id is a multiple of its
+// width, so `lid / D` with D a multiple of kMaxGang is the same for every lane of
+// a gang and `lid % D` steps by one from lane to lane (16 x 16 tiles).
 #pragma once
 
 #include "ir/ir.hpp"
@@ -24,10 +31,23 @@ namespace tack::analysis {
 
 class LaneUniformity {
  public:
-  // Analyses a typed Parallel kernel whose innermost dimension is spread over lanes.
+  // The widest gang on any host (512-bit vectors of 32-bit values); every gang
+  // width divides it and the group size.
+  static constexpr unsigned kMaxGang = 16;
+
+  // Analyses a typed Parallel kernel whose innermost dimension is spread over
+  // lanes, or a lowered Workgroup kernel whose work-item loops are.
   explicit LaneUniformity(const ir::Kernel& k);
 
   bool varying(const ir::Expr& e) const;
+  // Workgroup kernels: whether Let `id` is the index of a loop over a group's work-items.
+  bool work_item_index(int id) const { return items_.count(id) != 0; }
+  // Workgroup kernels: `lid / D` (a Div, FloorDiv or Shr of a work-item index by
+  // a multiple of kMaxGang), the same for every lane of a gang although its
+  // operand varies; and `lid % D` (Mod, FloorMod or BitAnd with D - 1), which
+  // steps by one element from lane to lane.
+  bool gang_block(const ir::Expr& e) const;
+  bool gang_offset(const ir::Expr& e) const;
   bool let_varying(int id) const { return let_varying_[static_cast<std::size_t>(id)] != 0; }
   bool var_varying(int id) const { return var_varying_[static_cast<std::size_t>(id)] != 0; }
   // An if_ whose condition is varying: both sides run, each under its lanes' mask.
@@ -59,7 +79,8 @@ class LaneUniformity {
   bool mark_var(int id);
   bool breaks_under_varying_if(const ir::Stmt& s, bool under) const;
 
-  int inner_;  // the parallel dimension spread over lanes
+  int inner_;                      // the parallel dimension spread over lanes (-1 for workgroup kernels)
+  std::unordered_set<int> items_;  // workgroup kernels: the work-item loops' index Lets
   std::vector<char> let_varying_, var_varying_;
   std::vector<int> var_depth_;  // how many divergent regions enclose each Var's declaration
   std::unordered_set<const ir::StmtNode*> varying_ifs_, divergent_loops_;

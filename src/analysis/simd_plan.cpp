@@ -11,6 +11,8 @@
 #include "ir/walk.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <unordered_set>
 
 namespace tack::analysis {
 namespace {
@@ -23,6 +25,58 @@ bool samples_texture(const ir::Kernel& k) {
       ir::walk(e, seen, [&](const ir::Expr& x) { found = found || x->kind == ir::ExprKind::TexSample; });
   });
   return found;
+}
+
+// Workgroup kernels: a Let or Var of a work-item loop used outside it, or a Var
+// declared outside one and assigned in it, would be one value per lane where
+// the code around the loop has one scalar. passes::lower_workgroups never makes
+// either (per-item values cross regions through shared arrays); this keeps a
+// kernel that did on the scalar path rather than wrong.
+bool crosses_work_item_loop(const ir::Kernel& k) {
+  const std::unordered_set<int> items(k.work_item_loops.begin(), k.work_item_loops.end());
+  std::unordered_set<int> inner_lets, inner_vars, outer_lets, outer_vars, assigned_inside;
+  auto note = [](const ir::Stmt& s, std::unordered_set<int>& lets, std::unordered_set<int>& vars,
+                 std::unordered_set<int>* assigned) {
+    if (auto n = s.as<ir::Let>()) lets.insert(n->id);
+    if (auto n = s.as<ir::Atomic>()) lets.insert(n->result);
+    if (auto n = s.as<ir::For>()) lets.insert(n->index);
+    if (auto n = s.as<ir::DeclareVar>()) vars.insert(n->id);
+    if (auto n = s.as<ir::Assign>(); n && assigned) assigned->insert(n->id);
+  };
+  std::unordered_set<int> outer_read_lets, outer_read_vars;
+  std::function<void(const ir::Stmt&, bool)> visit = [&](const ir::Stmt& s, bool inside) {
+    if (!s) return;
+    if (auto f = s.as<ir::For>(); f && items.count(f->index)) inside = true;
+    note(s, inside ? inner_lets : outer_lets, inside ? inner_vars : outer_vars, inside ? &assigned_inside : nullptr);
+    if (!inside) {
+      std::unordered_set<const ir::ExprNode*> seen;
+      for (const ir::Expr& e : ir::own_exprs(s))
+        ir::walk(e, seen, [&](const ir::Expr& x) {
+          if (auto l = x.as<ir::LetRef>()) outer_read_lets.insert(l->id);
+          if (auto v = x.as<ir::VarRef>()) outer_read_vars.insert(v->id);
+        });
+    }
+    switch (s->kind) {
+      case ir::StmtKind::Block:
+        for (const ir::Stmt& c : s.as<ir::Block>()->stmts) visit(c, inside);
+        break;
+      case ir::StmtKind::If:
+        visit(s.as<ir::If>()->then_case, inside);
+        visit(s.as<ir::If>()->else_case, inside);
+        break;
+      case ir::StmtKind::For: visit(s.as<ir::For>()->body, inside); break;
+      case ir::StmtKind::Loop: visit(s.as<ir::Loop>()->body, inside); break;
+      default: break;
+    }
+  };
+  visit(k.body, false);
+  for (int id : outer_read_lets)
+    if (inner_lets.count(id)) return true;
+  for (int id : outer_read_vars)
+    if (inner_vars.count(id)) return true;
+  for (int id : assigned_inside)
+    if (!inner_vars.count(id)) return true;
+  return false;
 }
 
 int counted_bits(DType t) {
@@ -38,8 +92,8 @@ SimdPlan plan_simd(const ir::Kernel& k, unsigned vector_bits, bool enabled) {
     plan.why = "scalar path: TACK_CPU_SIMD=0";
     return plan;
   }
-  if (k.launch != ir::LaunchKind::Parallel) {
-    plan.why = "scalar path: a workgroup kernel's work-item loops are vectorized by LLVM";
+  if (k.launch == ir::LaunchKind::Workgroup && crosses_work_item_loop(k)) {
+    plan.why = "scalar path: a value of a work-item loop is used outside it";
     return plan;
   }
   if (samples_texture(k)) {
@@ -52,7 +106,7 @@ SimdPlan plan_simd(const ir::Kernel& k, unsigned vector_bits, bool enabled) {
     if (lanes.let_varying(static_cast<int>(i))) widest = std::max(widest, counted_bits(k.lets[i].dtype));
   for (std::size_t i = 0; i < k.vars.size(); ++i)
     if (lanes.var_varying(static_cast<int>(i))) widest = std::max(widest, counted_bits(k.vars[i].dtype));
-  plan.lanes = std::max(2u, vector_bits / static_cast<unsigned>(widest));
+  plan.lanes = std::min(LaneUniformity::kMaxGang, std::max(2u, vector_bits / static_cast<unsigned>(widest)));
   plan.why = "SIMD path: gangs of " + std::to_string(plan.lanes) + " work-items, " + std::to_string(widest) +
              "-bit values in " + std::to_string(vector_bits) + "-bit vectors";
   return plan;

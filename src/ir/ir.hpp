@@ -430,6 +430,9 @@ struct Kernel {
   Stmt body;
   SourceLoc loc;
   bool typed = false;
+  // Set by passes::lower_workgroups: the Let ids of the indices of the loops over a
+  // group's work-items (its regions), which the CPU runs as SIMD gangs.
+  std::vector<int> work_item_loops;
 };
 
 }  // namespace tack::ir

@@ -11,7 +11,7 @@ namespace tack::passes {
 // Throws tack::InvalidArgument, naming the kernel and the lines of the barrier (or
 // group reduction, or break_/continue_ of a loop holding one) and of the control
 // flow around it, when a typed workgroup kernel holds one inside an if_, for_range or
-// while_ whose condition or bounds are not uniform (passes/group_uniformity.hpp).
+// while_ whose condition or bounds are not uniform (analysis/group_uniformity.hpp).
 // Does nothing for parallel_for kernels.
 void check_barriers(const ir::Kernel& typed);
 

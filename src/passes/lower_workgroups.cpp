@@ -1,5 +1,5 @@
 // Workgroups as loops (see lower_workgroups.hpp). Three steps:
-// 1. Analysis (passes/group_uniformity, shared with the barrier rule every backend
+// 1. Analysis (analysis/group_uniformity, shared with the barrier rule every backend
 //    checks): which statements must stay outside the work-item loops (they hold a
 //    barrier or group reduction, leave a loop that does, or set a uniform Var under a
 //    uniform if_), and which Lets and Vars are uniform.
@@ -13,11 +13,11 @@
 #include "passes/lower_workgroups.hpp"
 
 #include "abi/group_size.hpp"
+#include "analysis/group_uniformity.hpp"
 #include "ir/check.hpp"
 #include "ir/memo_mutator.hpp"
 #include "ir/visitor.hpp"
 #include "ir/walk.hpp"
-#include "passes/group_uniformity.hpp"
 
 #include <tack/error.hpp>
 
@@ -391,6 +391,7 @@ class Lowering {
       Type t = k_.vars[static_cast<std::size_t>(v)];
       body.push_back(Store::make(var_spill(v), lid, 0, VarRef::make(t, it == rw.vars.end() ? v : it->second)));
     }
+    out_.work_item_loops.push_back(reg.lid);
     return For::make(reg.lid, i64_const(0), i64_const(kGroupSize), Block::make(std::move(body)));
   }
 
@@ -444,7 +445,7 @@ class Lowering {
 
   const Kernel& k_;
   Kernel out_;
-  GroupUniformity u_;
+  analysis::GroupUniformity u_;
   // Placement.
   std::vector<Region> regions_;
   std::unordered_map<const StmtNode*, int> placeholders_;

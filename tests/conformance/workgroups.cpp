@@ -6,6 +6,7 @@
 // exactly (integer-valued data, so every order gives the same f32 result).
 // A backend without workgroups must refuse such a kernel at the call.
 #include "conformance/backend_param.hpp"
+#include "support/tiled_matmul.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -228,6 +229,116 @@ TEST_P(Workgroups, SharedMemoryAtomics) {
         return out.to_host<std::int32_t>();
       },
       std::vector<std::int32_t>{256255, 256255, 256255});
+}
+
+// 16 x 16 tiles of a matrix product in shared memory, two barriers per tile
+// (tests/support/tiled_matmul.hpp): local_id / 16 is the same for 16
+// neighbouring work-items and local_id % 16 steps by one, which the CPU's SIMD
+// path turns into broadcasts and contiguous vectors. Small integers: exact.
+TEST_P(Workgroups, TiledMatmulInSharedMemory) {
+  auto k = tack_test::tiled_matmul("wg_matmul_tiles");
+  const std::int64_t n = 48;
+  TACK_REQUIRE_WORKGROUPS(k(zeros<float>(dev(), n * n), zeros<float>(dev(), n * n), zeros<float>(dev(), n * n), n));
+  std::vector<float> a, b, want(static_cast<std::size_t>(n * n), 0.0f);
+  for (std::int64_t i = 0; i < n * n; ++i) {
+    a.push_back(static_cast<float>((i * 7) % 9 - 4));
+    b.push_back(static_cast<float>((i * 5) % 7 - 3));
+  }
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t kk = 0; kk < n; ++kk)
+        want[static_cast<std::size_t>(i * n + j)] +=
+            a[static_cast<std::size_t>(i * n + kk)] * b[static_cast<std::size_t>(kk * n + j)];
+  expect_exact(
+      "48 x 48 product by 16 x 16 tiles",
+      [&](const tack::Device& d) {
+        tack::Array out = zeros<float>(d, n * n);
+        k(out, d.from_host(a), d.from_host(b), n);
+        return out.to_host<float>();
+      },
+      want);
+}
+
+// Per-item values that live across barriers: a loaded Let (kept in a per-item
+// array), values recomputed from local_id (lid >> 4, lid & 15), a Var updated in
+// three regions, a loop with a per-item trip count, a break_ and a continue_
+// between two barriers, and a store under a per-item if_.
+TEST_P(Workgroups, PerItemValuesAndDivergentLoopsAcrossBarriers) {
+  auto k = tack::kernel("wg_live_values", [](Array out, Array x) {
+    workgroup_for(out.size() / 256, [&](Group g) {
+      SharedArray s = g.shared<std::int32_t>(256);
+      Value lid = g.local_id(), gid = g.global_id();
+      Value hi = cast<std::int32_t>(lid >> 4), lo = cast<std::int32_t>(lid & 15);
+      Value mine = x[gid];
+      Var acc = mine * 2;
+      s[lid] = mine;
+      g.barrier();
+      acc += s[255 - lid] + hi * 100;
+      Var steps = 0, i = 0;
+      while_([&] { return i < lo + hi; },
+             [&] {
+               i += 1;
+               if_(i % 3 == 0, [&] { continue_(); });
+               if_(steps > 6, [&] { break_(); });
+               steps += 1;
+             });
+      g.barrier();
+      s[lid] = steps;
+      if_(lid % 3 == 0, [&] { s[lid] = steps + 500; });  // a store only some work-items make
+      g.barrier();
+      acc += s[(lid + 1) % 256] * 1000 + mine;
+      out[gid] = acc + lo * 1000000;
+    });
+  });
+  const std::int64_t groups = 3;
+  TACK_REQUIRE_WORKGROUPS(k(zeros<std::int32_t>(dev(), groups * kGroup), zeros<std::int32_t>(dev(), groups * kGroup)));
+  std::vector<std::int32_t> x = block_data<std::int32_t>(groups * kGroup), want;
+  auto steps_of = [](std::int64_t l) {
+    std::int32_t steps = 0;
+    for (std::int64_t i = 1; i <= (l & 15) + (l >> 4); ++i) {
+      if (i % 3 == 0) continue;
+      if (steps > 6) break;
+      ++steps;
+    }
+    return steps;
+  };
+  for (std::int64_t gr = 0; gr < groups; ++gr)
+    for (std::int64_t l = 0; l < kGroup; ++l) {
+      std::int32_t mine = x[static_cast<std::size_t>(gr * kGroup + l)];
+      std::int32_t acc =
+          mine * 2 + x[static_cast<std::size_t>(gr * kGroup + 255 - l)] + static_cast<std::int32_t>(l >> 4) * 100;
+      const std::int64_t next = (l + 1) % 256;
+      acc += (steps_of(next) + (next % 3 == 0 ? 500 : 0)) * 1000 + mine;
+      want.push_back(acc + static_cast<std::int32_t>(l & 15) * 1000000);
+    }
+  expect_exact(
+      "values carried across barriers, divergent loops between them",
+      [&](const tack::Device& d) { return run_unary<std::int32_t>(k, d, x); }, want);
+}
+
+// Atomics on shared memory whose old values are used: each of four counters is
+// incremented by 64 work-items, so their old values are 0..63 in some order and
+// sum to 4 * 2016 over the group, whatever the order.
+TEST_P(Workgroups, SharedAtomicResultsIntoAGroupReduction) {
+  auto k = tack::kernel("wg_atomic_results", [](Array out) {
+    workgroup_for(out.size(), [&](Group g) {
+      SharedArray c = g.shared<std::int32_t>(4);
+      Value old = atomic_add(c, g.local_id() % 4, 1);
+      Value total = g.reduce_add(old);
+      g.barrier();
+      if_(g.local_id() == 0, [&] { out[g.group_id()] = total * 10 + c[3] - 64; });
+    });
+  });
+  TACK_REQUIRE_WORKGROUPS(k(zeros<std::int32_t>(dev(), 2)));
+  if (!has_atomic<std::int32_t>()) return;
+  expect_exact(
+      "sum of the old values of four shared counters",
+      [&](const tack::Device& d) {
+        tack::Array out = zeros<std::int32_t>(d, 2);
+        k(out);
+        return out.to_host<std::int32_t>();
+      },
+      std::vector<std::int32_t>{80640, 80640});
 }
 
 }  // namespace

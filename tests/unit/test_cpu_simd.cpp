@@ -5,7 +5,10 @@
 // business (conformance/divergence.cpp and every other suite, on both paths).
 #include "analysis/lane_uniformity.hpp"
 #include "analysis/simd_plan.hpp"
+#include "ir/printer.hpp"
 #include "ir/visitor.hpp"
+#include "ir/walk.hpp"
+#include "passes/lower_workgroups.hpp"
 #include "support/typed_kernel.hpp"
 
 #include <tack/tack.hpp>
@@ -18,7 +21,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 using namespace tack::lang;
@@ -157,12 +163,94 @@ TEST(CpuSimd, PlanFillsOneRegisterWithTheWidestVaryingValue) {
   EXPECT_EQ(off.lanes, 0u);
   EXPECT_NE(off.why.find("TACK_CPU_SIMD=0"), std::string::npos) << off.why;
 
+  // A workgroup kernel, lowered to work-item loops, runs them as gangs too.
   auto group = tack::kernel("plan_group", [](Array out) {
     workgroup_for(out.size() / 256, [&](Group g) { out[g.global_id()] = g.local_id(); });
   });
-  tack::analysis::SimdPlan wg = plan_simd(typed_kernel(group, {{DType::I64, 1}}), 512, true);
-  EXPECT_EQ(wg.lanes, 0u);
-  EXPECT_NE(wg.why.find("workgroup"), std::string::npos) << wg.why;
+  ir::Kernel lowered = tack::passes::lower_workgroups(typed_kernel(group, {{DType::I64, 1}}));
+  tack::analysis::SimdPlan wg = plan_simd(lowered, 512, true);
+  EXPECT_EQ(wg.lanes, 16u);
+  EXPECT_EQ(wg.why.rfind("SIMD path: gangs of 16", 0), 0u) << wg.why;
+}
+
+// A lowered workgroup kernel: its work-item loops' indices vary, the group id does
+// not; local_id / 16 is the same across a gang and local_id % 16 steps by one
+// (16 x 16 tiles), but (local_id + 1) / 16 and local_id / 8 are varying.
+TEST(CpuSimd, WorkItemLoopsOfWorkgroupKernelsAreGangs) {
+  auto k = tack::kernel("gang_tiles", [](Array out, Array a) {
+    workgroup_for(out.size() / 256, [&](Group g) {
+      SharedArray s = g.shared<float>(256);
+      Value lid = g.local_id();
+      s[lid] = a[g.group_id() * 256 + (lid % 16) * 16 + lid / 16];
+      g.barrier();
+      out[g.global_id()] = s[(lid / 16) * 16] + s[lid >> 4] + s[lid & 15] + s[(lid + 1) / 16] + s[lid / 8];
+    });
+  });
+  ir::Kernel t = tack::passes::lower_workgroups(typed_kernel(k, {{DType::F32, 1}, {DType::F32, 1}}));
+  ASSERT_EQ(t.work_item_loops.size(), 2u);
+  LaneUniformity lanes(t);
+  for (int id : t.work_item_loops) {
+    EXPECT_TRUE(lanes.work_item_index(id));
+    EXPECT_TRUE(lanes.let_varying(id));
+  }
+  // Each shared load of the second region: its index, whether it varies, whether it steps by one.
+  std::map<std::string, std::pair<bool, bool>> loads;
+  ir::for_each_stmt(t.body, [&](const ir::Stmt& st) {
+    for (const ir::Expr& e : ir::own_exprs(st)) {
+      std::unordered_set<const ir::ExprNode*> seen;
+      ir::walk(e, seen, [&](const ir::Expr& x) {
+        if (auto l = x.as<ir::Load>(); l && l->array.space == ir::ArrayRef::Space::Shared)
+          loads[ir::to_string(l->index)] = {lanes.varying(l->index), lanes.gang_offset(l->index)};
+      });
+    }
+  });
+  ASSERT_EQ(loads.size(), 5u);
+  int uniform = 0, offsets = 0;
+  for (const auto& [index, facts] : loads) {
+    SCOPED_TRACE(index);
+    const bool div16 = index.find("div") != std::string::npos && index.find("16") != std::string::npos;
+    const bool shr4 = index.find("shr") != std::string::npos;
+    const bool and15 = index.find("bitand") != std::string::npos;
+    const bool plus1 = index.find("add") != std::string::npos;
+    EXPECT_EQ(facts.first, !((div16 || shr4) && !plus1)) << "varying";
+    EXPECT_EQ(facts.second, and15) << "steps by one";
+    uniform += facts.first ? 0 : 1;
+    offsets += facts.second ? 1 : 0;
+  }
+  EXPECT_EQ(uniform, 2);                                // (lid / 16) * 16 and lid >> 4
+  EXPECT_EQ(offsets, 1);                                // lid & 15
+  EXPECT_FALSE(lanes.varying(ir::LoopIndex::make(0)));  // the group id
+}
+
+// lower_workgroups never lets a value of a work-item loop out of it; a kernel
+// that did would need one value per lane where the code around has a scalar,
+// so it stays on the scalar path, saying why.
+TEST(CpuSimd, AValueLeavingAWorkItemLoopKeepsTheScalarPath) {
+  using ir::Expr;
+  const ir::Type i64 = ir::Type::strong(DType::I64);
+  ir::Kernel k;
+  k.name = "leaks_a_lane";
+  k.params = {ir::Param{ir::ParamKind::Array, std::nullopt, DType::I64, 1}};
+  k.launch = ir::LaunchKind::Workgroup;
+  k.dims = {ir::Const::make_int(i64, 1)};
+  k.lets = {i64, i64};  // t0: the local id, t1: a copy of it
+  k.typed = true;
+  auto loop_of = [&](ir::Stmt body) {
+    return ir::For::make(0, ir::Const::make_int(i64, 0), ir::Const::make_int(i64, 256), std::move(body));
+  };
+  const ir::ArrayRef out{ir::ArrayRef::Space::Param, 0};
+  const Expr zero = ir::Const::make_int(i64, 0);
+  // Inside: fine.
+  k.body = loop_of(ir::Block::make({ir::Let::make(1, ir::LetRef::make(i64, 0)),
+                                    ir::Store::make(out, ir::LetRef::make(i64, 1), 1, ir::LetRef::make(i64, 1))}));
+  k.work_item_loops = {0};
+  EXPECT_EQ(tack::analysis::plan_simd(k, 512, true).lanes, 16u);
+  // t1 read after the loop.
+  k.body = ir::Block::make(
+      {loop_of(ir::Let::make(1, ir::LetRef::make(i64, 0))), ir::Store::make(out, zero, 1, ir::LetRef::make(i64, 1))});
+  tack::analysis::SimdPlan plan = tack::analysis::plan_simd(k, 512, true);
+  EXPECT_EQ(plan.lanes, 0u);
+  EXPECT_EQ(plan.why, "scalar path: a value of a work-item loop is used outside it");
 }
 
 TEST(CpuSimd, InspectSaysWhichPathAndWidth) {
@@ -211,6 +299,26 @@ TEST(CpuSimd, TranscendentalsCallLibmvecWithinItsBound) {
     const float want = std::sin(v) * std::exp(v * 0.25f) + std::pow(v, 1.5f);
     const float scale = std::max(std::fabs(std::sin(v) * std::exp(v * 0.25f)), std::pow(v, 1.5f));
     EXPECT_NEAR(got[i], want, 16 * std::numeric_limits<float>::epsilon() * scale) << "x = " << v;
+  }
+}
+
+TEST(CpuSimd, InspectSaysAWorkgroupKernelRunsGangs) {
+  auto reverse = tack::kernel("inspect_group", [](Array out, Array x) {
+    workgroup_for(x.size() / 256, [&](Group g) {
+      SharedArray s = g.shared<float>(256);
+      s[g.local_id()] = x[g.global_id()];
+      g.barrier();
+      out[g.global_id()] = s[255 - g.local_id()];
+    });
+  });
+  const tack::ArraySpec f32{DType::F32, 1};
+  const std::string ir = tack::inspect(reverse, "cpu", f32, f32).source;
+  const char* env = std::getenv("TACK_CPU_SIMD");
+  if (env && std::string(env) == "0") {
+    EXPECT_EQ(ir.rfind("; scalar path: TACK_CPU_SIMD=0", 0), 0u) << ir.substr(0, 200);
+  } else {
+    EXPECT_EQ(ir.rfind("; SIMD path: gangs of ", 0), 0u) << ir.substr(0, 200);
+    EXPECT_NE(ir.find("local_id"), std::string::npos);  // the gang's vector of local ids
   }
 }
 

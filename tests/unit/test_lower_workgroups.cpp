@@ -8,6 +8,7 @@
 #include "ir/visitor.hpp"
 #include "passes/lower_workgroups.hpp"
 #include "runtime/resolve_variant.hpp"
+#include "support/tiled_matmul.hpp"
 
 #include <gtest/gtest.h>
 #include <tack/tack.hpp>
@@ -143,27 +144,6 @@ TEST(LowerWorkgroups, BlockReductionIsTwoRegionsAndASerialFold) {
 
 // ---- a tiled matrix multiply --------------------------------------------------------------
 
-tack::Kernel tiled_matmul() {
-  return tack::kernel("lw_tiled_matmul", [](Array c, Array a, Array b, Scalar n) {
-    Value tiles = n / 16;
-    workgroup_for(tiles * tiles, [&](Group g) {
-      SharedArray as = g.shared<float>(256), bs = g.shared<float>(256);
-      Value lid = g.local_id();
-      Value tx = lid % 16, ty = lid / 16;
-      Value row = (g.group_id() / tiles) * 16 + ty, col = (g.group_id() % tiles) * 16 + tx;
-      Var acc = 0.0f;
-      for_range(0, tiles, [&](Index t) {
-        as[lid] = a[row * n + t * 16 + tx];
-        bs[lid] = b[(t * 16 + ty) * n + col];
-        g.barrier();
-        for_range(0, 16, [&](Index k) { acc += as[ty * 16 + k] * bs[k * 16 + tx]; });
-        g.barrier();
-      });
-      c[row * n + col] = acc;
-    });
-  });
-}
-
 tack::Kernel plain_matmul() {
   return tack::kernel("lw_plain_matmul", [](Array c, Array a, Array b, Scalar n) {
     parallel_for({n, n}, [&](Index i, Index j) {
@@ -175,7 +155,7 @@ tack::Kernel plain_matmul() {
 }
 
 TEST(LowerWorkgroups, TiledMatmulKeepsTheTileLoopOutsideTheWorkItemLoops) {
-  auto k = tiled_matmul();
+  auto k = tack_test::tiled_matmul("lw_tiled_matmul");
   const std::int64_t n = 64;
   // Small integers: every product and sum is exact, whatever the order or contraction.
   std::vector<float> a(n * n), b(n * n);

@@ -65,6 +65,7 @@ Value* KernelEmitter::compute(const ir::Expr& e) {
     }
     case ir::ExprKind::Op: {
       const auto* n = e.as<ir::Op>();
+      if (gang_ && lanes_->gang_block(e)) return gang_block(n);
       int arity = n->arity();
       DType t = n->args[0]->type.dtype;
       Value* args[3] = {};

@@ -162,6 +162,40 @@ void KernelEmitter::gang_for(const ir::For* n) {
   set_exec(entry);
 }
 
+// A loop over a group's work-items (workgroup kernels, passes/lower_workgroups):
+// whole gangs with every lane running. The group size is a multiple of every
+// gang width, so there is no partial gang, and the first local id of a gang is
+// a multiple of its width (LaneUniformity's gang_block and gang_offset).
+void KernelEmitter::gang_items(const ir::For* n) {
+  const auto* lo = n->lo.as<ir::Const>();
+  const auto* hi = n->hi.as<ir::Const>();
+  TACK_CHECK(lo && hi && lo->i == 0 && hi->i > 0 && hi->i % gang_ == 0);
+  BasicBlock* pre = b_.GetInsertBlock();
+  BasicBlock* body = block("items.body");
+  BasicBlock* exit = block("items.end");
+  b_.CreateBr(body);
+  b_.SetInsertPoint(body);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "item");
+  i->addIncoming(b_.getInt64(0), pre);
+  llvm::AllocaInst* index = let_slot(n->index);
+  b_.CreateStore(b_.CreateAdd(splat(i), lane_ids(), "local_id"), index);
+  set_exec(llvm::Constant::getAllOnesValue(exec_->getAllocatedType()));
+  stmt(n->body);
+  Value* next = b_.CreateAdd(i, b_.getInt64(gang_));
+  i->addIncoming(next, b_.GetInsertBlock());
+  no_vectorize(b_.CreateCondBr(b_.CreateICmpSLT(next, b_.getInt64(hi->i)), body, exit));
+  b_.SetInsertPoint(exit);
+}
+
+// `lid / D`, the same for every lane of a gang: computed once from the gang's first lane.
+Value* KernelEmitter::gang_block(const ir::Op* n) {
+  Value* lid = expr(n->args[0]);
+  if (is_vec(lid)) lid = b_.CreateExtractElement(lid, std::uint64_t{0});
+  Value* args[3] = {lid, expr(n->args[1]), nullptr};
+  TACK_CHECK(!is_vec(args[1]));
+  return emit_op(b_, n->op, n->args[0]->type.dtype, args, false);
+}
+
 // The running lanes leave the loop (break_) or this iteration (continue_); nothing after it runs for them.
 void KernelEmitter::gang_escape(bool is_break) {
   if (!is_break) park(exec());

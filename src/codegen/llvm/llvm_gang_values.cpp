@@ -11,6 +11,8 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 
+#include <vector>
+
 namespace tack::codegen::detail {
 
 using llvm::Value;
@@ -25,6 +27,12 @@ Value* KernelEmitter::splat(Value* v) { return is_vec(v) ? v : b_.CreateVectorSp
 bool KernelEmitter::is_vec(const Value* v) { return v->getType()->isVectorTy(); }
 
 bool KernelEmitter::holds_vec(const llvm::AllocaInst* slot) { return slot->getAllocatedType()->isVectorTy(); }
+
+Value* KernelEmitter::lane_ids() {
+  std::vector<std::uint64_t> iota(gang_);
+  for (unsigned l = 0; l < gang_; ++l) iota[l] = l;
+  return llvm::ConstantDataVector::get(c_, iota);
+}
 
 Value* KernelEmitter::exec() { return b_.CreateLoad(exec_->getAllocatedType(), exec_, "exec"); }
 
@@ -60,6 +68,10 @@ std::optional<std::int64_t> KernelEmitter::lane_stride(const ir::Expr& index) {
         if (index.as<ir::LoopIndex>()->dim == static_cast<int>(k_.dims.size()) - 1) s = 1;
         break;
       case ir::ExprKind::LetRef: {
+        if (lanes_->work_item_index(index.as<ir::LetRef>()->id)) {
+          s = 1;
+          break;
+        }
         auto v = let_values_.find(index.as<ir::LetRef>()->id);
         if (v != let_values_.end()) s = lane_stride(v->second);
         break;
@@ -74,6 +86,10 @@ std::optional<std::int64_t> KernelEmitter::lane_stride(const ir::Expr& index) {
         const auto* n = index.as<ir::Op>();
         DType t = index->type.dtype;
         if (t != DType::I64 && t != DType::U64) break;
+        if (lanes_->gang_offset(index)) {
+          s = 1;
+          break;
+        }
         if (n->op == ir::OpCode::Add) both(n->args[0], n->args[1], [](auto x, auto y) { return x + y; });
         if (n->op == ir::OpCode::Sub) both(n->args[0], n->args[1], [](auto x, auto y) { return x - y; });
         if (n->op == ir::OpCode::Mul) {

@@ -3,6 +3,7 @@
 // and Var, made at first use (O3's SROA/mem2reg turns them into SSA values).
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
 
+#include "abi/group_size.hpp"
 #include "codegen/llvm/llvm_ops.hpp"
 #include "ir/check.hpp"
 #include "ir/visitor.hpp"
@@ -22,7 +23,9 @@ KernelEmitter::KernelEmitter(const ir::Kernel& k, llvm::Module& m, llvm::Functio
                              const codegen::VectorMath& math)
     : k_(k), c_(m.getContext()), fn_(fn), b_(m.getContext()), gang_(gang), math_(math) {
   if (!gang_) return;
-  TACK_CHECK(k.launch == ir::LaunchKind::Parallel);
+  // Workgroup kernels: each loop over a group's work-items is whole gangs.
+  TACK_CHECK(k.launch == ir::LaunchKind::Parallel || abi::kGroupSize % gang_ == 0);
+  TACK_CHECK(gang_ <= analysis::LaneUniformity::kMaxGang);
   lanes_ = std::make_unique<analysis::LaneUniformity>(k);
   ir::for_each_stmt(k.body, [&](const ir::Stmt& s) {
     if (auto n = s.as<ir::Let>()) let_values_.emplace(n->id, n->value);

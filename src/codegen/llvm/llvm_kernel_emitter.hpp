@@ -82,6 +82,7 @@ class KernelEmitter {
   // ---- the SIMD path (llvm_gang_values.cpp, llvm_gang_memory.cpp, llvm_gang_control.cpp) ----
   llvm::Type* vec(llvm::Type* scalar) const;
   llvm::Value* splat(llvm::Value* v);
+  llvm::Value* lane_ids();  // <0, 1, ..., gang - 1> as i64
   static bool is_vec(const llvm::Value* v);
   static bool holds_vec(const llvm::AllocaInst* slot);  // a varying Let's or Var's slot
   llvm::Value* shaped_for(llvm::AllocaInst* slot, llvm::Value* v);
@@ -97,6 +98,8 @@ class KernelEmitter {
   void gang_if(const ir::If* n, llvm::Value* cond);
   bool needs_a_lane(const ir::Stmt& s) const;
   void gang_for(const ir::For* n);
+  void gang_items(const ir::For* n);
+  llvm::Value* gang_block(const ir::Op* n);
   void gang_loop(const ir::Loop* n);
   void gang_escape(bool is_break);
   llvm::Value* continued_lanes();

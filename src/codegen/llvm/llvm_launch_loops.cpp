@@ -28,7 +28,8 @@ using llvm::Value;
 void KernelEmitter::emit_row(Value* lo, Value* hi) {
   BasicBlock* pre = b_.GetInsertBlock();
   BasicBlock* done = block("row.done");
-  if (!gang_) {
+  // A workgroup kernel runs one group per iteration; its gangs are in the group's work-item loops.
+  if (!gang_ || k_.launch == ir::LaunchKind::Workgroup) {
     BasicBlock* body = block("par.body");
     b_.CreateBr(body);
     b_.SetInsertPoint(body);
@@ -43,9 +44,7 @@ void KernelEmitter::emit_row(Value* lo, Value* hi) {
     return;
   }
   TACK_CHECK((gang_ & (gang_ - 1)) == 0);
-  std::vector<std::uint64_t> iota(gang_);
-  for (unsigned l = 0; l < gang_; ++l) iota[l] = l;
-  Value* lanes = llvm::ConstantDataVector::get(c_, iota);
+  Value* lanes = lane_ids();
   Value* full_end =
       b_.CreateAdd(lo, b_.CreateAnd(b_.CreateSub(hi, lo), b_.getInt64(-static_cast<std::int64_t>(gang_))));
   BasicBlock* body = block("gang.body");

@@ -55,6 +55,7 @@ void KernelEmitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::Atomic: return gang_ ? gang_atomic(s.as<ir::Atomic>()) : emit_atomic(s.as<ir::Atomic>());
     case ir::StmtKind::If: return emit_if(s.as<ir::If>());
     case ir::StmtKind::For:
+      if (gang_ && lanes_->work_item_index(s.as<ir::For>()->index)) return gang_items(s.as<ir::For>());
       if (gang_ && lanes_->divergent_loop(s.get())) return gang_for(s.as<ir::For>());
       return emit_for(s.as<ir::For>());
     case ir::StmtKind::Loop:

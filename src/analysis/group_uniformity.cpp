@@ -5,7 +5,7 @@
 // round because where it looks depends on the answer: an if_ with a uniform
 // condition is a uniform position (a Var assigned in both of its branches by uniform
 // values stays uniform), an if_ on a per-item condition is not.
-#include "passes/group_uniformity.hpp"
+#include "analysis/group_uniformity.hpp"
 
 #include "ir/check.hpp"
 #include "ir/visitor.hpp"
@@ -15,7 +15,7 @@
 
 #include <string>
 
-namespace tack::passes {
+namespace tack::analysis {
 namespace {
 
 using namespace tack::ir;
@@ -258,4 +258,4 @@ void GroupUniformity::refuse(const Stmt& s) const {
                         "uniform indices, not from local_id() or anything computed from it");
 }
 
-}  // namespace tack::passes
+}  // namespace tack::analysis

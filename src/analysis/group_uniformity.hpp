@@ -2,6 +2,10 @@
 // group. One analysis serves the barrier rule every backend enforces at the call
 // (passes/check_barriers) and the CPU's lowering of groups to loops
 // (passes/lower_workgroups), so the two can never disagree on what is refused.
+// The CPU's gangs then run the lowered work-item loops with LaneUniformity
+// (lane_uniformity.hpp), which shares its escape rule. This analysis is coarser on
+// purpose: whatever a loop without a barrier computes counts as per-item, since
+// lower_workgroups runs such a loop inside a work-item loop and cannot hoist it.
 //
 // Uniform: parameters, shapes, group_id(), num_groups(), constants, the indices of
 // loops with uniform bounds, group reductions, loads at uniform indices, and Lets and
@@ -17,7 +21,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace tack::passes {
+namespace tack::analysis {
 
 class GroupUniformity {
  public:
@@ -67,4 +71,4 @@ class GroupUniformity {
   std::vector<char> let_uniform_, var_uniform_;
 };
 
-}  // namespace tack::passes
+}  // namespace tack::analysis
