@@ -228,4 +228,13 @@ TEST(CompilerPlugin, AMissingOrForeignPluginIsRefusedNamingTheFile) {
   EXPECT_NO_THROW(cpu::llvm_compiler());
 }
 
+// The CPU's disk-cache keys name the plugin file (its code generator lives there, outside libtack's build
+// id): the file beside libtack, found without loading it, with its size.
+TEST(CompilerPlugin, TheCacheKeyNamesThePluginFile) {
+  const std::string& identity = cpu::compiler_plugin_identity();
+  EXPECT_NE(identity.find("libtack_llvm"), std::string::npos) << identity;
+  EXPECT_NE(identity.find(" bytes, modified "), std::string::npos) << identity;
+  EXPECT_EQ(identity.find("no plugin"), std::string::npos) << identity;
+}
+
 }  // namespace

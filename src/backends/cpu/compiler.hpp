@@ -45,6 +45,10 @@ class Compiler {
 // it cannot be loaded (a failed load is tried again at the next use).
 Compiler& llvm_compiler();
 
+// The plugin file's path, size and modification time, read without loading it: the CPU's disk-cache keys name
+// it, since the code generator lives in the plugin and libtack's build id does not change with it.
+const std::string& compiler_plugin_identity();
+
 // Loads the plugin at `path` and makes its compiler (what llvm_compiler() does
 // once); BackendUnavailable when the file is missing, is not the plugin, or is
 // another version's. For tests.

@@ -6,6 +6,7 @@
 #include <tack/error.hpp>
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <mutex>
 #include <string>
@@ -42,6 +43,17 @@ Compiler* load_compiler_plugin(const std::string& path) {
     throw BackendUnavailable("cpu: " + path + " is the compiler plugin of another Tack version (interface " +
                              std::to_string(Compiler::kInterfaceVersion) + " expected)");
   return compiler;  // the handle stays open: the compiler lives as long as the process
+}
+
+const std::string& compiler_plugin_identity() {
+  static const std::string identity = [] {
+    const std::string path = plugin_path();
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) return "no plugin at " + path;
+    return path + " " + std::to_string(st.st_size) + " bytes, modified " + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec);
+  }();
+  return identity;
 }
 
 Compiler& llvm_compiler() {

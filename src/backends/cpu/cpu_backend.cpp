@@ -147,7 +147,8 @@ class CpuBackend final : public Backend {
     auto make_key = [&, code = ir::to_string(typed)] {
       std::string flags = std::string(options.noalias ? "noalias" : "") + (options.simd ? " simd" : "") +
                           (options.vector_math ? " libmvec" : "");
-      return std::optional<CacheKey>(CacheKey{kCpuCacheFormat, "llvm", "", jit().target_id(), flags, code});
+      return std::optional<CacheKey>(
+          CacheKey{kCpuCacheFormat, "llvm", cpu::compiler_plugin_identity(), jit().target_id(), flags, code});
     };
     CompileReport& report = v->report;
     // The entry is "SYM:<chunk symbol>\n<object code>"; the cache has checked its checksum.
