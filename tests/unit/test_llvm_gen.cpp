@@ -7,7 +7,7 @@
 // except where DESIGN §4 allows otherwise (contraction, transcendentals, NaN
 // payloads).
 #include "analysis/simd_plan.hpp"
-#include "backends/cpu/llvm/o3_pipeline.hpp"
+#include "backends/cpu/llvm/pass_pipeline.hpp"
 #include "codegen/identifiers.hpp"
 #include "codegen/llvm/llvm_gen.hpp"
 #include "interp/interpreter.hpp"
@@ -177,14 +177,14 @@ using ChunkFn = void (*)(const std::uint64_t*, std::int64_t, std::int64_t);
 struct Compiled {
   ir::Kernel typed;
   std::string ir;      // as generated
-  std::string opt_ir;  // after O3
+  std::string opt_ir;  // after the backend's pass pipeline
   int bodies = 1;      // copies of the kernel body: the SIMD path has one for whole gangs and one for the rest
   std::unique_ptr<llvm::orc::LLJIT> jit;
   ChunkFn chunk = nullptr;
 };
 
 // The backend's own pipeline, so these tests check what the JIT runs.
-using tack::backends::cpu::run_o3;
+using tack::backends::cpu::optimize_module;
 
 std::unique_ptr<Compiled> compile(const tack::Kernel& k, const std::vector<ArgSpec>& specs, bool noalias = false) {
   init_llvm();
@@ -217,7 +217,7 @@ std::unique_ptr<Compiled> compile(const tack::Kernel& k, const std::vector<ArgSp
   }
   lm.module->setDataLayout((*tm)->createDataLayout());
   lm.module->setTargetTriple((*tm)->getTargetTriple().str());
-  run_o3(*lm.module, **tm);
+  optimize_module(*lm.module, **tm, lanes > 0);
   c->opt_ir = print(*lm.module);
   EXPECT_FALSE(llvm::verifyModule(*lm.module, &os)) << err;
   expect_no_fast_math(c->opt_ir);
@@ -238,9 +238,9 @@ std::unique_ptr<Compiled> compile(const tack::Kernel& k, const std::vector<ArgSp
     return c;
   }
   c->chunk = sym->toPtr<ChunkFn>();
-  // TACK_TEST_DUMP_IR=<kernel name> prints that kernel's module before and after O3.
+  // TACK_TEST_DUMP_IR=<kernel name> prints that kernel's module before and after the pass pipeline.
   if (const char* dump = std::getenv("TACK_TEST_DUMP_IR"); dump && c->typed.name == dump)
-    std::printf("---- generated ----\n%s\n---- after O3 ----\n%s\n", c->ir.c_str(), c->opt_ir.c_str());
+    std::printf("---- generated ----\n%s\n---- optimized ----\n%s\n", c->ir.c_str(), c->opt_ir.c_str());
   return c;
 }
 
