@@ -7,7 +7,7 @@
 // except where DESIGN §4 allows otherwise (contraction, transcendentals, NaN
 // payloads).
 #include "analysis/simd_plan.hpp"
-#include "backends/cpu/llvm/o3_pipeline.hpp"
+#include "backends/cpu/llvm/pass_pipeline.hpp"
 #include "codegen/identifiers.hpp"
 #include "codegen/llvm/llvm_gen.hpp"
 #include "interp/interpreter.hpp"
@@ -177,14 +177,13 @@ using ChunkFn = void (*)(const std::uint64_t*, std::int64_t, std::int64_t);
 struct Compiled {
   ir::Kernel typed;
   std::string ir;      // as generated
-  std::string opt_ir;  // after O3
-  int bodies = 1;      // copies of the kernel body: the SIMD path has one for whole gangs and one for the rest
+  std::string opt_ir;  // after the backend's pass pipeline
   std::unique_ptr<llvm::orc::LLJIT> jit;
   ChunkFn chunk = nullptr;
 };
 
 // The backend's own pipeline, so these tests check what the JIT runs.
-using tack::backends::cpu::run_o3;
+using tack::backends::cpu::optimize_module;
 
 std::unique_ptr<Compiled> compile(const tack::Kernel& k, const std::vector<ArgSpec>& specs, bool noalias = false) {
   init_llvm();
@@ -195,7 +194,6 @@ std::unique_ptr<Compiled> compile(const tack::Kernel& k, const std::vector<ArgSp
   // gangs on any host, since LLVM splits vectors wider than the host's.
   const unsigned lanes = tack::analysis::plan_simd(c->typed, 512, tack::support::env_flag("TACK_CPU_SIMD")).lanes;
   codegen::LlvmModule lm = codegen::generate_llvm(c->typed, *ctx, noalias, lanes);
-  c->bodies = lanes ? 2 : 1;
   EXPECT_EQ(lm.kernel_symbol, codegen::kernel_entry_name(c->typed.name));
   EXPECT_EQ(lm.chunk_symbol, codegen::chunk_entry_name(c->typed.name));
   c->ir = print(*lm.module);
@@ -217,7 +215,7 @@ std::unique_ptr<Compiled> compile(const tack::Kernel& k, const std::vector<ArgSp
   }
   lm.module->setDataLayout((*tm)->createDataLayout());
   lm.module->setTargetTriple((*tm)->getTargetTriple().str());
-  run_o3(*lm.module, **tm);
+  optimize_module(*lm.module, **tm, lanes > 0);
   c->opt_ir = print(*lm.module);
   EXPECT_FALSE(llvm::verifyModule(*lm.module, &os)) << err;
   expect_no_fast_math(c->opt_ir);
@@ -238,9 +236,9 @@ std::unique_ptr<Compiled> compile(const tack::Kernel& k, const std::vector<ArgSp
     return c;
   }
   c->chunk = sym->toPtr<ChunkFn>();
-  // TACK_TEST_DUMP_IR=<kernel name> prints that kernel's module before and after O3.
+  // TACK_TEST_DUMP_IR=<kernel name> prints that kernel's module before and after the pass pipeline.
   if (const char* dump = std::getenv("TACK_TEST_DUMP_IR"); dump && c->typed.name == dump)
-    std::printf("---- generated ----\n%s\n---- after O3 ----\n%s\n", c->ir.c_str(), c->opt_ir.c_str());
+    std::printf("---- generated ----\n%s\n---- optimized ----\n%s\n", c->ir.c_str(), c->opt_ir.c_str());
   return c;
 }
 
@@ -481,8 +479,8 @@ void saxpy_case() {
     fused += got[i] != unfused;
   }
   // The product and its sum carry `contract` and nothing else; the loop vectorizes.
-  EXPECT_EQ(count(c->ir, "fmul contract"), c->bodies) << c->ir;
-  EXPECT_EQ(count(c->ir, "fadd contract"), c->bodies) << c->ir;
+  EXPECT_EQ(count(c->ir, "fmul contract"), 1) << c->ir;
+  EXPECT_EQ(count(c->ir, "fadd contract"), 1) << c->ir;
   EXPECT_NE(c->opt_ir.find(std::is_same_v<T, float> ? "x float>" : "x double>"), std::string::npos) << c->opt_ir;
   std::printf("saxpy %s: %d of %d elements differ from the unfused result\n", sizeof(T) == 4 ? "f32" : "f64", fused, n);
 }
@@ -515,9 +513,9 @@ TEST(LlvmGen, ContractionOnlyWithinOneExpressionAndNeverForASharedProduct) {
   for (float v : as<float>(o.jit.arrays[1])) EXPECT_EQ(v, 0.0f);
   for (float v : as<float>(o.jit.arrays[2])) EXPECT_TRUE(v == 0.0f || v == std::ldexp(1.0f, -24)) << v;
   // Only the product of `one` and its add carry the flag.
-  EXPECT_EQ(count(c->ir, "fmul contract"), c->bodies) << c->ir;
-  EXPECT_EQ(count(c->ir, "fadd contract"), c->bodies) << c->ir;
-  EXPECT_EQ(count(c->ir, " contract "), 2 * c->bodies) << c->ir;
+  EXPECT_EQ(count(c->ir, "fmul contract"), 1) << c->ir;
+  EXPECT_EQ(count(c->ir, "fadd contract"), 1) << c->ir;
+  EXPECT_EQ(count(c->ir, " contract "), 2) << c->ir;
 }
 
 template <class T>

@@ -27,7 +27,7 @@ class Compiler {
   static constexpr std::uint32_t kInterfaceVersion = 3;
 
   virtual ~Compiler() = default;
-  // Generates, optimizes at O3 and emits relocatable object code (PIC, small
+  // Generates, optimizes (llvm/pass_pipeline.hpp) and emits relocatable object code (PIC, small
   // code model) for the host CPU. Thread-safe.
   virtual std::string compile(const ir::Kernel& typed, const CodegenOptions& options, std::string* chunk_symbol,
                               double* codegen_ms, double* compile_ms) = 0;

@@ -34,7 +34,8 @@ using namespace tack::runtime;
 namespace {
 
 // Bump when generated code changes meaning for the same typed IR, so old cache files miss.
-constexpr const char* kCpuCacheFormat = "tack-cpu-object-2";  // 2: position-independent, small code model
+// 2: position-independent, small code model; 3: the SIMD path's own pass pipeline (llvm/pass_pipeline.hpp)
+constexpr const char* kCpuCacheFormat = "tack-cpu-object-3";
 constexpr int kMaxPackSlots = kMaxKernelParams * 6;
 
 using ChunkFn = void (*)(const std::uint64_t* pack, std::int64_t start, std::int64_t end);

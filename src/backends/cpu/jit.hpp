@@ -25,7 +25,7 @@ class Jit {
   // detection reads (and XCR0), which costs microseconds and no LLVM code.
   const std::string& target_id() const { return target_id_; }
 
-  // Generates, optimizes at O3 and emits object code for a typed kernel. Several
+  // Generates, optimizes (llvm/pass_pipeline.hpp) and emits object code for a typed kernel. Several
   // threads may compile at once: each takes a TargetMachine of its own from a pool.
   // `codegen_ms` / `compile_ms`, when given, get the time spent making LLVM IR
   // and in LLVM's optimizer and code generator.

@@ -6,7 +6,7 @@
 #include "backends/cpu/compiler.hpp"
 
 #include "analysis/simd_plan.hpp"
-#include "backends/cpu/llvm/o3_pipeline.hpp"
+#include "backends/cpu/llvm/pass_pipeline.hpp"
 #include "codegen/llvm/llvm_gen.hpp"
 
 #include <tack/error.hpp>
@@ -171,7 +171,7 @@ class LlvmCompiler final : public Compiler {
     m.setDataLayout(tm.createDataLayout());
     m.setTargetTriple(tm.getTargetTriple().str());
 
-    run_o3(m, tm);
+    optimize_module(m, tm, plan.lanes > 0);
 
     llvm::SmallVector<char, 0> object;
     llvm::raw_svector_ostream os(object);
