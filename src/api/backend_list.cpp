@@ -21,8 +21,9 @@ const std::vector<const BackendDescription*>& backend_descriptions() {
 #ifdef TACK_HAVE_LLVM
       &backends::cpu::cpu_description(),  // a build without LLVM has no CPU backend at all
 #endif
-      &backends::cuda::cuda_description(),       &backends::hip::hip_description(),   &backends::interp::interp_description(),
-      &backends::level_zero::level_zero_description(), &backends::metal::metal_description(), &backends::opencl::opencl_description(),
+      &backends::cuda::cuda_description(),     &backends::hip::hip_description(),
+      &backends::interp::interp_description(), &backends::level_zero::level_zero_description(),
+      &backends::metal::metal_description(),   &backends::opencl::opencl_description(),
   };
   return descriptions;
 }
