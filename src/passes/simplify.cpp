@@ -18,28 +18,7 @@ using namespace tack::ir;
 // it was compiled, and make f(constant) disagree with f of the same value at run time on
 // the same backend; so every backend computes them itself. rsqrt belongs here: §4 rounds
 // only sqrt correctly, and GPUs compute rsqrt approximately.
-bool is_library_function(OpCode op) {
-  switch (op) {
-    case OpCode::Rsqrt:
-    case OpCode::Exp:
-    case OpCode::Exp2:
-    case OpCode::Log:
-    case OpCode::Log2:
-    case OpCode::Log10:
-    case OpCode::Sin:
-    case OpCode::Cos:
-    case OpCode::Tan:
-    case OpCode::Asin:
-    case OpCode::Acos:
-    case OpCode::Atan:
-    case OpCode::Sinh:
-    case OpCode::Cosh:
-    case OpCode::Tanh:
-    case OpCode::Atan2:
-    case OpCode::Pow: return true;
-    default: return false;
-  }
-}
+bool is_library_function(OpCode op) { return op == OpCode::Rsqrt || ir::is_transcendental(op); }
 
 // Constants are compared by bits, so +0.0 and -0.0 are different values here.
 // For integers, v = -1 means all ones (u8 255, bool true).
