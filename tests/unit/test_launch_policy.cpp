@@ -9,6 +9,7 @@
 #include "backends/cpu/launch_policy.hpp"
 #include "backends/cpu/thread_pool.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -99,6 +100,43 @@ TEST(LaunchPolicy, TinyLaunchesDoNotMeasureThePool) {
   EXPECT_EQ(tack_test::pool_threads_running(), before) << "the pool was measured (its worker started)";
   EXPECT_TRUE(p.fan_out(std::int64_t{1} << 30, pool));  // 10 s of work: asks, and fans out
   EXPECT_EQ(tack_test::pool_threads_running(), before + 1);
+}
+
+// A fresh variant's first iteration pays for cold caches and page faults; it
+// runs untimed, so a tiny first launch (a cached program's first call) is not
+// mistaken for an expensive one and does not start the pool to fan out.
+TEST(LaunchPolicy, TheFirstIterationOfAVariantIsNotTimed) {
+  const int before = tack_test::pool_threads_running();
+  ThreadPool pool(2);
+  LaunchPolicy p;  // the real clock
+  struct ColdFirst {
+    std::vector<int> hits = std::vector<int>(16, 0);
+    static void run(void* c, std::int64_t b, std::int64_t e) {
+      auto* self = static_cast<ColdFirst*>(c);
+      for (std::int64_t i = b; i < e; ++i) {
+        if (i == 0) {  // 200 us: what fresh code's first run can cost
+          const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+          while (std::chrono::steady_clock::now() < until) {
+          }
+        }
+        self->hits[static_cast<std::size_t>(i)] += 1;
+      }
+    }
+  } cold;
+  const std::int64_t done = p.sample(16, ColdFirst::run, &cold);
+  if (done < 16 && !p.fan_out(16 - done, pool)) ColdFirst::run(&cold, done, 16);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(cold.hits[static_cast<std::size_t>(i)], 1) << i;
+  EXPECT_LT(p.cost_per_iteration(), 20e-6) << "iteration 0's 200 us was taken for the kernel's cost";
+  EXPECT_EQ(tack_test::pool_threads_running(), before) << "a 16-iteration launch of a cheap kernel started the pool";
+
+  // Only a variant's first sample skips an iteration: a later one times every probe it runs.
+  struct Counted {
+    int calls = 0;
+    static void run(void* c, std::int64_t, std::int64_t) { ++static_cast<Counted*>(c)->calls; }
+  } counted;
+  const int samples_before = p.samples();
+  p.sample(16, Counted::run, &counted);
+  EXPECT_EQ(p.samples() - samples_before, counted.calls);
 }
 
 TEST(LaunchPolicy, ShortTimingsOnlyBoundTheCostFromAbove) {

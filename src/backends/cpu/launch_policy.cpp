@@ -92,6 +92,13 @@ bool LaunchPolicy::record(std::int64_t count, double seconds) {
 std::int64_t LaunchPolicy::sample(std::int64_t count, ThreadPool::ChunkFn fn, void* context) {
   std::int64_t done = 0;
   std::int64_t last = 0;
+  // The variant's very first iteration runs untimed: fresh code pays for cold instruction caches, TLB misses
+  // and page faults on its code and data, and a tiny first launch would take that for the kernel's cost and
+  // fan out (starting the pool's workers) for nothing.
+  if (count > 0 && !warmed_.exchange(true, std::memory_order_relaxed)) {
+    fn(context, 0, kFirstProbe);
+    done = kFirstProbe;
+  }
   while (done < count) {
     std::int64_t p = std::min(count - done, std::max(probe_size(count - done), 2 * last));
     auto t0 = Clock::now();

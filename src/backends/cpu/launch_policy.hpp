@@ -109,9 +109,10 @@ class LaunchPolicy {
 
   // Times leading probes of [0, count) serially (fn over [0, p), then [p, q),
   // ...) and records them, until one is trusted or the range is done; each
-  // probe at least twice the last. Returns the iterations run (<= count; 0 only
-  // when count <= 0). Exceptions from fn propagate (the estimate keeps what was
-  // recorded before).
+  // probe at least twice the last. The first call for a variant runs iteration
+  // 0 untimed before the probes: fresh code's cold caches would pass for the
+  // kernel's cost. Returns the iterations run (<= count; 0 only when count <= 0). Exceptions from fn propagate (the
+  // estimate keeps what was recorded before).
   std::int64_t sample(std::int64_t count, ThreadPool::ChunkFn fn, void* context);
 
   // Seconds per iteration; negative before any record().
@@ -139,6 +140,7 @@ class LaunchPolicy {
   std::atomic<int> samples_{0};
   std::atomic<bool> suspect_{false};
   std::atomic<bool> trusted_{false};
+  std::atomic<bool> warmed_{false};  // sample() has run the variant's first iteration
   const double clock_seconds_;
   std::mutex mutex_;      // serializes record()
   double outlier_ = 0.0;  // under mutex_: the unconfirmed outlier's cost
