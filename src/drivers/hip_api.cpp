@@ -25,8 +25,8 @@
 
 #include "drivers/dynamic_library.hpp"
 #include "support/env.hpp"
+#include "support/loaded_file.hpp"
 
-#include <dlfcn.h>
 #include <elf.h>
 #include <climits>
 #include <cstdlib>
@@ -50,11 +50,11 @@ std::string directory_of(const std::string& path) {
 // The comgr libamdhip64 would load: beside it (ROCm's RUNPATH is $ORIGIN; Debian puts both in one folder),
 // looked for by the file's own folder and the folder of its resolved symlinks. Empty when none is there.
 std::string comgr_beside(void* symbol) {
-  Dl_info info{};
-  if (!dladdr(symbol, &info) || !info.dli_fname) return "";
-  std::vector<std::string> dirs = {directory_of(info.dli_fname)};
+  const std::string file = support::loaded_file_of(symbol);
+  if (file.empty()) return "";
+  std::vector<std::string> dirs = {directory_of(file)};
   char resolved[PATH_MAX];
-  if (realpath(info.dli_fname, resolved)) dirs.push_back(directory_of(resolved));
+  if (realpath(file.c_str(), resolved)) dirs.push_back(directory_of(resolved));
   for (const std::string& dir : dirs)
     for (const char* name : {"libamd_comgr.so.3", "libamd_comgr.so.2", "libamd_comgr.so"}) {
       const std::string path = dir + "/" + name;

@@ -1,7 +1,8 @@
 // Reading libtack's GNU build-id note from its loaded program headers.
 #include "runtime/build_id.hpp"
 
-#include <dlfcn.h>
+#include "support/loaded_file.hpp"
+
 #include <elf.h>
 #include <link.h>
 #include <sys/stat.h>
@@ -57,10 +58,10 @@ std::string compute() {
   dl_iterate_phdr(visit, &s);
   if (!s.id.empty()) return "build-id " + s.id;
   // No note: the library file's path, size and modification time stand in for it.
-  Dl_info info{};
+  const std::string file = support::loaded_file_of(reinterpret_cast<const void*>(&library_build_id));
   struct stat st {};
-  if (dladdr(reinterpret_cast<void*>(&library_build_id), &info) && info.dli_fname && stat(info.dli_fname, &st) == 0)
-    return std::string("file ") + info.dli_fname + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtime);
+  if (!file.empty() && stat(file.c_str(), &st) == 0)
+    return "file " + file + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtime);
   return "unknown build";
 }
 

@@ -2,6 +2,7 @@
 // build tree, an install's lib/, the Python package's folder), so no search
 // path has to be set. Loaded once per process, on the first compile.
 #include "backends/cpu/compiler.hpp"
+#include "support/loaded_file.hpp"
 
 #include <tack/error.hpp>
 
@@ -19,10 +20,8 @@ namespace tack::backends::cpu {
 namespace {
 
 std::string plugin_path() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<const void*>(&llvm_compiler), &info) == 0 || !info.dli_fname)
-    return TACK_LLVM_PLUGIN_NAME;  // the loader's own search path
-  std::string self = info.dli_fname;
+  const std::string self = support::loaded_file_of(reinterpret_cast<const void*>(&llvm_compiler));
+  if (self.empty()) return TACK_LLVM_PLUGIN_NAME;  // the loader's own search path
   const std::size_t slash = self.find_last_of('/');
   return (slash == std::string::npos ? std::string() : self.substr(0, slash + 1)) + TACK_LLVM_PLUGIN_NAME;
 }

@@ -6,13 +6,13 @@
 #include "drivers/ocloc_api.hpp"
 #include "runtime/load_or_build.hpp"
 #include "runtime/warnings.hpp"
+#include "support/loaded_file.hpp"
 
 #include <tack/error.hpp>
 
 #include <atomic>
 #include <charconv>
 
-#include <dlfcn.h>
 #include <sys/stat.h>
 
 namespace tack::backends::level_zero {
@@ -33,9 +33,8 @@ std::string ocloc_identity() {
   std::string why;
   const drivers::OclocApi* api = drivers::ocloc(&why);
   if (!api) return "none";
-  Dl_info info{};
-  std::string path = api->library;
-  if (dladdr(reinterpret_cast<void*>(api->invoke), &info) && info.dli_fname) path = info.dli_fname;
+  std::string path = support::loaded_file_of(reinterpret_cast<const void*>(api->invoke));
+  if (path.empty()) path = api->library;
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return path;
   return path + " size=" + std::to_string(st.st_size) + " mtime=" + std::to_string(st.st_mtime);
