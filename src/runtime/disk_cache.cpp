@@ -247,8 +247,11 @@ std::optional<std::string> DiskCache::load_impl(std::string_view key) {
 
   // A hit is a use: LRU eviction orders by mtime. (futimens is utimensat on the
   // open file, so it touches the file we checked even if it was replaced since.)
-  // Failure (a read-only shared cache) is harmless.
-  ::futimens(fd, nullptr);
+  // Failure (a read-only shared cache) is harmless. An entry touched within the
+  // last minute is not touched again: its order among the entries hardly
+  // changes, and a program's first calls skip a metadata write per kernel.
+  constexpr std::time_t kTouchAfterSeconds = 60;
+  if (std::time(nullptr) - st.st_mtime >= kTouchAfterSeconds) ::futimens(fd, nullptr);
   return payload;
 }
 
