@@ -1,11 +1,11 @@
 // Host reductions. Blocks of a fixed size are reduced in parallel by the
 // backend's host workers and combined in block order: deterministic, and
-// memory-bound rather than bound by one thread's add latency (several
-// accumulators per block).
+// memory-bound (host_reduce_loops.hpp has the vectorized loops over a block).
 #include "runtime/host_reduce.hpp"
 
-#include "runtime/backend.hpp"
 #include "ir/dtype_dispatch.hpp"
+#include "runtime/backend.hpp"
+#include "runtime/host_reduce_loops.hpp"
 
 #include <bit>
 #include <cmath>
@@ -15,44 +15,48 @@ namespace tack::runtime {
 namespace {
 
 constexpr std::int64_t kBlock = std::int64_t{1} << 16;
-constexpr int kLanes = 8;  // independent accumulators, so adds overlap
 
-template <class T> struct Partial {
+template <class T>
+struct Partial {
   using Acc = std::conditional_t<std::is_floating_point_v<T>, double,
                                  std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
   Acc value;
   bool any;  // min/max: saw a non-NaN element
 };
 
-template <class T> Partial<T> reduce_block(const T* x, std::int64_t n, ReduceOp op) {
+template <class T>
+Partial<T> reduce_block(const T* x, std::int64_t n, ReduceOp op) {
   using Acc = typename Partial<T>::Acc;
-  if (op == ReduceOp::Sum) {
-    if constexpr (std::is_floating_point_v<T>) {
-      double acc[kLanes] = {};
-      std::int64_t i = 0;
-      for (; i + kLanes <= n; i += kLanes)
-        for (int l = 0; l < kLanes; ++l) acc[l] += static_cast<double>(x[i + l]);
-      for (; i < n; ++i) acc[0] += static_cast<double>(x[i]);
-      double total = 0;
-      for (double a : acc) total += a;
-      return {total, true};
-    } else {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (op == ReduceOp::Sum) return {sum_as_f64(x, n), true};
+    const Extreme e = op == ReduceOp::Min ? min_of(x, n) : max_of(x, n);
+    return {e.value, e.any};
+  } else {
+    if (op == ReduceOp::Sum) {
       std::uint64_t total = 0;  // wraps
       for (std::int64_t i = 0; i < n; ++i) total += static_cast<std::uint64_t>(static_cast<Acc>(x[i]));
       return {static_cast<Acc>(total), true};
     }
+    Partial<T> best{Acc{}, false};
+    for (std::int64_t i = 0; i < n; ++i) {
+      Acc v = static_cast<Acc>(x[i]);
+      if (!best.any || (op == ReduceOp::Min ? v < best.value : v > best.value)) best = {v, true};
+    }
+    return best;
   }
-  Partial<T> best{Acc{}, false};
-  for (std::int64_t i = 0; i < n; ++i) {
-    if constexpr (std::is_floating_point_v<T>)
-      if (std::isnan(x[i])) continue;
-    Acc v = static_cast<Acc>(x[i]);
-    if (!best.any || (op == ReduceOp::Min ? v < best.value : v > best.value)) best = {v, true};
-  }
-  return best;
 }
 
-template <class T> struct Job {
+// Whether partial a comes before b for min (after it for max): floats order -0.0 below +0.0, as in a block.
+template <class T>
+bool better(const Partial<T>& a, const Partial<T>& b, ReduceOp op) {
+  if constexpr (std::is_floating_point_v<T>)
+    return op == ReduceOp::Min ? below(a.value, b.value) : below(b.value, a.value);
+  else
+    return op == ReduceOp::Min ? a.value < b.value : a.value > b.value;
+}
+
+template <class T>
+struct Job {
   const T* data;
   std::int64_t count;
   ReduceOp op;
@@ -76,14 +80,18 @@ ir::Bits host_reduce(const Backend& backend, DType t, const void* data, std::int
     std::int64_t blocks = (count + kBlock - 1) / kBlock;
     std::vector<Partial<T>> partials(static_cast<std::size_t>(blocks));
     Job<T> job{static_cast<const T*>(data), count, op, &partials};
-    if (blocks > 1) backend.run_host_parallel(blocks, Job<T>::run, &job);
-    else if (blocks == 1) Job<T>::run(&job, 0, 1);
+    if (blocks > 1)
+      backend.run_host_parallel(blocks, Job<T>::run, &job);
+    else if (blocks == 1)
+      Job<T>::run(&job, 0, 1);
     Partial<T> total{Acc{}, false};
     for (const auto& p : partials) {
       if (op == ReduceOp::Sum) {
-        if constexpr (std::is_floating_point_v<T>) total.value += p.value;
-        else total.value = static_cast<Acc>(static_cast<std::uint64_t>(total.value) + static_cast<std::uint64_t>(p.value));
-      } else if (p.any && (!total.any || (op == ReduceOp::Min ? p.value < total.value : p.value > total.value))) {
+        if constexpr (std::is_floating_point_v<T>)
+          total.value += p.value;
+        else
+          total.value = static_cast<Acc>(static_cast<std::uint64_t>(total.value) + static_cast<std::uint64_t>(p.value));
+      } else if (p.any && (!total.any || better(p, total, op))) {
         total = p;
       }
     }

@@ -1,0 +1,136 @@
+// The host's Array::sum/min/max loops (src/runtime/host_reduce_loops.hpp): the
+// f64 sum adds in 16 fixed lanes, bit for bit whatever vector width the host's
+// clone uses; min/max find the extreme wherever it sits (every lane and the
+// tail), skip every NaN, order -0.0 below +0.0; and the whole reduction gives
+// the same bits on one thread and on two.
+#include "runtime/host_reduce_loops.hpp"
+
+#include <tack/tack.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+using tack::runtime::max_of;
+using tack::runtime::min_of;
+using tack::runtime::sum_as_f64;
+
+template <class F>
+std::vector<F> random_values(std::size_t n, unsigned seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<double> d(-1e3, 1e3);
+  std::vector<F> v(n);
+  for (F& x : v) x = static_cast<F>(d(g));
+  return v;
+}
+
+// What sum_as_f64 promises: element i to lane i % 16, then the lanes in order.
+template <class F>
+double sixteen_lane_sum(const std::vector<F>& x) {
+  double lanes[16] = {};
+  for (std::size_t i = 0; i < x.size(); ++i) lanes[i % 16] += static_cast<double>(x[i]);
+  double total = 0;
+  for (double l : lanes) total += l;
+  return total;
+}
+
+template <class F>
+void expect_sums_in_sixteen_lanes() {
+  for (std::size_t n : {0, 1, 2, 15, 16, 17, 31, 33, 100, 65535, 65536, 65537}) {
+    const std::vector<F> x = random_values<F>(n, static_cast<unsigned>(n));
+    const double got = sum_as_f64(x.data(), static_cast<std::int64_t>(n));
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(sixteen_lane_sum(x))) << n;
+  }
+}
+
+TEST(HostReduceLoops, SumsAddInSixteenFixedLanes) {
+  expect_sums_in_sixteen_lanes<float>();
+  expect_sums_in_sixteen_lanes<double>();
+}
+
+template <class F>
+void expect_extremes_found_at_every_position() {
+  for (std::int64_t n : {1, 2, 7, 8, 9, 16, 17, 31, 32, 33, 70}) {
+    for (std::int64_t at = 0; at < n; ++at) {
+      std::vector<F> x(static_cast<std::size_t>(n), F(1.5));
+      x[static_cast<std::size_t>(at)] = F(-2.25);
+      const auto lo = min_of(x.data(), n);
+      EXPECT_TRUE(lo.any);
+      EXPECT_EQ(lo.value, -2.25) << n << " " << at;
+      x[static_cast<std::size_t>(at)] = F(7.75);
+      const auto hi = max_of(x.data(), n);
+      EXPECT_EQ(hi.value, 7.75) << n << " " << at;
+    }
+  }
+}
+
+TEST(HostReduceLoops, ExtremesFoundInEveryLaneAndTheTail) {
+  expect_extremes_found_at_every_position<float>();
+  expect_extremes_found_at_every_position<double>();
+}
+
+template <class F>
+void expect_nan_zero_and_infinity_rules() {
+  const F nan = std::numeric_limits<F>::quiet_NaN(), inf = std::numeric_limits<F>::infinity();
+  const F negative_nan = -nan;
+  std::vector<F> x(40, nan);
+  x[3] = negative_nan;
+  x[39] = negative_nan;
+  EXPECT_FALSE(min_of(x.data(), 40).any) << "every element NaN";
+  EXPECT_FALSE(max_of(x.data(), 40).any);
+  EXPECT_FALSE(min_of(x.data(), 0).any) << "no element";
+  x[20] = F(0.5);
+  EXPECT_EQ(min_of(x.data(), 40).value, 0.5) << "NaN of either sign is skipped";
+  EXPECT_EQ(max_of(x.data(), 40).value, 0.5);
+  x[21] = -inf;
+  x[22] = inf;
+  EXPECT_EQ(min_of(x.data(), 40).value, -static_cast<double>(inf));
+  EXPECT_EQ(max_of(x.data(), 40).value, static_cast<double>(inf));
+  const F denormal = std::numeric_limits<F>::denorm_min();
+  for (const std::vector<F>& zeros : {std::vector<F>{F(0), F(-0.0)}, std::vector<F>{F(-0.0), F(0)}}) {
+    std::vector<F> z = zeros;
+    z.push_back(denormal);
+    const auto lo = min_of(z.data(), 3), hi = max_of(z.data(), 3);
+    EXPECT_EQ(lo.value, 0.0);
+    EXPECT_TRUE(std::signbit(lo.value)) << "-0.0 is below +0.0";
+    EXPECT_EQ(hi.value, static_cast<double>(denormal));
+    const auto hi_zero = max_of(zeros.data(), 2);
+    EXPECT_EQ(hi_zero.value, 0.0);
+    EXPECT_FALSE(std::signbit(hi_zero.value)) << "+0.0 is above -0.0";
+  }
+  std::vector<F> negatives = {F(-1), F(-3), F(-2), -denormal};
+  EXPECT_EQ(min_of(negatives.data(), 4).value, -3.0);
+  EXPECT_EQ(max_of(negatives.data(), 4).value, -static_cast<double>(denormal));
+}
+
+TEST(HostReduceLoops, NaNZerosAndInfinities) {
+  expect_nan_zero_and_infinity_rules<float>();
+  expect_nan_zero_and_infinity_rules<double>();
+}
+
+// Blocks are combined in one order whatever the thread count, and their zeros by the same rule as in a block.
+TEST(HostReduce, SameBitsOnOneThreadAndOnTwo) {
+  const std::vector<float> x = random_values<float>((std::size_t{1} << 20) + 3, 7);
+  tack::Device one = tack::device("cpu", {{"num_threads", std::int64_t{1}}});
+  tack::Device two = tack::device("cpu", {{"num_threads", std::int64_t{2}}});
+  tack::Array a = one.from_host(x), b = two.from_host(x);
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(a.sum<double>()), std::bit_cast<std::uint64_t>(b.sum<double>()));
+  EXPECT_EQ(a.min<float>(), b.min<float>());
+  EXPECT_EQ(a.max<float>(), b.max<float>());
+
+  std::vector<float> zeros((std::size_t{1} << 18), 0.0f);
+  zeros[200000] = -0.0f;  // in a later block than the +0.0s before it
+  const float lowest = two.from_host(zeros).min<float>();
+  EXPECT_TRUE(std::signbit(lowest)) << "min of +0.0 and -0.0 across blocks";
+  zeros.assign(zeros.size(), -0.0f);
+  zeros[200000] = 0.0f;
+  EXPECT_FALSE(std::signbit(two.from_host(zeros).max<float>())) << "max of -0.0 and +0.0 across blocks";
+}
+
+}  // namespace
