@@ -1,6 +1,6 @@
 // The CPU backend's exported entry: tack_chunk_<name>(ptr pack, i64 start, i64 end)
 // reads each argument from its 8-byte slot of the argument pack (pack_layout)
-// and calls the kernel function, which O3 then inlines into it.
+// and calls the kernel function, which the pass pipeline then inlines into it.
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
 
 #include "codegen/llvm/llvm_ops.hpp"

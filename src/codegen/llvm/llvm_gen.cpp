@@ -6,7 +6,7 @@
 //
 // Shape of the generated code:
 // - Every Let and Var is an alloca in the entry block, stored where it is bound
-//   and loaded where it is read; O3's SROA/mem2reg turns them into SSA values.
+//   and loaded where it is read; the pipeline's SROA/mem2reg turns them into SSA values.
 // - Expressions are pure and never branch, so within one statement each node is
 //   emitted once (a shared node is one LLVM value) and all of a statement's
 //   values dominate its uses.
@@ -85,7 +85,7 @@ LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bo
   llvm::Module& m = *out.module;
 
   auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(context), kernel_param_types(typed, context), false);
-  // Internal and always inlined: O3 folds the kernel into the chunk wrapper and drops it, so its body is
+  // Internal and always inlined: the pipeline folds the kernel into the chunk wrapper and drops it, so its body is
   // optimized and compiled once; the chunk is the one exported symbol.
   auto* fn = llvm::Function::Create(fty, llvm::GlobalValue::InternalLinkage, out.kernel_symbol, m);
   fn->setDoesNotThrow();

@@ -1,6 +1,6 @@
 // The kernel function's frame: its parameters bound to named LLVM arguments,
 // shared arrays as 64-byte aligned allocas, and one entry-block alloca per Let
-// and Var, made at first use (O3's SROA/mem2reg turns them into SSA values).
+// and Var, made at first use (the pipeline's SROA/mem2reg turns them into SSA values).
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
 
 #include "abi/group_size.hpp"
