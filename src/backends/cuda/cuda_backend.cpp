@@ -6,13 +6,13 @@
 #include "backends/cuda/cuda_backend.hpp"
 
 #include "backends/cuda/cuda_context.hpp"
-#include "backends/cuda/cuda_description.hpp"
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "backends/cuda/cuda_texture.hpp"
 #include "codegen/cuda_gen.hpp"
 #include "runtime/array_checks.hpp"
+#include "runtime/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 #include "runtime/wait_marker.hpp"
 
@@ -54,7 +54,7 @@ class StreamMarker final : public WaitMarker {
 };
 
 Capabilities cuda_capabilities(const cuda::DeviceInfo& d) {
-  Capabilities c = cuda_description().capabilities();
+  Capabilities c = backend_description("cuda").capabilities();
   c.supports_exportable_memory = d.virtual_memory && d.posix_fd_handles;
   c.supports_wrapped_memory = true;
   return c;

@@ -5,12 +5,12 @@
 // queued"; "Scalar arguments on the GPU"; "Device reductions").
 #include "backends/hip/hip_backend.hpp"
 
-#include "backends/hip/hip_description.hpp"
 #include "backends/hip/hip_device.hpp"
 #include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hip_kernel.hpp"
 #include "backends/hip/hip_memory.hpp"
 #include "codegen/hip_gen.hpp"
+#include "runtime/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 
 #include <algorithm>
@@ -20,7 +20,7 @@ using namespace tack::runtime;
 namespace {
 namespace hp = hip::driver;
 
-Capabilities hip_capabilities() { return hip_description().capabilities(); }
+Capabilities hip_capabilities() { return backend_description("hip").capabilities(); }
 
 GpuLimits hip_limits(const hip::DeviceInfo& d) {
   // The AMD dispatch packet holds the grid's work-item count in 32 bits (reference: HIP, Launch).

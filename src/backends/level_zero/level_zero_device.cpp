@@ -1,9 +1,9 @@
 // Choosing the driver, device and context, and the five device queries.
 #include "backends/level_zero/level_zero_device.hpp"
 
-#include "backends/level_zero/level_zero_description.hpp"
 #include "backends/level_zero/level_zero_driver.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/backend_description.hpp"
 
 #include <tack/error.hpp>
 
@@ -137,8 +137,9 @@ DeviceInfo open_device(const DeviceOptions& options) {
 
 Capabilities capabilities(const DeviceInfo& d) {
   // f64 where zeDeviceGetModuleProperties reports fp64 support, 64-bit atomics where it reports them.
-  Capabilities c = level_zero_description().capabilities(
-      d.fp64_flags != 0, (d.module_flags & drivers::ze::ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0);
+  Capabilities c =
+      backend_description("level_zero")
+          .capabilities(d.fp64_flags != 0, (d.module_flags & drivers::ze::ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0);
   // Workgroup kernels are compiled for groups of exactly 256 (reqd_work_group_size).
   c.supports_workgroups = d.group_size() >= kMaxGroupSize;
   return c;

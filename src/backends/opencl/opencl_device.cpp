@@ -2,9 +2,9 @@
 // reports mean for Tack (capabilities, the OpenCL C version to compile for).
 #include "backends/opencl/opencl_device.hpp"
 
-#include "backends/opencl/opencl_description.hpp"
 #include "backends/opencl/opencl_driver.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/backend_description.hpp"
 #include "support/env.hpp"
 
 #include <tack/error.hpp>
@@ -201,8 +201,8 @@ Capabilities capabilities(const DeviceInfo& d) {
   // Every atomic up to 32 bits: 8- and 16-bit atomics and f32 are compare-and-swap loops on a 32-bit word,
   // which every device has. 64-bit ones (f64 included) need only cl_khr_int64_base_atomics: the generator
   // writes min, max and the bit operations as compare-and-swap loops.
-  Capabilities c =
-      opencl_description().capabilities(d.has_extension("cl_khr_fp64"), d.has_extension("cl_khr_int64_base_atomics"));
+  Capabilities c = backend_description("opencl").capabilities(d.has_extension("cl_khr_fp64"),
+                                                              d.has_extension("cl_khr_int64_base_atomics"));
   c.display_name += " (" + d.device_name + ")";
   // Workgroup kernels need groups of 256 and their shared arrays in local memory.
   c.supports_workgroups = d.max_work_group_size >= kGroupSize && d.local_mem_size >= kLocalMemNeeded;
