@@ -6,6 +6,7 @@
 
 #include "backends/opencl/opencl_queue.hpp"
 #include "codegen/c_family.hpp"
+#include "support/no_copy.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -16,12 +17,10 @@ namespace tack::backends::opencl {
 using namespace tack::runtime;
 
 // A built program and the one kernel Tack takes from it.
-class Program {
+class Program : support::NoCopy {
  public:
   Program(drivers::cl::cl_program program, drivers::cl::cl_kernel kernel, std::string entry, std::size_t group_limit);
   ~Program();
-  Program(const Program&) = delete;
-  Program& operator=(const Program&) = delete;
 
   drivers::cl::cl_kernel kernel() const { return kernel_; }
   const std::string& entry() const { return entry_; }
