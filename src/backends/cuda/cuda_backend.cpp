@@ -136,9 +136,8 @@ class CudaBackend final : public GpuBackendOf<cuda::Module> {
   std::unique_ptr<WaitMarker> async_marker() override { return std::make_unique<StreamMarker>(context_); }
 
  private:
-  std::unique_ptr<cuda::Module> build(const std::string& key, const std::function<codegen::CSource()>& generate,
-                                      const std::string& what) override {
-    return cuda::build_module(context_, key, generate, what);
+  std::unique_ptr<cuda::Module> build(const BuildRequest& request) override {
+    return cuda::build_module(context_, request);
   }
   // Fewer than 256 when the kernel needs many registers.
   std::size_t group_limit(const cuda::Module& m) const override { return m.group_limit(); }

@@ -52,9 +52,8 @@ class HipBackend final : public GpuBackendOf<hip::Module> {
   std::unique_ptr<WaitMarker> async_marker() override { return std::make_unique<hip::StreamMarker>(device_->queue()); }
 
  private:
-  std::unique_ptr<hip::Module> build(const std::string& key, const std::function<codegen::CSource()>& generate,
-                                     const std::string& what) override {
-    return hip::build_module(device_, key, generate, what);
+  std::unique_ptr<hip::Module> build(const BuildRequest& request) override {
+    return hip::build_module(device_, request);
   }
   // hipFuncGetAttribute is not asked: every kernel runs in blocks of 256.
   std::size_t group_limit(const hip::Module&) const override { return kGpuGroup; }
