@@ -14,6 +14,7 @@
 #include "runtime/array_checks.hpp"
 #include "runtime/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
+#include "runtime/gpu/grid_launch.hpp"
 #include "runtime/wait_marker.hpp"
 
 #include <tack/error.hpp>
@@ -155,9 +156,7 @@ class CudaBackend final : public GpuBackendOf<cuda::Module> {
   LastKernel* last_kernel() override { return &context_->last_kernel(); }
   void enqueue(const cuda::Module& m, const GpuDispatch& d) override {
     Context::Scope scope(*context_);
-    cu::check(cu::api().cuLaunchKernel(m.function(), static_cast<unsigned>(d.groups), 1, 1, d.group, 1, 1, 0,
-                                       context_->stream(), d.args.pointers(), nullptr),
-              "cuLaunchKernel");
+    cu::check(grid_launch(cu::api().cuLaunchKernel, m.function(), context_->stream(), d), "cuLaunchKernel");
   }
 
   std::shared_ptr<Context> context_;

@@ -12,6 +12,7 @@
 #include "codegen/hip_gen.hpp"
 #include "runtime/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
+#include "runtime/gpu/grid_launch.hpp"
 
 #include <algorithm>
 
@@ -66,8 +67,7 @@ class HipBackend final : public GpuBackendOf<hip::Module> {
   LastKernel* last_kernel() override { return &device_->queue()->last_kernel(); }
   void enqueue(const hip::Module& m, const GpuDispatch& d) override {
     DeviceScope scope(device_->info().ordinal);
-    hp::check(hp::api().hipModuleLaunchKernel(m.function(), static_cast<unsigned>(d.groups), 1, 1, d.group, 1, 1, 0,
-                                              device_->stream(), d.args.pointers(), nullptr),
+    hp::check(grid_launch(hp::api().hipModuleLaunchKernel, m.function(), device_->stream(), d),
               "hipModuleLaunchKernel");
   }
 
