@@ -26,34 +26,43 @@ void* handle_option(const DeviceOptions& options, const char* name) {
   return reinterpret_cast<void*>(static_cast<std::intptr_t>(std::get<std::int64_t>(it->second)));
 }
 
+// One zeDeviceGet*Properties answer (`call` names it): the struct of type `stype`, with `next` chained (an
+// extension struct the driver fills too, or null).
+template <class Properties>
+Properties device_properties(ze::ze_result_t (*get)(ze::ze_device_handle_t, Properties*), ze::ze_device_handle_t device,
+                             int stype, const char* call, void* next = nullptr) {
+  Properties p{};
+  p.stype = stype;
+  p.pNext = next;
+  ze::check(get(device, &p), call);
+  return p;
+}
+
 void query(DeviceInfo& d) {
   const ze::Api& api = ze::api();
   ze::ze_device_ip_version_ext_t ip{ze::ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT, nullptr, 0};
-  ze::ze_device_properties_t props{};
-  props.stype = ze::ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-  props.pNext = &ip;  // a driver without the extension leaves it 0
-  ze::check(api.zeDeviceGetProperties(d.device, &props), "zeDeviceGetProperties");
+  // A driver without the IP version extension leaves it 0.
+  const auto props = device_properties(api.zeDeviceGetProperties, d.device, ze::ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES,
+                                       "zeDeviceGetProperties", &ip);
   d.device_id = props.deviceId;
   d.name = std::string(props.name, strnlen(props.name, sizeof props.name));
   d.max_mem_alloc = props.maxMemAllocSize;
   d.ip_version = ip.ipVersion;
 
-  ze::ze_device_compute_properties_t compute{};
-  compute.stype = ze::ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES;
-  ze::check(api.zeDeviceGetComputeProperties(d.device, &compute), "zeDeviceGetComputeProperties");
+  const auto compute =
+      device_properties(api.zeDeviceGetComputeProperties, d.device, ze::ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES,
+                        "zeDeviceGetComputeProperties");
   d.max_total_group_size = compute.maxTotalGroupSize;
   d.max_group_size_x = compute.maxGroupSizeX;
   d.max_group_count_x = compute.maxGroupCountX;
 
-  ze::ze_device_image_properties_t image{};
-  image.stype = ze::ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES;
-  ze::check(api.zeDeviceGetImageProperties(d.device, &image), "zeDeviceGetImageProperties");
+  const auto image = device_properties(api.zeDeviceGetImageProperties, d.device,
+                                       ze::ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES, "zeDeviceGetImageProperties");
   d.max_image_dims_3d = image.maxImageDims3D;
   d.max_samplers = image.maxSamplers;
 
-  ze::ze_device_module_properties_t module{};
-  module.stype = ze::ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
-  ze::check(api.zeDeviceGetModuleProperties(d.device, &module), "zeDeviceGetModuleProperties");
+  const auto module = device_properties(api.zeDeviceGetModuleProperties, d.device,
+                                        ze::ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES, "zeDeviceGetModuleProperties");
   d.fp64_flags = module.fp64flags;
   d.module_flags = module.flags;
 
