@@ -1,30 +1,108 @@
-// The backends this library knows. runtime/backend_description.hpp declares the
-// list and this top layer defines it, so that the runtime (the registry, the
-// variant cache, the launch, tack::inspect) knows no backend by name and no
-// backend knows another. Each description lives in its backend's folder.
+// The backends this library knows, and what each is without a device: one
+// table, so they compare row by row as in docs/backends.md.
+// runtime/backend_description.hpp declares the list and this top layer
+// defines it, so that the runtime (the registry, the variant cache, the
+// launch, tack::inspect) knows no backend by name and no backend knows
+// another; a backend's device reads its own row by name.
 #include "runtime/backend_description.hpp"
 
-#include "backends/cuda/cuda_description.hpp"
-#include "backends/hip/hip_description.hpp"
-#include "backends/interp/interp_description.hpp"
-#include "backends/level_zero/level_zero_description.hpp"
-#include "backends/metal/metal_description.hpp"
-#include "backends/opencl/opencl_description.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "backends/hip/hip_backend.hpp"
+#include "backends/interp/interp_backend.hpp"
+#include "backends/level_zero/level_zero_backend.hpp"
+#include "backends/opencl/opencl_backend.hpp"
+#include "codegen/cuda_gen.hpp"
+#include "codegen/hip_gen.hpp"
+#include "codegen/msl_gen.hpp"
+#include "codegen/opencl_gen.hpp"
 #ifdef TACK_HAVE_LLVM
-#include "backends/cpu/cpu_description.hpp"
+#include "backends/cpu/cpu_backend.hpp"
+#endif
+#ifdef TACK_HAVE_METAL
+#include "backends/metal/metal_backend.hpp"  // Apple platforms only
 #endif
 
 namespace tack::runtime {
+namespace {
+#ifdef TACK_HAVE_METAL
+constexpr auto kMetalCreate = backends::metal::make_metal_backend;
+#else
+constexpr std::shared_ptr<Backend> (*kMetalCreate)(const DeviceOptions&) = nullptr;
+#endif
+}  // namespace
 
 const std::vector<const BackendDescription*>& backend_descriptions() {
-  static const std::vector<const BackendDescription*> descriptions = {
+  using enum Feature;
+  // In name order.
+  static const BackendDescription table[] = {
 #ifdef TACK_HAVE_LLVM
-      &backends::cpu::cpu_description(),  // a build without LLVM has no CPU backend at all
+      // LLVM-compiled kernels on a thread pool, every dtype and atomic (a host atomic or a compare-and-swap loop),
+      // reductions on the host. Its source is LLVM IR, which the compiler plugin makes on a device, so it has no
+      // generator here. A build without LLVM has no CPU backend at all.
+      {.name = "cpu",
+       .display_name = "CPU",
+       .options = {"num_threads"},
+       .features = F64 | Atomics64 | Workgroups,
+       .create = backends::cpu::make_cpu_backend},
 #endif
-      &backends::cuda::cuda_description(),     &backends::hip::hip_description(),
-      &backends::interp::interp_description(), &backends::level_zero::level_zero_description(),
-      &backends::metal::metal_description(),   &backends::opencl::opencl_description(),
+      // CUDA C for NVRTC, every dtype and atomic (8- and 16-bit ones on their 32-bit word), textures in the
+      // texture hardware (a 3D CUDA array and texture object) within the device's limits.
+      {.name = "cuda",
+       .display_name = "CUDA",
+       .options = {"device"},
+       .memory_spaces = {"cuda"},
+       .features = F64 | Atomics64 | DeviceReductions | Workgroups | TexturesInHardware,
+       .generate = c_family_source<codegen::generate_cuda>,
+       .create = backends::cuda::make_cuda_backend},
+      // HIP C for hipRTC, every dtype and atomic. Its generator has the hardware texture path, but the runtime
+      // samples in software until its images land (docs/backends-hip.md), so no TexturesInHardware, and
+      // tack::inspect shows the code the device runs.
+      {.name = "hip",
+       .display_name = "HIP",
+       .options = {"device"},
+       .memory_spaces = {"hip"},
+       .features = F64 | Atomics64 | DeviceReductions | Workgroups,
+       .generate = c_family_source<codegen::generate_hip>,
+       .create = backends::hip::make_hip_backend},
+      // The reference interpreter runs every dtype, atomic and workgroup; reductions run on the host. Its source
+      // is the typed IR itself, so it has no generator here.
+      {.name = "interp",
+       .display_name = "Interpreter",
+       .options = {"lanes"},
+       .features = F64 | Atomics64 | Workgroups,
+       .create = backends::interp::make_interp_backend},
+      // OpenCL C for libocloc, as for a device with f64 and 64-bit atomics (a device narrows both to what it
+      // reports); textures sampled in software until its images land. The three external handles come together
+      // or not at all.
+      {.name = "level_zero",
+       .display_name = "Level Zero",
+       .options = {"external_context", "external_device", "external_driver"},
+       .memory_spaces = {"level_zero"},
+       .features = F64 | Atomics64 | DeviceReductions | Workgroups,
+       .generate = c_family_source<codegen::generate_opencl>,
+       .create = backends::level_zero::make_level_zero_backend},
+      // MSL, no f64, and no 64-bit atomics (Metal has no 64-bit compare-and-swap). The runtime is built on Apple
+      // platforms only; elsewhere only the generator is here. Textures are sampled in software until the MSL
+      // generator has the hardware path (docs/backends-metal.md).
+      {.name = "metal",
+       .display_name = "Metal",
+       .features = DeviceReductions | Workgroups,
+       .generate = c_family_source<codegen::generate_msl>,
+       .create = kMetalCreate},
+      // OpenCL C for clBuildProgram, as for a device with cl_khr_fp64 and cl_khr_int64_base_atomics (a device
+      // narrows both to what it reports); textures sampled in software.
+      {.name = "opencl",
+       .display_name = "OpenCL",
+       .options = {"device"},
+       .features = F64 | Atomics64 | DeviceReductions | Workgroups,
+       .generate = c_family_source<codegen::generate_opencl>,
+       .create = backends::opencl::make_opencl_backend},
   };
+  static const std::vector<const BackendDescription*> descriptions = [] {
+    std::vector<const BackendDescription*> out;
+    for (const BackendDescription& d : table) out.push_back(&d);
+    return out;
+  }();
   return descriptions;
 }
 

@@ -16,7 +16,9 @@ class SourceOnlyBackend : public Backend {
   std::string source(const ir::Kernel& typed) override { return target_.generate(typed); }
   void launch(const Launch&) override { unavailable(); }
   // As the device answers for a texture within its limits, so inspect shows the code it compiles.
-  bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override { return target_.textures_in_hardware; }
+  bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override {
+    return target_.features.has(Feature::TexturesInHardware);
+  }
 
  private:
   [[noreturn]] void unavailable() const {

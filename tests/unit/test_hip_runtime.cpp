@@ -260,7 +260,7 @@ TEST(HipDiskCache, ASecondBuildLoadsTheCachedCodeObjectWithoutHipRtc) {
     return {};
   };
   std::unique_ptr<tack::backends::hip::Module> m =
-      tack::backends::hip::build_module(device, code, generate, "kernel 'cached'");
+      tack::backends::hip::build_module(device, {code, generate, "kernel 'cached'"});
   fake_hip::state().modules_load = false;
   ASSERT_TRUE(m);
   EXPECT_EQ(m->entry(), "tack_kernel_cached");

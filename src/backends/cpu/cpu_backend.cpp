@@ -7,7 +7,6 @@
 #include "backends/cpu/cpu_backend.hpp"
 
 #include "backends/cpu/core_count.hpp"
-#include "backends/cpu/cpu_description.hpp"
 #include "backends/cpu/jit.hpp"
 #include "backends/cpu/launch_policy.hpp"
 #include "backends/cpu/thread_pool.hpp"
@@ -15,6 +14,7 @@
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
 #include "passes/pipeline.hpp"
+#include "runtime/backend_description.hpp"
 #include "runtime/host_buffer.hpp"
 #include "runtime/load_or_build.hpp"
 #include "runtime/warnings.hpp"
@@ -104,7 +104,7 @@ class CpuBackend final : public Backend {
   explicit CpuBackend(int threads) : Backend(capabilities(threads)), threads_(threads) {}
 
   static Capabilities capabilities(int threads) {
-    Capabilities c = cpu_description().capabilities();
+    Capabilities c = backend_description("cpu").capabilities();
     c.display_name += " (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
     c.supports_wrapped_memory = true;
     return c;

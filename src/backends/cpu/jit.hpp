@@ -6,6 +6,7 @@
 
 #include "backends/cpu/compiler.hpp"
 #include "ir/ir.hpp"
+#include "support/no_copy.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -13,12 +14,10 @@
 
 namespace tack::backends::cpu {
 
-class Jit {
+class Jit : support::NoCopy {
  public:
   Jit();
   ~Jit();
-  Jit(const Jit&) = delete;
-  Jit& operator=(const Jit&) = delete;
 
   // What makes object code from this JIT differ: LLVM version, target triple and
   // the host CPU. On x86-64 the CPU is named by the raw cpuid words LLVM's host

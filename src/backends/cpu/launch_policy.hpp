@@ -5,6 +5,7 @@
 #pragma once
 
 #include "backends/cpu/thread_pool.hpp"
+#include "support/no_copy.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -30,7 +31,7 @@ namespace tack::backends::cpu {
 // sample() may be replaced by the runtime's own timing: p = probe_size(count),
 // run [0, p) serially, record(p, seconds), repeated while record() says the
 // time was too short to trust (see sample()).
-class LaunchPolicy {
+class LaunchPolicy : support::NoCopy {
  public:
   // K: fan out when count * cost_per_iteration > K * fanout_seconds, so the
   // fan-out costs at most 1/K (25%) of the serial time it replaces.
@@ -55,8 +56,6 @@ class LaunchPolicy {
   LaunchPolicy();
   // Uses the given clock cost, in seconds (tests inject timings with it).
   explicit LaunchPolicy(double clock_seconds);
-  LaunchPolicy(const LaunchPolicy&) = delete;
-  LaunchPolicy& operator=(const LaunchPolicy&) = delete;
 
   // Whether a launch of count iterations (what is left after any sample) should
   // fan out over the pool. Never with one thread or fewer than 2 iterations.

@@ -7,13 +7,15 @@
 // loads the object through LLJIT instead, so the loader never has to be complete.
 #pragma once
 
+#include "support/no_copy.hpp"
+
 #include <cstddef>
 #include <memory>
 #include <string_view>
 
 namespace tack::backends::cpu {
 
-class LoadedObject {
+class LoadedObject : support::NoCopy {
  public:
   // Whether this host's objects are ones the loader reads (x86-64 ELF).
   static bool host_supported();
@@ -26,8 +28,6 @@ class LoadedObject {
   static std::unique_ptr<LoadedObject> load(std::string_view object, std::string_view entry);
 
   ~LoadedObject();
-  LoadedObject(const LoadedObject&) = delete;
-  LoadedObject& operator=(const LoadedObject&) = delete;
 
   void* entry() const { return entry_; }
   std::size_t mapped_bytes() const { return bytes_; }

@@ -3,6 +3,8 @@
 // allocation, lock or std::function on the launch path (docs/cpu-threading.md).
 #pragma once
 
+#include "support/no_copy.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -12,7 +14,7 @@
 
 namespace tack::backends::cpu {
 
-class ThreadPool {
+class ThreadPool : support::NoCopy {
  public:
   // A pool of threads - 1 workers, started by the first run() that has more
   // than one part (tack::BackendError there if the system refuses a thread);
@@ -20,8 +22,6 @@ class ThreadPool {
   explicit ThreadPool(int threads);
   // Stops and joins the workers. No run() may be in progress.
   ~ThreadPool();
-  ThreadPool(const ThreadPool&) = delete;
-  ThreadPool& operator=(const ThreadPool&) = delete;
 
   int threads() const { return threads_; }
 

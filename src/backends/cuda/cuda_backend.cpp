@@ -6,14 +6,15 @@
 #include "backends/cuda/cuda_backend.hpp"
 
 #include "backends/cuda/cuda_context.hpp"
-#include "backends/cuda/cuda_description.hpp"
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "backends/cuda/cuda_texture.hpp"
 #include "codegen/cuda_gen.hpp"
 #include "runtime/array_checks.hpp"
+#include "runtime/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
+#include "runtime/gpu/grid_launch.hpp"
 #include "runtime/wait_marker.hpp"
 
 #include <tack/error.hpp>
@@ -54,7 +55,7 @@ class StreamMarker final : public WaitMarker {
 };
 
 Capabilities cuda_capabilities(const cuda::DeviceInfo& d) {
-  Capabilities c = cuda_description().capabilities();
+  Capabilities c = backend_description("cuda").capabilities();
   c.supports_exportable_memory = d.virtual_memory && d.posix_fd_handles;
   c.supports_wrapped_memory = true;
   return c;
@@ -136,9 +137,8 @@ class CudaBackend final : public GpuBackendOf<cuda::Module> {
   std::unique_ptr<WaitMarker> async_marker() override { return std::make_unique<StreamMarker>(context_); }
 
  private:
-  std::unique_ptr<cuda::Module> build(const std::string& key, const std::function<codegen::CSource()>& generate,
-                                      const std::string& what) override {
-    return cuda::build_module(context_, key, generate, what);
+  std::unique_ptr<cuda::Module> build(const BuildRequest& request) override {
+    return cuda::build_module(context_, request);
   }
   // Fewer than 256 when the kernel needs many registers.
   std::size_t group_limit(const cuda::Module& m) const override { return m.group_limit(); }
@@ -156,9 +156,7 @@ class CudaBackend final : public GpuBackendOf<cuda::Module> {
   LastKernel* last_kernel() override { return &context_->last_kernel(); }
   void enqueue(const cuda::Module& m, const GpuDispatch& d) override {
     Context::Scope scope(*context_);
-    cu::check(cu::api().cuLaunchKernel(m.function(), static_cast<unsigned>(d.groups), 1, 1, d.group, 1, 1, 0,
-                                       context_->stream(), d.args.pointers(), nullptr),
-              "cuLaunchKernel");
+    cu::check(grid_launch(cu::api().cuLaunchKernel, m.function(), context_->stream(), d), "cuLaunchKernel");
   }
 
   std::shared_ptr<Context> context_;

@@ -15,6 +15,7 @@
 
 #include "drivers/cuda_api.hpp"
 #include "runtime/wait_deadline.hpp"
+#include "support/no_copy.hpp"
 
 #include <tack/device.hpp>
 
@@ -47,7 +48,7 @@ struct DeviceInfo {
   int driver_version = 0;                       // e.g. 13000
 };
 
-class Context {
+class Context : support::NoCopy {
  public:
   // Device `ordinal` (option "device", else TACK_CUDA_DEVICE, else 0): adopts the
   // calling thread's current context when it belongs to that device and is not
@@ -55,8 +56,6 @@ class Context {
   // device, InvalidArgument for an ordinal out of range.
   static std::shared_ptr<Context> open(const DeviceOptions& options);
   ~Context();
-  Context(const Context&) = delete;
-  Context& operator=(const Context&) = delete;
 
   const DeviceInfo& device() const { return info_; }
   drivers::cu::CUcontext handle() const { return context_; }
@@ -67,12 +66,10 @@ class Context {
   void unload(drivers::cu::CUmodule module, drivers::cu::CUfunction function) noexcept;
 
   // Makes the context current on this thread for the scope's life (cheap when it already is).
-  class Scope {
+  class Scope : support::NoCopy {
    public:
     explicit Scope(const Context& c);
     ~Scope();
-    Scope(const Scope&) = delete;
-    Scope& operator=(const Scope&) = delete;
 
    private:
     bool pushed_ = false;

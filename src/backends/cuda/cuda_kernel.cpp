@@ -60,8 +60,7 @@ void Context::unload(cu::CUmodule module, cu::CUfunction) noexcept {
   }
 }
 
-std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, const std::string& key,
-                                     const std::function<codegen::CSource()>& generate, const std::string& what) {
+std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, const BuildRequest& request) {
   Context::Scope scope(*context);
   auto finish = [&](cu::CUmodule module, const std::string& entry) {
     cu::CUfunction function = nullptr;
@@ -83,33 +82,34 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, co
   // PTX depends on the code, NVRTC and its options, not on the device: the driver compiles it at load.
   auto make_key = [&] {
     const auto version = tack::backends::cuda::nvrtc_version();
-    CacheKey k{kCacheFormat, "nvrtc", std::to_string(version[0]) + "." + std::to_string(version[1]), "", "", key};
+    CacheKey k{kCacheFormat, "nvrtc", std::to_string(version[0]) + "." + std::to_string(version[1]),
+               "",           "",      request.key};
     for (const char* o : tack::backends::cuda::kNvrtcOptions) k.options += std::string(o) + " ";
     return std::optional<CacheKey>(std::move(k));
   };
   auto load = [&](std::string_view payload, std::string*) -> std::unique_ptr<Module> {
     const std::optional<CachedBinary> cached = decode_cached_binary(payload);
     if (!cached) {
-      warn("the cached CUDA entry for " + what + " is malformed; compiling again");
+      warn("the cached CUDA entry for " + request.what + " is malformed; compiling again");
       return nullptr;
     }
     cu::CUmodule module = nullptr;
     std::string log;
     if (load_ptx(cached->image, &module, &log) != cu::CUDA_SUCCESS) {
-      warn("the cached PTX for " + what + " did not load (" + log + "); compiling again");
+      warn("the cached PTX for " + request.what + " did not load (" + log + "); compiling again");
       return nullptr;
     }
     g_cache_loads.fetch_add(1, std::memory_order_relaxed);
     return finish(module, cached->entry);
   };
   auto compile = [&](bool caching) {
-    const codegen::CSource src = generate();
+    const codegen::CSource src = request.generate();
     const std::string ptx = tack::backends::cuda::compile_ptx(src.text, src.entry);
     g_compiles.fetch_add(1, std::memory_order_relaxed);
     cu::CUmodule module = nullptr;
     std::string log;
     if (const cu::CUresult r = load_ptx(ptx, &module, &log); r != cu::CUDA_SUCCESS)
-      throw CompileError("cuda: the driver did not load the PTX NVRTC made for " + what +
+      throw CompileError("cuda: the driver did not load the PTX NVRTC made for " + request.what +
                          " (cuModuleLoadDataEx: " + cu::error_text(r) + ptx_version_hint(*context, r) + "):\n" + log +
                          "\n--- source ---\n" + src.text);
     std::string payload = caching ? encode_cached_binary(src.entry, ptx) : std::string();

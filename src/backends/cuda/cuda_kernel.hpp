@@ -5,11 +5,10 @@
 #pragma once
 
 #include "backends/cuda/cuda_context.hpp"
-#include "codegen/c_family.hpp"
+#include "runtime/gpu/build_request.hpp"
 #include "runtime/gpu/gpu_module.hpp"
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -20,13 +19,11 @@ using namespace tack::runtime;
 // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK. Context::unload unloads it.
 using Module = GpuModule<Context, drivers::cu::CUmodule, drivers::cu::CUfunction>;
 
-// The module for `key` (the text that decides the code, e.g. the typed IR):
-// the cached PTX when the disk cache has it, else generate()'s source compiled
-// by NVRTC and stored. `what` names it in errors ("kernel 'saxpy'"). NVRTC's
-// rejection is a CompileError with its log and the source; the driver's
+// The module the request asks for: the cached PTX when the disk cache has it
+// for the request's key, else its generated source compiled by NVRTC and
+// stored. NVRTC's rejection is a CompileError with its log and the source; the driver's
 // refusal of the PTX is a CompileError with the JIT log.
-std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, const std::string& key,
-                                     const std::function<codegen::CSource()>& generate, const std::string& what);
+std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, const BuildRequest& request);
 
 // Modules compiled with NVRTC / loaded from cached PTX in this process (for tests and benchmarks).
 std::uint64_t nvrtc_compile_count();

@@ -6,20 +6,19 @@
 #pragma once
 
 #include "backends/cuda/cuda_context.hpp"
+#include "support/no_copy.hpp"
 
 #include <memory>
 
 namespace tack::backends::cuda {
 using namespace tack::runtime;
 
-class VirtualAllocation {
+class VirtualAllocation : support::NoCopy {
  public:
   // At least `bytes` (rounded up to the device's granularity), readable and
   // writable by the context's device. BackendError naming the call on failure.
   VirtualAllocation(std::shared_ptr<Context> context, std::size_t bytes);
   ~VirtualAllocation();
-  VirtualAllocation(const VirtualAllocation&) = delete;
-  VirtualAllocation& operator=(const VirtualAllocation&) = delete;
 
   drivers::cu::CUdeviceptr pointer() const { return ptr_; }
   std::size_t size() const { return size_; }

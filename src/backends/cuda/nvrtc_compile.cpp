@@ -4,6 +4,7 @@
 #include "drivers/rtc_api.hpp"
 #include "runtime/driver_errors.hpp"
 #include "runtime/warnings.hpp"
+#include "support/no_copy.hpp"
 
 #include <tack/error.hpp>
 
@@ -24,12 +25,10 @@ const drivers::RtcApi& api() {
 }
 
 // Restores the thread's locale when the compile returns or throws (NVRTC 12 left the compiling thread in "C").
-class KeepThreadLocale {
+class KeepThreadLocale : support::NoCopy {
  public:
   KeepThreadLocale() : saved_(uselocale(static_cast<locale_t>(0))) {}
   ~KeepThreadLocale() { uselocale(saved_); }
-  KeepThreadLocale(const KeepThreadLocale&) = delete;
-  KeepThreadLocale& operator=(const KeepThreadLocale&) = delete;
 
  private:
   locale_t saved_;  // the thread's locale object (or LC_GLOBAL_LOCALE), owned by whoever made it

@@ -5,13 +5,14 @@
 // queued"; "Scalar arguments on the GPU"; "Device reductions").
 #include "backends/hip/hip_backend.hpp"
 
-#include "backends/hip/hip_description.hpp"
 #include "backends/hip/hip_device.hpp"
 #include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hip_kernel.hpp"
 #include "backends/hip/hip_memory.hpp"
 #include "codegen/hip_gen.hpp"
+#include "runtime/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
+#include "runtime/gpu/grid_launch.hpp"
 
 #include <algorithm>
 
@@ -20,7 +21,7 @@ using namespace tack::runtime;
 namespace {
 namespace hp = hip::driver;
 
-Capabilities hip_capabilities() { return hip_description().capabilities(); }
+Capabilities hip_capabilities() { return backend_description("hip").capabilities(); }
 
 GpuLimits hip_limits(const hip::DeviceInfo& d) {
   // The AMD dispatch packet holds the grid's work-item count in 32 bits (reference: HIP, Launch).
@@ -52,9 +53,8 @@ class HipBackend final : public GpuBackendOf<hip::Module> {
   std::unique_ptr<WaitMarker> async_marker() override { return std::make_unique<hip::StreamMarker>(device_->queue()); }
 
  private:
-  std::unique_ptr<hip::Module> build(const std::string& key, const std::function<codegen::CSource()>& generate,
-                                     const std::string& what) override {
-    return hip::build_module(device_, key, generate, what);
+  std::unique_ptr<hip::Module> build(const BuildRequest& request) override {
+    return hip::build_module(device_, request);
   }
   // hipFuncGetAttribute is not asked: every kernel runs in blocks of 256.
   std::size_t group_limit(const hip::Module&) const override { return kGpuGroup; }
@@ -67,8 +67,7 @@ class HipBackend final : public GpuBackendOf<hip::Module> {
   LastKernel* last_kernel() override { return &device_->queue()->last_kernel(); }
   void enqueue(const hip::Module& m, const GpuDispatch& d) override {
     DeviceScope scope(device_->info().ordinal);
-    hp::check(hp::api().hipModuleLaunchKernel(m.function(), static_cast<unsigned>(d.groups), 1, 1, d.group, 1, 1, 0,
-                                              device_->stream(), d.args.pointers(), nullptr),
+    hp::check(grid_launch(hp::api().hipModuleLaunchKernel, m.function(), device_->stream(), d),
               "hipModuleLaunchKernel");
   }
 

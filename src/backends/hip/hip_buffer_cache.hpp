@@ -13,6 +13,8 @@
 // without a device (tests/unit/test_hip_buffer_cache.cpp).
 #pragma once
 
+#include "support/no_copy.hpp"
+
 #include <cstddef>
 #include <map>
 #include <mutex>
@@ -29,13 +31,11 @@ class BufferAllocator {
   virtual void release(void* ptr, std::size_t bytes) noexcept = 0;
 };
 
-class BufferCache {
+class BufferCache : support::NoCopy {
  public:
   // `limit`: the most bytes the cache keeps unused (a quarter of the device's memory).
   BufferCache(BufferAllocator& allocator, std::size_t limit) : allocator_(allocator), limit_(limit) {}
   ~BufferCache() { trim(); }
-  BufferCache(const BufferCache&) = delete;
-  BufferCache& operator=(const BufferCache&) = delete;
 
   // The capacity a request of `bytes` gets: at least 256 bytes, rounded up to the next of four steps per power
   // of two (so at most a quarter is wasted), which makes near sizes share buffers.

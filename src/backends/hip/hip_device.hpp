@@ -11,6 +11,7 @@
 #include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hip_queue.hpp"
 #include "runtime/backend.hpp"
+#include "support/no_copy.hpp"
 
 #include <tack/device.hpp>
 
@@ -36,14 +37,12 @@ struct DeviceInfo {
   int runtime_version = 0;  // hipRuntimeGetVersion
 };
 
-class Device {
+class Device : support::NoCopy {
  public:
   // Throws BackendUnavailable without a runtime or device, InvalidArgument for an ordinal out of range or a
   // bad TACK_HIP_ALLOCATOR.
   static std::shared_ptr<Device> open(const DeviceOptions& options);
   ~Device();
-  Device(const Device&) = delete;
-  Device& operator=(const Device&) = delete;
 
   const DeviceInfo& info() const { return info_; }
   AllocatorKind allocator() const { return allocator_; }

@@ -50,8 +50,7 @@ std::optional<CacheKey> cache_key(const std::string& arch, int runtime_version, 
   return k;
 }
 
-std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, const std::string& key,
-                                     const std::function<codegen::CSource()>& generate, const std::string& what) {
+std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, const BuildRequest& request) {
   const hp::Api& api = hp::api();
   DeviceScope scope(device->info().ordinal);  // hipRTC compiles for, and the module loads on, the current device
   auto make_key = [&]() -> std::optional<CacheKey> {
@@ -59,14 +58,14 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, cons
     int major = 0, minor = 0;
     const drivers::RtcApi* rtc = drivers::hiprtc(&why);
     if (!rtc || rtc->version(&major, &minor) != 0) return std::nullopt;
-    return cache_key(device->info().arch, device->info().runtime_version, major, minor, key);
+    return cache_key(device->info().arch, device->info().runtime_version, major, minor, request.key);
   };
   auto finish = [&](const std::string& image, const std::string& entry, bool from_cache) -> std::unique_ptr<Module> {
     hp::hipModule_t module = nullptr;
     hp::hipError_t r = api.hipModuleLoadData(&module, image.data());
     if (r != hp::hipSuccess) {
       if (from_cache) return nullptr;
-      throw CompileError("hip: the runtime did not load the code object hipRTC made for " + what +
+      throw CompileError("hip: the runtime did not load the code object hipRTC made for " + request.what +
                          " (hipModuleLoadData: " + hp::error_text(r) + ")");
     }
     hp::hipFunction_t function = nullptr;
@@ -84,13 +83,13 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, cons
     if (m)
       g_cache_loads.fetch_add(1, std::memory_order_relaxed);
     else if (cached)
-      warn("the cached HIP code object for " + what + " did not load; compiling again");
+      warn("the cached HIP code object for " + request.what + " did not load; compiling again");
     else
-      warn("the cached HIP entry for " + what + " is malformed; compiling again");
+      warn("the cached HIP entry for " + request.what + " is malformed; compiling again");
     return m;
   };
   auto compile = [&](bool caching) {
-    const codegen::CSource src = generate();
+    const codegen::CSource src = request.generate();
     const std::vector<char> code = tack::backends::hip::compile_code_object(src.text, src.entry);
     g_compiles.fetch_add(1, std::memory_order_relaxed);
     const std::string image(code.begin(), code.end());

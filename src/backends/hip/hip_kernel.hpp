@@ -9,12 +9,11 @@
 #pragma once
 
 #include "backends/hip/hip_device.hpp"
-#include "codegen/c_family.hpp"
 #include "runtime/cache_key.hpp"
+#include "runtime/gpu/build_request.hpp"
 #include "runtime/gpu/gpu_module.hpp"
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,11 +24,10 @@ using namespace tack::runtime;
 // A loaded module and the one function Tack takes from it; Device::unload unloads it.
 using Module = GpuModule<Device, drivers::hip::hipModule_t, drivers::hip::hipFunction_t>;
 
-// The module for `key` (the text that decides the code): the cached code object when the disk cache has it
-// for this device's architecture, else generate()'s source compiled by hipRTC and stored. hipRTC's rejection
+// The module the request asks for: the cached code object when the disk cache has it for the request's key and
+// this device's architecture, else its generated source compiled by hipRTC and stored. hipRTC's rejection
 // is a CompileError with its log and the source; the runtime's refusal of the code object a CompileError too.
-std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, const std::string& key,
-                                     const std::function<codegen::CSource()>& generate, const std::string& what);
+std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, const BuildRequest& request);
 
 // The disk-cache key of `code` (the text that decides it) for a device, or nullopt when the code object must
 // not be cached (no architecture name): exposed for tests.

@@ -12,6 +12,7 @@
 #include "drivers/hip_api.hpp"
 #include "runtime/wait_deadline.hpp"
 #include "runtime/wait_marker.hpp"
+#include "support/no_copy.hpp"
 
 #include <atomic>
 #include <memory>
@@ -22,23 +23,19 @@ using namespace tack::runtime;
 
 // Makes device `ordinal` current on this thread for the scope's life and restores the previous one (HIP's
 // current device is per thread, so any thread may call Tack).
-class DeviceScope {
+class DeviceScope : support::NoCopy {
  public:
   explicit DeviceScope(int ordinal);
   ~DeviceScope();
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
 
  private:
   int previous_ = -1;  // -1: unchanged
 };
 
-class Queue {
+class Queue : support::NoCopy {
  public:
   explicit Queue(int ordinal) : ordinal_(ordinal) {}
   ~Queue();  // waits for the queued work, then destroys the stream; errors are ignored (exit)
-  Queue(const Queue&) = delete;
-  Queue& operator=(const Queue&) = delete;
 
   int ordinal() const { return ordinal_; }
   drivers::hip::hipStream_t stream();

@@ -4,9 +4,9 @@
 // "lanes" sets how many iterations advance in lock step (1 runs them one by one).
 #include "backends/interp/interp_backend.hpp"
 
-#include "backends/interp/interp_description.hpp"
 #include "interp/interpreter.hpp"
 #include "ir/printer.hpp"
+#include "runtime/backend_description.hpp"
 #include "runtime/host_buffer.hpp"
 
 #include <tack/error.hpp>
@@ -22,7 +22,7 @@ class InterpBackend final : public Backend {
   explicit InterpBackend(int lanes) : Backend(capabilities()), lanes_(lanes) {}
 
   static Capabilities capabilities() {
-    Capabilities c = interp_description().capabilities();
+    Capabilities c = backend_description("interp").capabilities();
     c.supports_wrapped_memory = true;
     return c;
   }

@@ -47,9 +47,8 @@ class LevelZeroBackend final : public GpuBackendOf<level_zero::Module> {
   std::unique_ptr<WaitMarker> async_marker() override { return Queue::marker(queue_); }
 
  private:
-  std::unique_ptr<level_zero::Module> build(const std::string& key, const std::function<codegen::CSource()>& generate,
-                                            const std::string& what) override {
-    return level_zero::build_module(queue_, key, generate, what);
+  std::unique_ptr<level_zero::Module> build(const BuildRequest& request) override {
+    return level_zero::build_module(queue_, request);
   }
   // The device's (zeKernelSuggestGroupSize is not asked).
   std::size_t group_limit(const level_zero::Module&) const override { return queue_->device().group_size(); }

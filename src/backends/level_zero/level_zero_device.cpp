@@ -1,9 +1,9 @@
 // Choosing the driver, device and context, and the five device queries.
 #include "backends/level_zero/level_zero_device.hpp"
 
-#include "backends/level_zero/level_zero_description.hpp"
 #include "backends/level_zero/level_zero_driver.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/backend_description.hpp"
 
 #include <tack/error.hpp>
 
@@ -26,34 +26,43 @@ void* handle_option(const DeviceOptions& options, const char* name) {
   return reinterpret_cast<void*>(static_cast<std::intptr_t>(std::get<std::int64_t>(it->second)));
 }
 
+// One zeDeviceGet*Properties answer (`call` names it): the struct of type `stype`, with `next` chained (an
+// extension struct the driver fills too, or null).
+template <class Properties>
+Properties device_properties(ze::ze_result_t (*get)(ze::ze_device_handle_t, Properties*), ze::ze_device_handle_t device,
+                             int stype, const char* call, void* next = nullptr) {
+  Properties p{};
+  p.stype = stype;
+  p.pNext = next;
+  ze::check(get(device, &p), call);
+  return p;
+}
+
 void query(DeviceInfo& d) {
   const ze::Api& api = ze::api();
   ze::ze_device_ip_version_ext_t ip{ze::ZE_STRUCTURE_TYPE_DEVICE_IP_VERSION_EXT, nullptr, 0};
-  ze::ze_device_properties_t props{};
-  props.stype = ze::ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-  props.pNext = &ip;  // a driver without the extension leaves it 0
-  ze::check(api.zeDeviceGetProperties(d.device, &props), "zeDeviceGetProperties");
+  // A driver without the IP version extension leaves it 0.
+  const auto props = device_properties(api.zeDeviceGetProperties, d.device, ze::ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES,
+                                       "zeDeviceGetProperties", &ip);
   d.device_id = props.deviceId;
   d.name = std::string(props.name, strnlen(props.name, sizeof props.name));
   d.max_mem_alloc = props.maxMemAllocSize;
   d.ip_version = ip.ipVersion;
 
-  ze::ze_device_compute_properties_t compute{};
-  compute.stype = ze::ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES;
-  ze::check(api.zeDeviceGetComputeProperties(d.device, &compute), "zeDeviceGetComputeProperties");
+  const auto compute =
+      device_properties(api.zeDeviceGetComputeProperties, d.device, ze::ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES,
+                        "zeDeviceGetComputeProperties");
   d.max_total_group_size = compute.maxTotalGroupSize;
   d.max_group_size_x = compute.maxGroupSizeX;
   d.max_group_count_x = compute.maxGroupCountX;
 
-  ze::ze_device_image_properties_t image{};
-  image.stype = ze::ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES;
-  ze::check(api.zeDeviceGetImageProperties(d.device, &image), "zeDeviceGetImageProperties");
+  const auto image = device_properties(api.zeDeviceGetImageProperties, d.device,
+                                       ze::ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES, "zeDeviceGetImageProperties");
   d.max_image_dims_3d = image.maxImageDims3D;
   d.max_samplers = image.maxSamplers;
 
-  ze::ze_device_module_properties_t module{};
-  module.stype = ze::ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
-  ze::check(api.zeDeviceGetModuleProperties(d.device, &module), "zeDeviceGetModuleProperties");
+  const auto module = device_properties(api.zeDeviceGetModuleProperties, d.device,
+                                        ze::ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES, "zeDeviceGetModuleProperties");
   d.fp64_flags = module.fp64flags;
   d.module_flags = module.flags;
 
@@ -137,8 +146,9 @@ DeviceInfo open_device(const DeviceOptions& options) {
 
 Capabilities capabilities(const DeviceInfo& d) {
   // f64 where zeDeviceGetModuleProperties reports fp64 support, 64-bit atomics where it reports them.
-  Capabilities c = level_zero_description().capabilities(
-      d.fp64_flags != 0, (d.module_flags & drivers::ze::ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0);
+  Capabilities c =
+      backend_description("level_zero")
+          .capabilities(d.fp64_flags != 0, (d.module_flags & drivers::ze::ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0);
   // Workgroup kernels are compiled for groups of exactly 256 (reqd_work_group_size).
   c.supports_workgroups = d.group_size() >= kMaxGroupSize;
   return c;

@@ -143,14 +143,13 @@ CacheKey cache_key(const DeviceInfo& d, const std::string& code) {
                   code};
 }
 
-std::unique_ptr<Module> build_module(const std::shared_ptr<Queue>& queue, const std::string& key,
-                                     const std::function<codegen::CSource()>& generate, const std::string& what) {
-  auto make_key = [&] { return std::optional<CacheKey>(cache_key(queue->device(), key)); };
+std::unique_ptr<Module> build_module(const std::shared_ptr<Queue>& queue, const BuildRequest& request) {
+  auto make_key = [&] { return std::optional<CacheKey>(cache_key(queue->device(), request.key)); };
   // A native binary first; the SPIR-V beside it when the driver refuses that (another driver or stepping).
   auto load = [&](std::string_view payload, std::string* store_again) -> std::unique_ptr<Module> {
     std::optional<Artifact> a = decode_artifact(payload);
     if (!a) {
-      warn("the cached Level Zero entry for " + what + " is malformed; compiling again");
+      warn("the cached Level Zero entry for " + request.what + " is malformed; compiling again");
       return nullptr;
     }
     ze::ze_module_handle_t module = nullptr;
@@ -163,7 +162,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Queue>& queue, const 
     }
     std::string log;
     if (create_module(*queue, ze::ZE_MODULE_FORMAT_IL_SPIRV, a->spirv, &module, &log) != ze::ZE_RESULT_SUCCESS) {
-      warn("the cached SPIR-V for " + what + " did not load (" + log + "); compiling again");
+      warn("the cached SPIR-V for " + request.what + " did not load (" + log + "); compiling again");
       return nullptr;
     }
     // Stored again with the binary this driver makes, so the next process loads it natively.
@@ -172,7 +171,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Queue>& queue, const 
     return finish(queue, module, a->entry);
   };
   auto compile = [&](bool caching) {
-    const codegen::CSource src = generate();
+    const codegen::CSource src = request.generate();
     // ocloc reads an in-memory source as a C string: compile_with_ocloc passes it null-terminated.
     const std::string spirv =
         tack::backends::level_zero::compile_with_ocloc(src.text, queue->device().device_arg(), /*spirv_only=*/true)
@@ -182,7 +181,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Queue>& queue, const 
     std::string log;
     if (const ze::ze_result_t r = create_module(*queue, ze::ZE_MODULE_FORMAT_IL_SPIRV, spirv, &module, &log);
         r != ze::ZE_RESULT_SUCCESS)
-      throw CompileError("level_zero: " + queue->device().name + " did not build the SPIR-V of " + what +
+      throw CompileError("level_zero: " + queue->device().name + " did not build the SPIR-V of " + request.what +
                          " (zeModuleCreate: " + ze::error_text(r) + ", flags '" +
                          tack::backends::level_zero::kOclocOptions + "'):\n" + log + "\n--- source ---\n" + src.text);
     std::string payload = caching ? encode_artifact({src.entry, spirv, native_binary(module)}) : std::string();

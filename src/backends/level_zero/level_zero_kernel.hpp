@@ -12,12 +12,11 @@
 #pragma once
 
 #include "backends/level_zero/level_zero_queue.hpp"
-#include "codegen/c_family.hpp"
 #include "runtime/cache_key.hpp"
+#include "runtime/gpu/build_request.hpp"
 #include "runtime/gpu/gpu_module.hpp"
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,11 +38,10 @@ std::optional<Artifact> decode_artifact(std::string_view payload);  // nullopt w
 // The disk-cache key of `code` (the text that decides it) on this device.
 CacheKey cache_key(const DeviceInfo& d, const std::string& code);
 
-// The module for `key`: from the disk cache when it has an entry, else
-// generate()'s source compiled by ocloc and zeModuleCreate, and stored. `what`
-// names it in errors ("kernel 'saxpy'").
-std::unique_ptr<Module> build_module(const std::shared_ptr<Queue>& queue, const std::string& key,
-                                     const std::function<codegen::CSource()>& generate, const std::string& what);
+// The module the request asks for: from the disk cache when it has an entry
+// for the request's key, else its generated source compiled by ocloc and
+// zeModuleCreate, and stored.
+std::unique_ptr<Module> build_module(const std::shared_ptr<Queue>& queue, const BuildRequest& request);
 
 // In this process (for tests and benchmarks): ocloc compilations, modules
 // loaded from a cached native binary, cached native binaries the driver

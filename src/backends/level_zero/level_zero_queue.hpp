@@ -27,6 +27,7 @@
 #include "runtime/backend.hpp"
 #include "runtime/wait_deadline.hpp"
 #include "runtime/wait_marker.hpp"
+#include "support/no_copy.hpp"
 
 #include <map>
 #include <memory>
@@ -36,7 +37,7 @@
 namespace tack::backends::level_zero {
 using namespace tack::runtime;
 
-class Queue : public std::enable_shared_from_this<Queue> {
+class Queue : public std::enable_shared_from_this<Queue>, support::NoCopy {
  public:
   static constexpr std::size_t kStageToDevice = std::size_t{16} << 20;
   static constexpr std::size_t kStageFromDevice = std::size_t{64} << 10;
@@ -45,8 +46,6 @@ class Queue : public std::enable_shared_from_this<Queue> {
 
   explicit Queue(DeviceInfo device);  // creates the command list
   ~Queue();
-  Queue(const Queue&) = delete;
-  Queue& operator=(const Queue&) = delete;
 
   const DeviceInfo& device() const { return device_; }
   bool asynchronous() const { return device_.host_synchronize; }

@@ -8,7 +8,6 @@
 // under the batch lock, and returns.
 #include "backends/metal/metal_backend.hpp"
 
-#include "backends/metal/metal_description.hpp"
 #include "backends/metal/metal_device.hpp"
 #include "backends/metal/metal_kernel.hpp"
 #include "backends/metal/metal_memory.hpp"
@@ -18,6 +17,7 @@
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "passes/pipeline.hpp"
+#include "runtime/backend_description.hpp"
 #include "runtime/device_reductions.hpp"
 #include "runtime/gpu/gpu_layout.hpp"
 #include "runtime/group_size_error.hpp"
@@ -48,7 +48,7 @@ struct MetalVariant final : CompiledVariant {
   std::size_t width = kGroup;  // threads per threadgroup
 };
 
-Capabilities metal_capabilities() { return metal_description().capabilities(); }
+Capabilities metal_capabilities() { return backend_description("metal").capabilities(); }
 
 class MetalBackend final : public Backend {
  public:
@@ -92,7 +92,8 @@ class MetalBackend final : public Backend {
   // description says software until it does; the image code below is ready for it.
   bool texture_in_hardware(const std::array<std::int64_t, 3>& shape) const override {
     const metal::DeviceInfo& d = device_->info();
-    if (!metal_description().textures_in_hardware || !d.float32_filtering) return false;
+    if (!backend_description("metal").features.has(Feature::TexturesInHardware) || !d.float32_filtering)
+      return false;
     for (int a = 0; a < 3; ++a)
       if (shape[a] > d.max_texture3d[a]) return false;
     return true;

@@ -45,9 +45,8 @@ class OpenCLBackend final : public GpuBackendOf<opencl::Program> {
   std::unique_ptr<WaitMarker> async_marker() override { return opencl::Queue::enqueue_marker(queue_); }
 
  private:
-  std::unique_ptr<opencl::Program> build(const std::string& key, const std::function<codegen::CSource()>& generate,
-                                         const std::string& what) override {
-    return opencl::build_program(*queue_, key, generate, what);
+  std::unique_ptr<opencl::Program> build(const BuildRequest& request) override {
+    return opencl::build_program(*queue_, request);
   }
   std::size_t group_limit(const opencl::Program& p) const override { return p.group_limit(); }
   std::unique_ptr<Buffer> new_buffer(std::size_t bytes) override {

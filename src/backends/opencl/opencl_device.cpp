@@ -2,9 +2,9 @@
 // reports mean for Tack (capabilities, the OpenCL C version to compile for).
 #include "backends/opencl/opencl_device.hpp"
 
-#include "backends/opencl/opencl_description.hpp"
 #include "backends/opencl/opencl_driver.hpp"
 #include "runtime/backend.hpp"
+#include "runtime/backend_description.hpp"
 #include "support/env.hpp"
 
 #include <tack/error.hpp>
@@ -19,24 +19,25 @@ using namespace tack::runtime;
 namespace cl = opencl::driver;
 namespace {
 
-std::string platform_string(cl::cl_platform_id p, cl::cl_uint what) {
-  const cl::Api& api = cl::api();
+// A string that a clGet*Info call (`call` names it) answers for `object`: asked for its size, then read, without
+// the terminating NUL and the trailing blanks some drivers add.
+template <class Object>
+std::string info_string(cl::cl_int (*get_info)(Object, cl::cl_uint, std::size_t, void*, std::size_t*), Object object,
+                        cl::cl_uint what, const char* call) {
   std::size_t size = 0;
-  cl::check(api.clGetPlatformInfo(p, what, 0, nullptr, &size), "clGetPlatformInfo");
+  cl::check(get_info(object, what, 0, nullptr, &size), call);
   std::string s(size, '\0');
-  cl::check(api.clGetPlatformInfo(p, what, size, s.data(), nullptr), "clGetPlatformInfo");
+  cl::check(get_info(object, what, size, s.data(), nullptr), call);
   while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
   return s;
 }
 
+std::string platform_string(cl::cl_platform_id p, cl::cl_uint what) {
+  return info_string(cl::api().clGetPlatformInfo, p, what, "clGetPlatformInfo");
+}
+
 std::string device_string(cl::cl_device_id d, cl::cl_uint what) {
-  const cl::Api& api = cl::api();
-  std::size_t size = 0;
-  cl::check(api.clGetDeviceInfo(d, what, 0, nullptr, &size), "clGetDeviceInfo");
-  std::string s(size, '\0');
-  cl::check(api.clGetDeviceInfo(d, what, size, s.data(), nullptr), "clGetDeviceInfo");
-  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
-  return s;
+  return info_string(cl::api().clGetDeviceInfo, d, what, "clGetDeviceInfo");
 }
 
 template <class T>
@@ -201,8 +202,8 @@ Capabilities capabilities(const DeviceInfo& d) {
   // Every atomic up to 32 bits: 8- and 16-bit atomics and f32 are compare-and-swap loops on a 32-bit word,
   // which every device has. 64-bit ones (f64 included) need only cl_khr_int64_base_atomics: the generator
   // writes min, max and the bit operations as compare-and-swap loops.
-  Capabilities c =
-      opencl_description().capabilities(d.has_extension("cl_khr_fp64"), d.has_extension("cl_khr_int64_base_atomics"));
+  Capabilities c = backend_description("opencl").capabilities(d.has_extension("cl_khr_fp64"),
+                                                              d.has_extension("cl_khr_int64_base_atomics"));
   c.display_name += " (" + d.device_name + ")";
   // Workgroup kernels need groups of 256 and their shared arrays in local memory.
   c.supports_workgroups = d.max_work_group_size >= kGroupSize && d.local_mem_size >= kLocalMemNeeded;

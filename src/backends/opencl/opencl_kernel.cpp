@@ -111,23 +111,23 @@ Program::~Program() {
   api.clReleaseProgram(program_);
 }
 
-std::unique_ptr<Program> build_program(const Queue& queue, const std::string& key,
-                                       const std::function<codegen::CSource()>& generate, const std::string& what) {
+std::unique_ptr<Program> build_program(const Queue& queue, const BuildRequest& request) {
   const DeviceInfo& d = queue.device();
   const std::string options = build_options(d);
   // Everything that can change the binary: the toolchain (platform, device, driver), the options, the code.
   auto make_key = [&] {
     return std::optional<CacheKey>(CacheKey{kCacheFormat, d.platform_name + " | " + d.platform_version,
-                                            d.driver_version, d.device_name + " | " + d.device_version, options, key});
+                                            d.driver_version, d.device_name + " | " + d.device_version, options,
+                                            request.key});
   };
   auto load = [&](std::string_view payload, std::string*) -> std::unique_ptr<Program> {
     if (std::optional<CachedBinary> cached = decode_cached_binary(payload))
-      return load_binary(queue, cached->image, cached->entry, options, what);
-    warn("the cached OpenCL entry for " + what + " is malformed; rebuilding");
+      return load_binary(queue, cached->image, cached->entry, options, request.what);
+    warn("the cached OpenCL entry for " + request.what + " is malformed; rebuilding");
     return nullptr;
   };
   auto compile = [&](bool caching) {
-    const codegen::CSource src = generate();
+    const codegen::CSource src = request.generate();
     const cl::Api& api = cl::api();
     const char* text = src.text.c_str();
     const std::size_t length = src.text.size();
@@ -139,7 +139,7 @@ std::unique_ptr<Program> build_program(const Queue& queue, const std::string& ke
     if (err != cl::CL_SUCCESS) {
       std::string log = build_log(program, d.device);
       api.clReleaseProgram(program);
-      throw CompileError("OpenCL C for " + what + " did not build on " + d.label() +
+      throw CompileError("OpenCL C for " + request.what + " did not build on " + d.label() +
                          " (clBuildProgram: " + cl::error_name(err) + ", options '" + options + "'):\n" + log +
                          "\n--- source ---\n" + numbered(src.text));
     }
@@ -147,7 +147,8 @@ std::unique_ptr<Program> build_program(const Queue& queue, const std::string& ke
     try {
       if (caching) payload = encode_cached_binary(src.entry, program_binary(program));
     } catch (const BackendError& e) {
-      warn("the OpenCL program binary for " + what + " could not be read for the disk cache (" + e.what() + ")");
+      warn("the OpenCL program binary for " + request.what + " could not be read for the disk cache (" + e.what() +
+           ")");
     }
     return Built<std::unique_ptr<Program>>{make_program(program, queue, src.entry), std::move(payload)};
   };

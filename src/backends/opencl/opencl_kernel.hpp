@@ -5,10 +5,10 @@
 #pragma once
 
 #include "backends/opencl/opencl_queue.hpp"
-#include "codegen/c_family.hpp"
+#include "runtime/gpu/build_request.hpp"
+#include "support/no_copy.hpp"
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -16,12 +16,10 @@ namespace tack::backends::opencl {
 using namespace tack::runtime;
 
 // A built program and the one kernel Tack takes from it.
-class Program {
+class Program : support::NoCopy {
  public:
   Program(drivers::cl::cl_program program, drivers::cl::cl_kernel kernel, std::string entry, std::size_t group_limit);
   ~Program();
-  Program(const Program&) = delete;
-  Program& operator=(const Program&) = delete;
 
   drivers::cl::cl_kernel kernel() const { return kernel_; }
   const std::string& entry() const { return entry_; }
@@ -35,12 +33,10 @@ class Program {
   std::size_t group_limit_;
 };
 
-// The program for `key` (the text that decides the code, e.g. the typed IR):
-// loaded from the disk cache when an entry exists, else built from generate()'s
-// source and stored. `what` names it in errors ("kernel 'saxpy'"). A build
-// failure throws CompileError with the build log and the source.
-std::unique_ptr<Program> build_program(const Queue& queue, const std::string& key,
-                                       const std::function<codegen::CSource()>& generate, const std::string& what);
+// The program the request asks for: loaded from the disk cache when an entry
+// exists for the request's key, else built from its generated source and
+// stored. A build failure throws CompileError with the build log and the source.
+std::unique_ptr<Program> build_program(const Queue& queue, const BuildRequest& request);
 
 // Programs built from source / loaded from a cached binary in this process (for tests).
 std::uint64_t source_build_count();

@@ -22,6 +22,7 @@
 #include "runtime/backend.hpp"
 #include "runtime/wait_deadline.hpp"
 #include "runtime/wait_marker.hpp"
+#include "support/no_copy.hpp"
 
 #include <atomic>
 
@@ -33,7 +34,7 @@
 namespace tack::backends::opencl {
 using namespace tack::runtime;
 
-class Queue {
+class Queue : support::NoCopy {
  public:
   static constexpr std::size_t kMaxStagedBytes = std::size_t{64} << 20;
   static constexpr std::size_t kMaxHeldBytes = std::size_t{256} << 20;
@@ -41,8 +42,6 @@ class Queue {
 
   explicit Queue(DeviceInfo device);  // creates the context and the queue
   ~Queue();
-  Queue(const Queue&) = delete;
-  Queue& operator=(const Queue&) = delete;
 
   const DeviceInfo& device() const { return device_; }
   drivers::cl::cl_context context() const { return context_; }

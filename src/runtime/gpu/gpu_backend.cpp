@@ -48,8 +48,9 @@ std::unique_ptr<CompiledVariant> GpuBackend::compile(const ir::Kernel& typed, co
   // Packing is cheap and not code generation; a cache hit redoes it for the layout.
   passes::PackedKernel packed = lowered(typed);
   v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
-  v->program = build_erased(
-      ir::to_string(typed), [&] { return codegen_.generate(packed); }, "kernel '" + typed.name + "'");
+  const std::string key = ir::to_string(typed), what = "kernel '" + typed.name + "'";
+  const std::function<codegen::CSource()> generate = [&] { return codegen_.generate(packed); };
+  v->program = build_erased({key, generate, what});
   v->layout = GpuLayout::of(typed, packed);
   for (const passes::PackArray& a : v->layout.pack.arrays) v->pack_buffers.push_back(new_buffer(pack_array_bytes(a)));
   v->group = group_for_program(limits_, typed.name, v->workgroup, group_limit_erased(*v->program));

@@ -15,6 +15,7 @@
 #include "passes/pipeline.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/device_reductions.hpp"
+#include "runtime/gpu/build_request.hpp"
 #include "runtime/gpu/gpu_launch_params.hpp"
 #include "runtime/gpu/gpu_layout.hpp"
 #include "runtime/gpu/gpu_limits.hpp"
@@ -78,11 +79,8 @@ class GpuBackend : public Backend {
   bool reduce_device(const ArrayStorage& array, ReduceOp op, double* out) final;
 
  protected:
-  // The hooks. The program for `key` (the text that decides the code), `what` naming it in errors; erased by
-  // GpuBackendOf.
-  virtual std::unique_ptr<GpuProgram> build_erased(const std::string& key,
-                                                   const std::function<codegen::CSource()>& generate,
-                                                   const std::string& what) = 0;
+  // The hooks. The program the request asks for; erased by GpuBackendOf.
+  virtual std::unique_ptr<GpuProgram> build_erased(const BuildRequest& request) = 0;
   // The most work-items per group the program runs.
   virtual std::size_t group_limit_erased(const GpuProgram& program) const = 0;
   // Queues the program with the bound arguments; the dispatch lock is held.
@@ -120,8 +118,7 @@ class GpuBackendOf : public GpuBackend {
   using GpuBackend::GpuBackend;
 
  protected:
-  virtual std::unique_ptr<Program> build(const std::string& key, const std::function<codegen::CSource()>& generate,
-                                         const std::string& what) = 0;
+  virtual std::unique_ptr<Program> build(const BuildRequest& request) = 0;
   virtual std::size_t group_limit(const Program& program) const = 0;
   virtual void enqueue(const Program& program, const GpuDispatch& d) = 0;
 
@@ -131,10 +128,9 @@ class GpuBackendOf : public GpuBackend {
   };
   static const Program& of(const GpuProgram& p) { return *static_cast<const Held&>(p).program; }
 
-  std::unique_ptr<GpuProgram> build_erased(const std::string& key, const std::function<codegen::CSource()>& generate,
-                                           const std::string& what) final {
+  std::unique_ptr<GpuProgram> build_erased(const BuildRequest& request) final {
     auto held = std::make_unique<Held>();
-    held->program = build(key, generate, what);
+    held->program = build(request);
     return held;
   }
   std::size_t group_limit_erased(const GpuProgram& p) const final { return group_limit(of(p)); }

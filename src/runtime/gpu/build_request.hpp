@@ -1,0 +1,20 @@
+// What a GPU backend builds a program from: the key that decides its code, the
+// generator of its source and its name in errors. The three travel together
+// from GpuBackend::compile through the build hook to each backend's compiler
+// and disk-cache entry, so they are one parameter.
+#pragma once
+
+#include "codegen/c_family.hpp"
+
+#include <functional>
+#include <string>
+
+namespace tack::runtime {
+
+struct BuildRequest {
+  const std::string& key;                             // the text that decides the code, e.g. the typed IR
+  const std::function<codegen::CSource()>& generate;  // the source, asked for only when no cached binary serves
+  const std::string& what;                            // the program in errors ("kernel 'saxpy'")
+};
+
+}  // namespace tack::runtime
