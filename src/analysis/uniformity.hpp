@@ -10,17 +10,18 @@
 //   kernel (the work-item loops' indices vary). The CPU code generator keeps
 //   uniform values scalar and runs divergent control flow under a mask.
 //
-// Both ask the same question of the same IR, so they share the rules: a value is
-// varying when it is computed from a seed (what the policy says varies: an index,
-// local_id()), an atomic's result, a load at a varying index, or a Var assigned
-// where only some of the work-items that declared it run; everything else
-// (parameters, shapes, constants, loop indices with uniform bounds, loads at
-// uniform indices) is uniform. A load at a uniform index is uniform: every
-// work-item reads the same element, and one writing it meanwhile would be a race
-// the language forbids (docs/language.md §12). The policies differ only in how
-// an if_, for_range or loop treats what it holds (region()): the lanes run a
-// divergent one under a mask, so what it computes varies only when its operands
-// do; lower_workgroups runs one per work-item, so everything it defines varies.
+// Both ask the same question, so one least fixpoint (uniformity.cpp) answers it
+// with the same rules: a value is varying when it is computed from a seed (what
+// the policy says varies: an index, local_id()), an atomic's result, a load at a
+// varying index, or a Var assigned where only some of the work-items that declared
+// it run; everything else (parameters, shapes, constants, loop indices with
+// uniform bounds, loads at uniform indices) is uniform. A load at a uniform index
+// is uniform: every work-item reads the same element, and one writing it meanwhile
+// would be a race the language forbids (docs/language.md §12). Besides the seeds,
+// the policies differ only in how an if_, for_range or loop treats what it holds
+// (region()): the lanes run a divergent one under a mask, so what it computes
+// varies only when its operands do; lower_workgroups runs one per work-item, so
+// everything it defines varies.
 #pragma once
 
 #include "ir/ir.hpp"
