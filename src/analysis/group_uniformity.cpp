@@ -1,10 +1,6 @@
-// The uniformity analysis of workgroup kernels (see group_uniformity.hpp).
-//
-// A greatest fixpoint: everything starts uniform and whatever is computed from
-// something per-item is dropped until nothing changes. The scan is redone on each
-// round because where it looks depends on the answer: an if_ with a uniform
-// condition is a uniform position (a Var assigned in both of its branches by uniform
-// values stays uniform), an if_ on a per-item condition is not.
+// The uniformity analysis of workgroup kernels (see group_uniformity.hpp): the
+// policy that makes the shared engine (uniformity.hpp) answer for a whole group,
+// and the barrier rule's check and message on top of its answer.
 #include "analysis/group_uniformity.hpp"
 
 #include "ir/check.hpp"
@@ -27,9 +23,21 @@ std::string at(const SourceLoc& loc) {
 
 }  // namespace
 
-GroupUniformity::GroupUniformity(const Kernel& k) : k_(k) {
+GroupUniformity::GroupUniformity(const Kernel& k) : k_(k), u_(k) {
   TACK_CHECK(k.typed && k.launch == LaunchKind::Workgroup);
-  analyse();
+  u_.solve(*this);
+}
+
+bool GroupUniformity::seed(const Expr& leaf) const {
+  return leaf->kind == ExprKind::GroupValue && leaf.as<GroupValue>()->field == GroupField::LocalId;
+}
+
+Uniformity::Region GroupUniformity::region(const Stmt& s, const Uniformity& u) const {
+  if (collective(s) || escape(s) != nullptr) return Uniformity::Region::Same;
+  // lower_workgroups runs any other statement inside a work-item loop, except an if_ on a
+  // uniform condition that keeps a uniform Var uniform: it must run once for the group.
+  if (s->kind == StmtKind::If && !u.varies(s.as<If>()->cond) && assigns_uniform_var(s)) return Uniformity::Region::Same;
+  return Uniformity::Region::Opaque;
 }
 
 bool GroupUniformity::collective(const Stmt& s) const {
@@ -52,23 +60,6 @@ bool GroupUniformity::collective(const Stmt& s) const {
   return r;
 }
 
-const StmtNode* GroupUniformity::escape(const Stmt& s) {
-  if (!s) return nullptr;
-  switch (s->kind) {
-    case StmtKind::Break:
-    case StmtKind::Continue: return s.get();
-    case StmtKind::Block:
-      for (const Stmt& c : s.as<Block>()->stmts)
-        if (const StmtNode* e = escape(c)) return e;
-      return nullptr;
-    case StmtKind::If: {
-      const StmtNode* e = escape(s.as<If>()->then_case);
-      return e ? e : escape(s.as<If>()->else_case);
-    }
-    default: return nullptr;  // a For or Loop catches its own breaks
-  }
-}
-
 bool GroupUniformity::assigns_uniform_var(const Stmt& s) const {
   bool found = false;
   for_each_stmt(s, [&](const Stmt& c) {
@@ -80,128 +71,11 @@ bool GroupUniformity::assigns_uniform_var(const Stmt& s) const {
 
 bool GroupUniformity::lock_step(const Stmt& s) const {
   if (collective(s) || escape(s) != nullptr) return true;
-  return s->kind == StmtKind::If && transparent_ifs_.count(s.get()) && assigns_uniform_var(s);
+  // region() left Same only such an if_ that assigns a uniform Var under a uniform condition.
+  return s->kind == StmtKind::If && u_.region(s.get()) == Uniformity::Region::Same;
 }
 
-bool GroupUniformity::uniform(const Expr& e) const {
-  bool ok = true;
-  std::unordered_set<const ExprNode*> seen;
-  walk(e, seen, [&](const Expr& x) {
-    switch (x->kind) {
-      // A load is as uniform as its index (walk visits the index).
-      case ExprKind::GroupValue: ok = ok && x.as<GroupValue>()->field != GroupField::LocalId; break;
-      case ExprKind::LetRef: ok = ok && let_uniform(x.as<LetRef>()->id); break;
-      case ExprKind::VarRef: ok = ok && var_uniform(x.as<VarRef>()->id); break;
-      default: break;
-    }
-  });
-  return ok;
-}
-
-void GroupUniformity::analyse() {
-  const std::size_t lets = k_.lets.size(), vars = k_.vars.size();
-  let_uniform_.assign(lets, 1);
-  var_uniform_.assign(vars, 1);
-  let_forced_off_.assign(lets, 0);
-  auto all_uniform = [&](const std::vector<Expr>& values) {
-    for (const Expr& e : values)
-      if (!uniform(e)) return false;
-    return true;
-  };
-  for (;;) {
-    for (bool changed = true; changed;) {
-      let_values_.assign(lets, {});
-      var_values_.assign(vars, {});
-      let_at_uniform_.assign(lets, 0);
-      var_declared_uniform_.assign(vars, 0);
-      var_bad_.assign(vars, 0);
-      transparent_ifs_.clear();
-      if_lets_.clear();
-      scan(k_.body);
-      changed = false;
-      for (std::size_t i = 0; i < lets; ++i) {
-        char u = let_uniform_[i] && let_at_uniform_[i] && !let_forced_off_[i] && all_uniform(let_values_[i]);
-        changed = changed || u != let_uniform_[i];
-        let_uniform_[i] = u;
-      }
-      for (std::size_t v = 0; v < vars; ++v) {
-        char u = var_uniform_[v] && var_declared_uniform_[v] && !var_bad_[v] && all_uniform(var_values_[v]);
-        changed = changed || u != var_uniform_[v];
-        var_uniform_[v] = u;
-      }
-    }
-    // An if_ with a uniform condition that assigns no uniform Var runs per item (inside
-    // the CPU's work-item loops), so the Lets bound in it are per-item after all.
-    bool demoted = false;
-    for (const auto& [key, entry] : if_lets_) {
-      if (assigns_uniform_var(entry.node)) continue;
-      for (int id : entry.lets) {
-        if (let_forced_off_[static_cast<std::size_t>(id)]) continue;
-        let_forced_off_[static_cast<std::size_t>(id)] = 1;
-        demoted = true;
-      }
-    }
-    if (!demoted) return;
-  }
-}
-
-void GroupUniformity::scan(const Stmt& block) {
-  auto mark_bad = [&](const Stmt& s) {
-    // Anything assigned inside per-item control flow is per-item.
-    for_each_stmt(s, [&](const Stmt& c) {
-      if (auto a = c.as<Assign>()) var_bad_[static_cast<std::size_t>(a->id)] = 1;
-      if (auto d = c.as<DeclareVar>()) var_bad_[static_cast<std::size_t>(d->id)] = 1;
-    });
-  };
-  auto bind_let = [&](int id, std::vector<Expr> values) {
-    let_at_uniform_[static_cast<std::size_t>(id)] = 1;
-    for (Expr& e : values) let_values_[static_cast<std::size_t>(id)].push_back(std::move(e));
-    for (const StmtNode* n : enclosing_) if_lets_[n].lets.push_back(id);
-  };
-  for (const Stmt& s : block_items(block)) {
-    if (collective(s) || escape(s) != nullptr) {
-      switch (s->kind) {
-        case StmtKind::For:
-          bind_let(s.as<For>()->index, {s.as<For>()->lo, s.as<For>()->hi});
-          scan(s.as<For>()->body);
-          break;
-        case StmtKind::If:
-          scan(s.as<If>()->then_case);
-          scan(s.as<If>()->else_case);
-          break;
-        case StmtKind::Loop: scan(s.as<Loop>()->body); break;
-        case StmtKind::GroupReduce: bind_let(s.as<GroupReduce>()->result, {}); break;
-        default: break;  // Barrier, Break, Continue
-      }
-      continue;
-    }
-    switch (s->kind) {
-      case StmtKind::Let: bind_let(s.as<Let>()->id, {s.as<Let>()->value}); break;
-      case StmtKind::DeclareVar: {
-        auto d = s.as<DeclareVar>();
-        var_declared_uniform_[static_cast<std::size_t>(d->id)] = 1;
-        var_values_[static_cast<std::size_t>(d->id)].push_back(d->init);
-        break;
-      }
-      case StmtKind::Assign:
-        var_values_[static_cast<std::size_t>(s.as<Assign>()->id)].push_back(s.as<Assign>()->value);
-        break;
-      case StmtKind::If:
-        if (uniform(s.as<If>()->cond)) {
-          transparent_ifs_.insert(s.get());
-          if_lets_[s.get()].node = s;
-          enclosing_.push_back(s.get());
-          scan(s.as<If>()->then_case);
-          scan(s.as<If>()->else_case);
-          enclosing_.pop_back();
-        } else {
-          mark_bad(s);
-        }
-        break;
-      default: mark_bad(s); break;
-    }
-  }
-}
+bool GroupUniformity::uniform(const Expr& e) const { return !u_.varies(e); }
 
 Stmt GroupUniformity::divergent_in(const Stmt& block) const {
   for (const Stmt& s : block_items(block)) {

@@ -1,13 +1,9 @@
 // The lane uniformity analysis of parallel kernels and of lowered workgroup
-// kernels' work-item loops (see lane_uniformity.hpp).
-//
-// A least fixpoint: everything starts uniform and the scan marks what is
-// computed from something varying, redone until nothing changes, since a Var
-// assigned late in a loop body makes its earlier reads varying and a varying
-// condition makes the loop around it divergent.
+// kernels' work-item loops (see lane_uniformity.hpp): the policy that makes the
+// shared engine (uniformity.hpp) answer for a gang's lanes, and which assigns to
+// varying Vars need a mask, read from its answer.
 #include "analysis/lane_uniformity.hpp"
 
-#include "analysis/group_uniformity.hpp"
 #include "ir/check.hpp"
 #include "ir/walk.hpp"
 
@@ -19,13 +15,10 @@ using namespace tack::ir;
 
 LaneUniformity::LaneUniformity(const Kernel& k)
     : inner_(k.launch == LaunchKind::Parallel ? static_cast<int>(k.dims.size()) - 1 : -1),
-      items_(k.work_item_loops.begin(), k.work_item_loops.end()) {
+      items_(k.work_item_loops.begin(), k.work_item_loops.end()),
+      u_(k) {
   TACK_CHECK(k.typed && !k.dims.empty());
-  let_varying_.assign(k.lets.size(), 0);
-  var_varying_.assign(k.vars.size(), 0);
-  var_depth_.assign(k.vars.size(), 0);
-  while (scan(k.body, 0)) {
-  }
+  u_.solve(*this);
   reads_.assign(k.vars.size(), 0);
   var_loops_.assign(k.vars.size(), 0);
   std::vector<const StmtNode*> loops;
@@ -90,9 +83,9 @@ void LaneUniformity::classify_assigns(const Stmt& s, Context c) {
     case StmtKind::Assign: {
       const int id = s.as<Assign>()->id;
       const auto v = static_cast<std::size_t>(id);
-      if (!var_varying(id) || c.depth == var_depth_[v]) break;
+      if (!var_varying(id) || c.depth == u_.var_depth(id)) break;
       const StmtNode* l = c.direct_loop;
-      const bool loop_local = l && c.depth == var_depth_[v] + 1 && c.loops_outside_direct == var_loops_[v] &&
+      const bool loop_local = l && c.depth == u_.var_depth(id) + 1 && c.loops_outside_direct == var_loops_[v] &&
                               !has_continue(l->kind == StmtKind::For ? static_cast<const For*>(l)->body
                                                                      : static_cast<const Loop*>(l)->body) &&
                               reads_in_loop_.count(l) && reads_in_loop_.at(l)[v] == reads_[v];
@@ -125,56 +118,24 @@ void LaneUniformity::classify_assigns(const Stmt& s, Context c) {
   }
 }
 
-bool LaneUniformity::varying(const Expr& e) const {
-  if (items_.empty()) {
-    bool v = false;
-    std::unordered_set<const ExprNode*> seen;
-    walk(e, seen, [&](const Expr& x) {
-      switch (x->kind) {
-        // A load is as varying as its index (walk visits it).
-        case ExprKind::LoopIndex: v = v || x.as<LoopIndex>()->dim == inner_; break;
-        case ExprKind::LetRef: v = v || let_varying(x.as<LetRef>()->id); break;
-        case ExprKind::VarRef: v = v || var_varying(x.as<VarRef>()->id); break;
-        case ExprKind::GroupValue: TACK_UNREACHABLE("lane_uniformity: group values must be lowered first");
-        default: break;
-      }
-    });
-    return v;
-  }
-  // Workgroup kernels: a walk that does not look below `lid / D`.
-  std::unordered_map<const ExprNode*, bool> memo;
-  auto rec = [&](auto& self, const Expr& x) -> bool {
-    if (!x) return false;
-    auto it = memo.find(x.get());
-    if (it != memo.end()) return it->second;
-    bool v = false;
-    switch (x->kind) {
-      case ExprKind::LoopIndex: v = x.as<LoopIndex>()->dim == inner_; break;
-      case ExprKind::LetRef: v = let_varying(x.as<LetRef>()->id); break;
-      case ExprKind::VarRef: v = var_varying(x.as<VarRef>()->id); break;
-      case ExprKind::GroupValue: TACK_UNREACHABLE("lane_uniformity: group values must be lowered first");
-      case ExprKind::Load: v = self(self, x.as<Load>()->index); break;
-      case ExprKind::Op:
-        if (gang_block(x)) break;
-        for (const Expr& a : x.as<Op>()->args) v = self(self, a) || v;
-        break;
-      case ExprKind::Select: {
-        auto n = x.as<Select>();
-        v = self(self, n->cond) || self(self, n->if_true) || self(self, n->if_false);
-        break;
-      }
-      case ExprKind::Cast: v = self(self, x.as<Cast>()->value); break;
-      case ExprKind::TexSample: {
-        auto n = x.as<TexSample>();
-        v = self(self, n->u) || self(self, n->v) || self(self, n->w);
-        break;
-      }
-      default: break;
+bool LaneUniformity::seed(const Expr& leaf) const {
+  if (leaf->kind == ExprKind::GroupValue) TACK_UNREACHABLE("lane_uniformity: group values must be lowered first");
+  return leaf->kind == ExprKind::LoopIndex && leaf.as<LoopIndex>()->dim == inner_;
+}
+
+Uniformity::Region LaneUniformity::region(const Stmt& s, const Uniformity& u) const {
+  bool masked = false;
+  switch (s->kind) {
+    case StmtKind::If: masked = u.varies(s.as<If>()->cond); break;
+    case StmtKind::For: {
+      auto n = s.as<For>();
+      masked = u.varies(n->lo) || u.varies(n->hi) || breaks_under_varying_if(n->body, false, u);
+      break;
     }
-    memo.emplace(x.get(), v);
-    return v;
-  };
-  return rec(rec, e);
+    case StmtKind::Loop: masked = breaks_under_varying_if(s.as<Loop>()->body, false, u); break;
+    default: break;
+  }
+  return masked ? Uniformity::Region::Masked : Uniformity::Region::Same;
 }
 
 namespace {
@@ -225,101 +186,23 @@ bool LaneUniformity::gang_offset(const Expr& e) const {
   return false;
 }
 
-bool LaneUniformity::escapes(const Stmt& s) { return GroupUniformity::escape(s) != nullptr; }
-
-bool LaneUniformity::mark_let(int id) {
-  char& v = let_varying_[static_cast<std::size_t>(id)];
-  if (v) return false;
-  v = 1;
-  return true;
-}
-
-bool LaneUniformity::mark_var(int id) {
-  char& v = var_varying_[static_cast<std::size_t>(id)];
-  if (v) return false;
-  v = 1;
-  return true;
-}
-
 // Whether a break_ or continue_ of the loop whose body is s sits under an if_ with a varying condition.
-bool LaneUniformity::breaks_under_varying_if(const Stmt& s, bool under) const {
+bool LaneUniformity::breaks_under_varying_if(const Stmt& s, bool under, const Uniformity& u) {
   if (!s) return false;
   switch (s->kind) {
     case StmtKind::Break:
     case StmtKind::Continue: return under;
     case StmtKind::Block:
       for (const Stmt& c : s.as<Block>()->stmts)
-        if (breaks_under_varying_if(c, under)) return true;
+        if (breaks_under_varying_if(c, under, u)) return true;
       return false;
     case StmtKind::If: {
       auto n = s.as<If>();
-      bool u = under || varying_if(s.get());
-      return breaks_under_varying_if(n->then_case, u) || breaks_under_varying_if(n->else_case, u);
+      const bool v = under || u.varies(n->cond);
+      return breaks_under_varying_if(n->then_case, v, u) || breaks_under_varying_if(n->else_case, v, u);
     }
     default: return false;
   }
-}
-
-// Marks what s makes varying; `depth` counts the divergent regions around s. True when anything changed.
-bool LaneUniformity::scan(const Stmt& s, int depth) {
-  if (!s) return false;
-  bool changed = false;
-  switch (s->kind) {
-    case StmtKind::Block:
-      for (const Stmt& c : s.as<Block>()->stmts) changed = scan(c, depth) || changed;
-      break;
-    case StmtKind::Let:
-      if (varying(s.as<Let>()->value)) changed = mark_let(s.as<Let>()->id);
-      break;
-    case StmtKind::DeclareVar: {
-      auto n = s.as<DeclareVar>();
-      var_depth_[static_cast<std::size_t>(n->id)] = depth;
-      if (varying(n->init)) changed = mark_var(n->id);
-      break;
-    }
-    case StmtKind::Assign: {
-      auto n = s.as<Assign>();
-      // Assigned where only some of the lanes that declared it run: the others keep their value.
-      if (varying(n->value) || depth > var_depth_[static_cast<std::size_t>(n->id)]) changed = mark_var(n->id);
-      break;
-    }
-    case StmtKind::Atomic: changed = mark_let(s.as<Atomic>()->result); break;  // each lane gets its own old value
-    case StmtKind::If: {
-      auto n = s.as<If>();
-      int inner = depth;
-      if (varying(n->cond)) {
-        changed = varying_ifs_.insert(s.get()).second;
-        inner = depth + 1;
-      }
-      changed = scan(n->then_case, inner) || changed;
-      changed = scan(n->else_case, inner) || changed;
-      break;
-    }
-    case StmtKind::For: {
-      auto n = s.as<For>();
-      bool bounds = varying(n->lo) || varying(n->hi);
-      if (bounds || work_item_index(n->index)) changed = mark_let(n->index) || changed;
-      int inner = depth;
-      if (bounds || breaks_under_varying_if(n->body, false)) {
-        changed = divergent_loops_.insert(s.get()).second || changed;
-        inner = depth + 1;
-      }
-      changed = scan(n->body, inner) || changed;
-      break;
-    }
-    case StmtKind::Loop: {
-      auto n = s.as<Loop>();
-      int inner = depth;
-      if (breaks_under_varying_if(n->body, false)) {
-        changed = divergent_loops_.insert(s.get()).second;
-        inner = depth + 1;
-      }
-      changed = scan(n->body, inner) || changed;
-      break;
-    }
-    default: break;  // Store, Break, Continue (prints and collectives are lowered or refused before)
-  }
-  return changed;
 }
 
 }  // namespace tack::analysis

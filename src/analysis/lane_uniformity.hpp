@@ -1,17 +1,14 @@
 // Which values of a parallel kernel differ between the work-items a CPU gang
 // runs together (varying) and which are the same for all of them (uniform),
-// and where the gang's lanes can part ways. The CPU code generator keeps
-// uniform values in scalar registers and varying ones in vectors, and runs
+// and where the gang's lanes can part ways. The uniformity analysis
+// (uniformity.hpp) with the gang's index as the seed; the CPU code generator
+// keeps uniform values in scalar registers and varying ones in vectors, and runs
 // divergent control flow under an execution mask (docs/cpu-codegen.md).
 //
-// Varying: the innermost parallel index, loads at varying indices, atomics'
-// results, and whatever is computed from those; a Var also when it is assigned
-// where only some of the lanes that declared it are running (inside an if_ on a
-// varying condition, or a loop whose lanes leave at different iterations).
-// Everything else (parameters, shapes, outer parallel indices, loads at uniform
-// indices, loop indices with uniform bounds) is uniform. A load at a uniform
-// index is uniform: every lane reads the same element, and a lane writing it
-// meanwhile would be a race the language forbids.
+// The seed is the innermost parallel index. An if_ on a varying condition and a
+// loop whose lanes leave at different iterations are Masked regions: a Var
+// assigned there varies, since the lanes not running keep their value; what
+// else they compute varies only when its operands do.
 //
 // Workgroup kernels, as passes::lower_workgroups leaves them: the lanes run the
 // work-items of one loop over a group's work-items (Kernel::work_item_loops), so
@@ -21,6 +18,7 @@
 // a gang and `lid % D` steps by one from lane to lane (16 x 16 tiles).
 #pragma once
 
+#include "analysis/uniformity.hpp"
 #include "ir/ir.hpp"
 
 #include <unordered_map>
@@ -29,7 +27,7 @@
 
 namespace tack::analysis {
 
-class LaneUniformity {
+class LaneUniformity : private Uniformity::Policy {
  public:
   // The widest gang on any host (512-bit vectors of 32-bit values); every gang
   // width divides it and the group size.
@@ -39,7 +37,7 @@ class LaneUniformity {
   // lanes, or a lowered Workgroup kernel whose work-item loops are.
   explicit LaneUniformity(const ir::Kernel& k);
 
-  bool varying(const ir::Expr& e) const;
+  bool varying(const ir::Expr& e) const { return u_.varies(e); }
   // Workgroup kernels: whether Let `id` is the index of a loop over a group's work-items.
   bool work_item_index(int id) const { return items_.count(id) != 0; }
   // Workgroup kernels: `lid / D` (a Div, FloorDiv or Shr of a work-item index by
@@ -48,15 +46,15 @@ class LaneUniformity {
   // steps by one element from lane to lane.
   bool gang_block(const ir::Expr& e) const;
   bool gang_offset(const ir::Expr& e) const;
-  bool let_varying(int id) const { return let_varying_[static_cast<std::size_t>(id)] != 0; }
-  bool var_varying(int id) const { return var_varying_[static_cast<std::size_t>(id)] != 0; }
+  bool let_varying(int id) const { return u_.let_varies(id); }
+  bool var_varying(int id) const { return u_.var_varies(id); }
   // An if_ whose condition is varying: both sides run, each under its lanes' mask.
-  bool varying_if(const ir::StmtNode* s) const { return varying_ifs_.count(s) != 0; }
+  bool varying_if(const ir::StmtNode* s) const { return s->kind == ir::StmtKind::If && masked(s); }
   // A for_range or loop whose lanes may leave at different iterations (varying
   // bounds, or a break_ or continue_ under a varying if_): it runs while any lane is active.
-  bool divergent_loop(const ir::StmtNode* s) const { return divergent_loops_.count(s) != 0; }
+  bool divergent_loop(const ir::StmtNode* s) const { return s->kind != ir::StmtKind::If && masked(s); }
   // Whether s holds a break_ or continue_ that leaves s (not one of a loop inside s).
-  static bool escapes(const ir::Stmt& s);
+  static bool escapes(const ir::Stmt& s) { return Uniformity::escape(s) != nullptr; }
   // Whether an Assign to a varying Var must keep the Var's value in the lanes not
   // running it. Not when every lane that has the Var runs it (no divergent region
   // lies between the declaration and the Assign), nor when the only one is a
@@ -74,16 +72,16 @@ class LaneUniformity {
   void count_reads(const ir::Stmt& s, std::vector<const ir::StmtNode*>& loops);
   void classify_assigns(const ir::Stmt& s, Context c);
   static bool has_continue(const ir::Stmt& s);
-  bool scan(const ir::Stmt& s, int depth);
-  bool mark_let(int id);
-  bool mark_var(int id);
-  bool breaks_under_varying_if(const ir::Stmt& s, bool under) const;
+  bool seed(const ir::Expr& leaf) const override;
+  bool cut(const ir::Expr& e) const override { return !items_.empty() && gang_block(e); }
+  bool seed_index(int id) const override { return work_item_index(id); }
+  Uniformity::Region region(const ir::Stmt& s, const Uniformity& u) const override;
+  static bool breaks_under_varying_if(const ir::Stmt& s, bool under, const Uniformity& u);
+  bool masked(const ir::StmtNode* s) const { return u_.region(s) == Uniformity::Region::Masked; }
 
   int inner_;                      // the parallel dimension spread over lanes (-1 for workgroup kernels)
   std::unordered_set<int> items_;  // workgroup kernels: the work-item loops' index Lets
-  std::vector<char> let_varying_, var_varying_;
-  std::vector<int> var_depth_;  // how many divergent regions enclose each Var's declaration
-  std::unordered_set<const ir::StmtNode*> varying_ifs_, divergent_loops_;
+  Uniformity u_;
   // For classify_assigns: reads of each Var in all and inside each divergent loop's body, and the loops around
   // each Var's declaration.
   std::vector<int> reads_;
