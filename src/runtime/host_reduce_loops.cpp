@@ -3,18 +3,15 @@
 // either end), so lanes and blocks can be combined in any order.
 #include "runtime/host_reduce_loops.hpp"
 
+#include "support/glibc_cpuid.hpp"
+
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
-#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
-#define TACK_WIDEST_VECTORS __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define TACK_WIDEST_VECTORS
-#endif
-// The loops are templates inlined into each clone, which compiles them for its width.
-#define TACK_INLINE_INTO_CLONES inline __attribute__((always_inline))
+// The loops are templates inlined into each width's copy, which compiles them for its width.
+#define TACK_INLINE_INTO_COPIES inline __attribute__((always_inline))
 
 namespace tack::runtime {
 namespace {
@@ -22,7 +19,7 @@ namespace {
 constexpr int kSumLanes = 16;
 
 template <class F>
-TACK_INLINE_INTO_CLONES double sum_lanes(const F* x, std::int64_t n) {
+TACK_INLINE_INTO_COPIES double sum_lanes(const F* x, std::int64_t n) {
   double acc[kSumLanes] = {};
   std::int64_t i = 0;
   for (; i + kSumLanes <= n; i += kSumLanes)
@@ -36,12 +33,12 @@ TACK_INLINE_INTO_CLONES double sum_lanes(const F* x, std::int64_t n) {
 // The float's bits as a signed integer whose order is the float's, with -0.0
 // below +0.0: negative floats have their magnitude bits flipped. Its own inverse.
 template <class I>
-TACK_INLINE_INTO_CLONES I order_key(I bits) {
+TACK_INLINE_INTO_COPIES I order_key(I bits) {
   return bits ^ ((bits >> (8 * sizeof(I) - 1)) & std::numeric_limits<I>::max());
 }
 
 template <bool Min, class F>
-TACK_INLINE_INTO_CLONES Extreme extreme_lanes(const F* x, std::int64_t n) {
+TACK_INLINE_INTO_COPIES Extreme extreme_lanes(const F* x, std::int64_t n) {
   using I = std::conditional_t<sizeof(F) == 4, std::int32_t, std::int64_t>;
   constexpr int kLanes = 64 / sizeof(F);
   // A NaN takes the key no number reaches: past +inf for min, below -inf for max.
@@ -73,14 +70,57 @@ TACK_INLINE_INTO_CLONES Extreme extreme_lanes(const F* x, std::int64_t n) {
   return {static_cast<double>(std::bit_cast<F>(order_key(all))), true};
 }
 
+// Each entry point compiled for AVX-512, for AVX2 and for the baseline; the
+// first call picks the widest the host runs, from glibc's copy of cpuid.
+// (Not GCC's target_clones: its resolvers initialize libgcc's CPU model, whose
+// cpuid instructions would run at every libtack load.)
+#if TACK_GLIBC_CPUID
+#define TACK_AT_EVERY_WIDTH(Ret, name, Params, body)                                               \
+  __attribute__((target("avx512f"))) Ret name##_avx512 Params body __attribute__((target("avx2"))) \
+  Ret name##_avx2 Params body Ret name##_baseline Params body
+template <class Fn>
+Fn widest(Fn avx512, Fn avx2, Fn baseline) {
+  return support::host_has_avx512f() ? avx512 : support::host_has_avx2() ? avx2 : baseline;
+}
+#define TACK_WIDEST(name) widest(name##_avx512, name##_avx2, name##_baseline)
+#else
+#define TACK_AT_EVERY_WIDTH(Ret, name, Params, body) Ret name##_baseline Params body
+#define TACK_WIDEST(name) name##_baseline
+#endif
+
+TACK_AT_EVERY_WIDTH(double, sum_f32, (const float* x, std::int64_t n), { return sum_lanes(x, n); })
+TACK_AT_EVERY_WIDTH(double, sum_f64, (const double* x, std::int64_t n), { return sum_lanes(x, n); })
+TACK_AT_EVERY_WIDTH(Extreme, min_f32, (const float* x, std::int64_t n), { return extreme_lanes<true>(x, n); })
+TACK_AT_EVERY_WIDTH(Extreme, min_f64, (const double* x, std::int64_t n), { return extreme_lanes<true>(x, n); })
+TACK_AT_EVERY_WIDTH(Extreme, max_f32, (const float* x, std::int64_t n), { return extreme_lanes<false>(x, n); })
+TACK_AT_EVERY_WIDTH(Extreme, max_f64, (const double* x, std::int64_t n), { return extreme_lanes<false>(x, n); })
+
 }  // namespace
 
-TACK_WIDEST_VECTORS double sum_as_f64(const float* x, std::int64_t n) { return sum_lanes(x, n); }
-TACK_WIDEST_VECTORS double sum_as_f64(const double* x, std::int64_t n) { return sum_lanes(x, n); }
-TACK_WIDEST_VECTORS Extreme min_of(const float* x, std::int64_t n) { return extreme_lanes<true>(x, n); }
-TACK_WIDEST_VECTORS Extreme min_of(const double* x, std::int64_t n) { return extreme_lanes<true>(x, n); }
-TACK_WIDEST_VECTORS Extreme max_of(const float* x, std::int64_t n) { return extreme_lanes<false>(x, n); }
-TACK_WIDEST_VECTORS Extreme max_of(const double* x, std::int64_t n) { return extreme_lanes<false>(x, n); }
+double sum_as_f64(const float* x, std::int64_t n) {
+  static const auto fn = TACK_WIDEST(sum_f32);
+  return fn(x, n);
+}
+double sum_as_f64(const double* x, std::int64_t n) {
+  static const auto fn = TACK_WIDEST(sum_f64);
+  return fn(x, n);
+}
+Extreme min_of(const float* x, std::int64_t n) {
+  static const auto fn = TACK_WIDEST(min_f32);
+  return fn(x, n);
+}
+Extreme min_of(const double* x, std::int64_t n) {
+  static const auto fn = TACK_WIDEST(min_f64);
+  return fn(x, n);
+}
+Extreme max_of(const float* x, std::int64_t n) {
+  static const auto fn = TACK_WIDEST(max_f32);
+  return fn(x, n);
+}
+Extreme max_of(const double* x, std::int64_t n) {
+  static const auto fn = TACK_WIDEST(max_f64);
+  return fn(x, n);
+}
 
 bool below(double a, double b) { return a < b || (a == b && std::signbit(a) && !std::signbit(b)); }
 

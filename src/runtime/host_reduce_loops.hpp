@@ -1,7 +1,7 @@
 // The inner loops of Array::sum/min/max on the host over one block of floats.
 // libtack is built for the baseline of its architecture, so these are compiled
-// once per vector width and the loader picks the host's widest (GCC and Clang
-// target_clones on x86-64 Linux): a stream of f32 into f64 accumulators at the
+// once per vector width (AVX-512, AVX2, baseline on x86-64 with glibc) and the
+// first call picks the host's widest: a stream of f32 into f64 accumulators at the
 // baseline's 128 bits keeps too few cache misses in flight to reach memory
 // bandwidth. Each result is the same on every host: the sum adds in 16 fixed
 // lanes whatever the vector width, and min/max order values totally.

@@ -290,7 +290,7 @@ TEST(CpuSimd, TranscendentalsCallLibmvecWithinItsBound) {
   for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = 0.013f * static_cast<float>(i) + 0.001f;
   tack::Device cpu = tack::device("cpu");
   tack::Array x = cpu.from_host(xs);
-  tack::Array out = cpu.zeros(DType::F32, {xs.size()});
+  tack::Array out = cpu.zeros(DType::F32, {static_cast<std::int64_t>(xs.size())});
   waves(out, x);
   const std::vector<float> got = out.to_host<float>();
   for (std::size_t i = 0; i < xs.size(); ++i) {
