@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 
 namespace tack::runtime {
@@ -40,10 +39,10 @@ int visit(dl_phdr_info* info, std::size_t, void* data) {
       const unsigned char* desc = name + ((note.n_namesz + 3) & ~3u);
       if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0 &&
           desc + note.n_descsz <= end) {
-        char hex[3];
+        // By hand, not snprintf: a process's first printf builds its locale, on every cached first call.
         for (std::uint32_t b = 0; b < note.n_descsz; ++b) {
-          std::snprintf(hex, sizeof hex, "%02x", desc[b]);
-          s->id += hex;
+          s->id += "0123456789abcdef"[desc[b] >> 4];
+          s->id += "0123456789abcdef"[desc[b] & 15];
         }
         return 1;
       }

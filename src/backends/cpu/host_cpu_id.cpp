@@ -1,12 +1,14 @@
-// The words: cpuid leaf 0's vendor, then the leaves glibc read once at process
-// start for its own dispatch (1, 7, 7.1, 0xD.1, 0x14, 0x19, 0x80000001,
-// 0x80000007, 0x80000008), with the bits it found the OS to enable. Reading
-// glibc's copy matters on virtual machines, where every cpuid instruction
-// traps to the hypervisor (5 us each on this project's KVM guests: fourteen of
-// them were a fifth of a cached first call). Leaf 1's EBX is left out: it
-// carries the APIC ID of whichever core ran the query. AVX10's leaf 0x24 is
-// read only on a CPU that has AVX10.
+// The words: the leaves glibc read once at process start for its own dispatch
+// (1, 7, 7.1, 0xD.1, 0x14, 0x19, 0x80000001, 0x80000007, 0x80000008), with the
+// bits it found the OS to enable, so that no cpuid instruction runs here
+// (support/glibc_cpuid.hpp says why). No vendor: leaf 0 would cost a cpuid, and
+// the feature words (with leaf 1's family and model) name everything the
+// generated code may use. Leaf 1's EBX is left out: it carries the APIC ID of
+// whichever core ran the query. AVX10's leaf 0x24 is read only on a CPU that
+// has AVX10. Without glibc's copy, the same leaves come from cpuid itself.
 #include "backends/cpu/host_cpu_id.hpp"
+
+#include "support/glibc_cpuid.hpp"
 
 #include <cstdint>
 #include <string>
@@ -15,20 +17,6 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #define TACK_HOST_CPUID 1
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-#define TACK_GLIBC_CPUID 1
-// glibc's copy of the cpuid leaves (public since 2.33, <sys/platform/x86.h>),
-// declared here because that header's inline functions are C, not C++ (clang
-// refuses their _Bool). Indices 0 to 8 are the leaves listed above, in glibc's
-// order; 6 is leaf 7 subleaf 1, 0 is leaf 1.
-extern "C" {
-struct tack_glibc_cpuid_feature {
-  unsigned int cpuid_array[4];
-  unsigned int active_array[4];
-};
-const tack_glibc_cpuid_feature* __x86_get_cpuid_feature_leaf(unsigned int index);
-}
-#endif
 #endif
 
 namespace tack::backends::cpu {
@@ -63,11 +51,9 @@ constexpr std::uint32_t kAvx10Bit = 1u << 19;  // leaf 7.1 EDX
 std::string host_cpu_id() {
   Words w;
   std::uint32_t r[4];
-  cpuid(0, 0, r);
-  const std::uint32_t max_leaf = r[0];
-  w.add(r);
   std::uint32_t leaf_7_1_edx = 0;
 #if TACK_GLIBC_CPUID
+  std::uint32_t max_leaf = 0;  // unknown until leaf 0 is read
   w.text += "|glibc";
   constexpr unsigned kLeaf1 = 0, kLeaf7Sub1 = 6, kLastIndex = 8;
   for (unsigned index = 0; index <= kLastIndex; ++index) {
@@ -82,6 +68,9 @@ std::string host_cpu_id() {
     if (index == kLeaf7Sub1) leaf_7_1_edx = raw[3];
   }
 #else
+  cpuid(0, 0, r);
+  const std::uint32_t max_leaf = r[0];
+  w.add(r);
   for (auto [leaf, sub] :
        {std::pair<std::uint32_t, std::uint32_t>{1, 0}, {7, 0}, {7, 1}, {0xD, 1}, {0x14, 0}, {0x19, 0}}) {
     if (leaf > max_leaf) {
@@ -106,6 +95,12 @@ std::string host_cpu_id() {
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     w.add(lo);
     w.add(hi);
+  }
+#endif
+#if TACK_GLIBC_CPUID
+  if ((leaf_7_1_edx & kAvx10Bit) && max_leaf == 0) {
+    cpuid(0, 0, r);
+    max_leaf = r[0];
   }
 #endif
   if ((leaf_7_1_edx & kAvx10Bit) && max_leaf >= 0x24) {
