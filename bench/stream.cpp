@@ -1,6 +1,9 @@
 // Memory-bound streams over 2^25 f32: triad a = b + s*c, saxpy y = a*x + y,
-// and the f32 sum (Tack's Array::sum<float>() against an OpenMP reduction).
+// and the f32 sum and min (Tack's Array::sum/min<float>() against OpenMP reductions).
 #include "common.hpp"
+
+#include <cmath>
+#include <limits>
 
 namespace {
 
@@ -145,6 +148,35 @@ void BM_sum_tack(benchmark::State& state) {
   bench::per_second(state, "GB/s", (4.0 * kN) / 1e9, per);
 }
 
+// ---- f32 min ------------------------------------------------------------------
+
+// Array::min skips NaN (include/tack/array.hpp); fmin does too.
+__attribute__((noinline)) float min_cpp(const float* __restrict x, std::int64_t n) {
+  float m = std::numeric_limits<float>::infinity();
+#pragma omp parallel for simd schedule(static) reduction(min : m)
+  for (std::int64_t i = 0; i < n; ++i) m = std::fmin(m, x[i]);
+  return m;
+}
+
+void BM_min_cpp(benchmark::State& state) {
+  Sum& d = sum_data();
+  double per = bench::timed_loop(state, "min/cpp", [&] { benchmark::DoNotOptimize(min_cpp(d.x.data(), kN)); });
+  bench::per_second(state, "GB/s", (4.0 * kN) / 1e9, per);
+}
+
+void BM_min_tack(benchmark::State& state) {
+  Sum& d = sum_data();
+  static bool checked = [&] {
+    float t = d.tx.min<float>(), c = min_cpp(d.x.data(), kN);
+    if (t != c) bench::fail("min: tack " + std::to_string(t) + " vs C++ " + std::to_string(c));
+    std::fprintf(stderr, "[check] %-12s ok: %.9g\n", "min", t);
+    return true;
+  }();
+  (void)checked;
+  double per = bench::timed_loop(state, "min/tack", [&] { benchmark::DoNotOptimize(d.tx.min<float>()); });
+  bench::per_second(state, "GB/s", (4.0 * kN) / 1e9, per);
+}
+
 }  // namespace
 
 BENCHMARK(BM_triad_cpp)->Name("triad/cpp")->UseRealTime()->Unit(benchmark::kMillisecond);
@@ -153,3 +185,5 @@ BENCHMARK(BM_saxpy_cpp)->Name("saxpy/cpp")->UseRealTime()->Unit(benchmark::kMill
 BENCHMARK(BM_saxpy_tack)->Name("saxpy/tack")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_sum_cpp)->Name("sum/cpp")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_sum_tack)->Name("sum/tack")->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_min_cpp)->Name("min/cpp")->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_min_tack)->Name("min/tack")->UseRealTime()->Unit(benchmark::kMillisecond);
