@@ -150,11 +150,12 @@ void BM_sum_tack(benchmark::State& state) {
 
 // ---- f32 min ------------------------------------------------------------------
 
-// Array::min skips NaN (include/tack/array.hpp); fmin does too.
+// Array::min skips NaN (include/tack/array.hpp); so does `x < m ? x : m`, which
+// vectorizes to vminps (std::fmin, the same in C, does not: about 10x slower).
 __attribute__((noinline)) float min_cpp(const float* __restrict x, std::int64_t n) {
   float m = std::numeric_limits<float>::infinity();
 #pragma omp parallel for simd schedule(static) reduction(min : m)
-  for (std::int64_t i = 0; i < n; ++i) m = std::fmin(m, x[i]);
+  for (std::int64_t i = 0; i < n; ++i) m = x[i] < m ? x[i] : m;
   return m;
 }
 

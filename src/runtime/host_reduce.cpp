@@ -46,13 +46,10 @@ Partial<T> reduce_block(const T* x, std::int64_t n, ReduceOp op) {
   }
 }
 
-// Whether partial a comes before b for min (after it for max): floats order -0.0 below +0.0, as in a block.
+// Whether partial a comes before b for min (after it for max); of equal ones the earlier block's stays.
 template <class T>
 bool better(const Partial<T>& a, const Partial<T>& b, ReduceOp op) {
-  if constexpr (std::is_floating_point_v<T>)
-    return op == ReduceOp::Min ? below(a.value, b.value) : below(b.value, a.value);
-  else
-    return op == ReduceOp::Min ? a.value < b.value : a.value > b.value;
+  return op == ReduceOp::Min ? a.value < b.value : a.value > b.value;
 }
 
 template <class T>

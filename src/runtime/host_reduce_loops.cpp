@@ -1,6 +1,5 @@
-// Fixed-lane loops the compiler vectorizes at every width: min and max compare
-// integer keys that order floats totally (-0.0 below +0.0, NaN mapped past
-// either end), so lanes and blocks can be combined in any order.
+// Fixed-lane loops the compiler vectorizes at every width, each lane's order
+// of operations the same at every width.
 #include "runtime/host_reduce_loops.hpp"
 
 #include "support/glibc_cpuid.hpp"
@@ -30,44 +29,29 @@ TACK_INLINE_INTO_COPIES double sum_lanes(const F* x, std::int64_t n) {
   return total;
 }
 
-// The float's bits as a signed integer whose order is the float's, with -0.0
-// below +0.0: negative floats have their magnitude bits flipped. Its own inverse.
-template <class I>
-TACK_INLINE_INTO_COPIES I order_key(I bits) {
-  return bits ^ ((bits >> (8 * sizeof(I) - 1)) & std::numeric_limits<I>::max());
-}
-
+// `x < m ? x : m` is the one instruction minps/maxps compute: a NaN x leaves m,
+// and of two equal values (-0.0 and +0.0) the earlier stays. Lanes start at
+// +inf (-inf for max); a result still there means every element was NaN or
+// that infinity, which a second look (rare) tells apart.
 template <bool Min, class F>
 TACK_INLINE_INTO_COPIES Extreme extreme_lanes(const F* x, std::int64_t n) {
-  using I = std::conditional_t<sizeof(F) == 4, std::int32_t, std::int64_t>;
-  constexpr int kLanes = 64 / sizeof(F);
-  // A NaN takes the key no number reaches: past +inf for min, below -inf for max.
-  constexpr I kNone = Min ? std::numeric_limits<I>::max() : std::numeric_limits<I>::min();
-  // On the bits, so that the select vectorizes: a NaN's magnitude bits exceed infinity's.
-  constexpr I kMagnitude = std::numeric_limits<I>::max();
-  constexpr I kInfinity = std::bit_cast<I>(std::numeric_limits<F>::infinity());
-  // (A mask, not a ?:, which the compiler turns back into a branch that skips the NaN.)
-  auto key = [](F v) {
-    const I bits = std::bit_cast<I>(v);
-    const I nan = -static_cast<I>((bits & kMagnitude) > kInfinity);
-    return (order_key(bits) & ~nan) | (kNone & nan);
-  };
-  I best[kLanes];
-  for (I& b : best) b = kNone;
+  constexpr int kLanes = sizeof(F) == 4 ? 32 : 8;  // f32: two 512-bit registers, two chains in flight
+  constexpr F kStart = Min ? std::numeric_limits<F>::infinity() : -std::numeric_limits<F>::infinity();
+  auto better = [](F a, F b) { return Min ? a < b : a > b; };
+  F best[kLanes];
+  for (F& b : best) b = kStart;
   std::int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) {
-      const I k = key(x[i + l]);
-      best[l] = (Min ? k < best[l] : k > best[l]) ? k : best[l];
-    }
-  for (int l = 0; i < n; ++i, ++l) {
-    const I k = key(x[i]);
-    best[l] = (Min ? k < best[l] : k > best[l]) ? k : best[l];
+    for (int l = 0; l < kLanes; ++l) best[l] = better(x[i + l], best[l]) ? x[i + l] : best[l];
+  for (int l = 0; i < n; ++i, ++l) best[l] = better(x[i], best[l]) ? x[i] : best[l];
+  F all = kStart;
+  for (F b : best) all = better(b, all) ? b : all;
+  if (all == kStart) {
+    for (std::int64_t j = 0; j < n; ++j)
+      if (x[j] == kStart) return {static_cast<double>(kStart), true};
+    return {0.0, false};
   }
-  I all = kNone;
-  for (I b : best) all = (Min ? b < all : b > all) ? b : all;
-  if (all == kNone) return {0.0, false};
-  return {static_cast<double>(std::bit_cast<F>(order_key(all))), true};
+  return {static_cast<double>(all), true};
 }
 
 // Each entry point compiled for AVX-512, for AVX2 and for the baseline; the
@@ -121,7 +105,5 @@ Extreme max_of(const double* x, std::int64_t n) {
   static const auto fn = TACK_WIDEST(max_f64);
   return fn(x, n);
 }
-
-bool below(double a, double b) { return a < b || (a == b && std::signbit(a) && !std::signbit(b)); }
 
 }  // namespace tack::runtime

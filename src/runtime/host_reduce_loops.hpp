@@ -3,8 +3,8 @@
 // once per vector width (AVX-512, AVX2, baseline on x86-64 with glibc) and the
 // first call picks the host's widest: a stream of f32 into f64 accumulators at the
 // baseline's 128 bits keeps too few cache misses in flight to reach memory
-// bandwidth. Each result is the same on every host: the sum adds in 16 fixed
-// lanes whatever the vector width, and min/max order values totally.
+// bandwidth. Each result is the same on every host: every loop works in fixed
+// lanes whatever the vector width.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +15,10 @@ namespace tack::runtime {
 double sum_as_f64(const float* x, std::int64_t n);
 double sum_as_f64(const double* x, std::int64_t n);
 
-// The least (most) non-NaN element, with -0.0 below +0.0, as a double; false
-// when there is none (n == 0 or every element is NaN).
+// The least (most) non-NaN element as a double; false when there is none (n ==
+// 0 or every element is NaN). Of -0.0 and +0.0 the first in lane order (element
+// i in lane i % (128 / sizeof element), the lanes in order): either may come
+// back, the same one on every host.
 struct Extreme {
   double value;
   bool any;
@@ -25,8 +27,5 @@ Extreme min_of(const float* x, std::int64_t n);
 Extreme min_of(const double* x, std::int64_t n);
 Extreme max_of(const float* x, std::int64_t n);
 Extreme max_of(const double* x, std::int64_t n);
-
-// Whether a is below b in that order (neither NaN).
-bool below(double a, double b);
 
 }  // namespace tack::runtime

@@ -1,8 +1,9 @@
 // The host's Array::sum/min/max loops (src/runtime/host_reduce_loops.hpp): the
 // f64 sum adds in 16 fixed lanes, bit for bit whatever vector width the host's
-// clone uses; min/max find the extreme wherever it sits (every lane and the
-// tail), skip every NaN, order -0.0 below +0.0; and the whole reduction gives
-// the same bits on one thread and on two.
+// copy runs; min/max find the extreme wherever it sits (every lane and the
+// tail), skip every NaN, tell infinity from all-NaN, keep the first of two
+// equal zeros; and the whole reduction gives the same bits on one thread and
+// on two.
 #include "runtime/host_reduce_loops.hpp"
 
 #include <tack/tack.hpp>
@@ -98,12 +99,20 @@ void expect_nan_zero_and_infinity_rules() {
     z.push_back(denormal);
     const auto lo = min_of(z.data(), 3), hi = max_of(z.data(), 3);
     EXPECT_EQ(lo.value, 0.0);
-    EXPECT_TRUE(std::signbit(lo.value)) << "-0.0 is below +0.0";
+    EXPECT_EQ(std::signbit(lo.value), std::signbit(zeros[0])) << "the first of two equal zeros (lane 0) stays";
     EXPECT_EQ(hi.value, static_cast<double>(denormal));
     const auto hi_zero = max_of(zeros.data(), 2);
-    EXPECT_EQ(hi_zero.value, 0.0);
-    EXPECT_FALSE(std::signbit(hi_zero.value)) << "+0.0 is above -0.0";
+    EXPECT_EQ(std::signbit(hi_zero.value), std::signbit(zeros[0]));
   }
+  // The lanes start at +inf (-inf for max): an answer of infinity is checked against the elements.
+  std::vector<F> inf_among_nan(40, nan);
+  inf_among_nan[37] = inf;
+  const auto lo_inf = min_of(inf_among_nan.data(), 40);
+  EXPECT_TRUE(lo_inf.any) << "+inf is a number";
+  EXPECT_EQ(lo_inf.value, static_cast<double>(inf));
+  EXPECT_FALSE(max_of(inf_among_nan.data(), 37).any) << "only NaN before element 37";
+  inf_among_nan[37] = -inf;
+  EXPECT_EQ(max_of(inf_among_nan.data(), 40).value, -static_cast<double>(inf));
   std::vector<F> negatives = {F(-1), F(-3), F(-2), -denormal};
   EXPECT_EQ(min_of(negatives.data(), 4).value, -3.0);
   EXPECT_EQ(max_of(negatives.data(), 4).value, -static_cast<double>(denormal));
@@ -114,7 +123,7 @@ TEST(HostReduceLoops, NaNZerosAndInfinities) {
   expect_nan_zero_and_infinity_rules<double>();
 }
 
-// Blocks are combined in one order whatever the thread count, and their zeros by the same rule as in a block.
+// Blocks are combined in one order whatever the thread count, the earlier block's zero staying.
 TEST(HostReduce, SameBitsOnOneThreadAndOnTwo) {
   const std::vector<float> x = random_values<float>((std::size_t{1} << 20) + 3, 7);
   tack::Device one = tack::device("cpu", {{"num_threads", std::int64_t{1}}});
@@ -124,13 +133,14 @@ TEST(HostReduce, SameBitsOnOneThreadAndOnTwo) {
   EXPECT_EQ(a.min<float>(), b.min<float>());
   EXPECT_EQ(a.max<float>(), b.max<float>());
 
-  std::vector<float> zeros((std::size_t{1} << 18), 0.0f);
-  zeros[200000] = -0.0f;  // in a later block than the +0.0s before it
-  const float lowest = two.from_host(zeros).min<float>();
-  EXPECT_TRUE(std::signbit(lowest)) << "min of +0.0 and -0.0 across blocks";
-  zeros.assign(zeros.size(), -0.0f);
-  zeros[200000] = 0.0f;
-  EXPECT_FALSE(std::signbit(two.from_host(zeros).max<float>())) << "max of -0.0 and +0.0 across blocks";
+  std::vector<float> zeros((std::size_t{1} << 18), 1.0f);
+  zeros[200000] = -0.0f;  // a later block than the +0.0 below
+  zeros[100] = 0.0f;
+  for (const tack::Device& d : {one, two}) {
+    const float lowest = d.from_host(zeros).min<float>();
+    EXPECT_EQ(lowest, 0.0f);
+    EXPECT_FALSE(std::signbit(lowest)) << "the earlier block's zero";
+  }
 }
 
 }  // namespace
