@@ -4,10 +4,8 @@
 
 #include "support/glibc_cpuid.hpp"
 
-#include <bit>
-#include <cmath>
+#include <cstdint>
 #include <limits>
-#include <type_traits>
 
 // The loops are templates inlined into each width's copy, which compiles them for its width.
 #define TACK_INLINE_INTO_COPIES inline __attribute__((always_inline))

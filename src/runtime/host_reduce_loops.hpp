@@ -16,9 +16,9 @@ double sum_as_f64(const float* x, std::int64_t n);
 double sum_as_f64(const double* x, std::int64_t n);
 
 // The least (most) non-NaN element as a double; false when there is none (n ==
-// 0 or every element is NaN). Of -0.0 and +0.0 the first in lane order (element
-// i in lane i % (128 / sizeof element), the lanes in order): either may come
-// back, the same one on every host.
+// 0 or every element is NaN). Of -0.0 and +0.0 the first in lane order
+// (element i in lane i % 32 for f32, i % 8 for f64, the lanes in order):
+// either may come back, the same one on every host.
 struct Extreme {
   double value;
   bool any;
