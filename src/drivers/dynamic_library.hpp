@@ -3,16 +3,16 @@
 // opens its library through this and resolves its symbols by name.
 #pragma once
 
+#include "support/no_copy.hpp"
+
 #include <initializer_list>
 #include <string>
 
 namespace tack::drivers {
 
-class DynamicLibrary {
+class DynamicLibrary : support::NoCopy {
  public:
   DynamicLibrary() = default;
-  DynamicLibrary(const DynamicLibrary&) = delete;
-  DynamicLibrary& operator=(const DynamicLibrary&) = delete;
   ~DynamicLibrary();  // never closes: drivers may keep threads or atexit hooks inside the library
 
   // Opens the first of `names` that loads; false (with why()) when none does.

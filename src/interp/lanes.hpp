@@ -3,6 +3,7 @@
 
 #include "interp/interpreter.hpp"
 #include "ir/scalar_ops.hpp"
+#include "support/no_copy.hpp"
 
 #include <array>
 #include <bit>
@@ -77,12 +78,10 @@ class Scratch {
 };
 
 // One lane buffer from a Scratch, held for the lifetime of this object.
-class LaneBuffer {
+class LaneBuffer : support::NoCopy {
  public:
   explicit LaneBuffer(Scratch& s) : scratch_(s), data_(s.push()) {}
   ~LaneBuffer() { scratch_.pop(); }
-  LaneBuffer(const LaneBuffer&) = delete;
-  LaneBuffer& operator=(const LaneBuffer&) = delete;
   ir::Bits* get() const { return data_; }
   ir::Bits& operator[](int lane) const { return data_[lane]; }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ir/ir.hpp"
+#include "support/no_copy.hpp"
 
 #include <tack/lang.hpp>
 
@@ -21,23 +22,19 @@ ir::SourceLoc to_loc(const std::source_location& l);
 // caller's. `file` must live as long as the process: see intern_file_name.
 const char* intern_file_name(std::string_view file);
 void set_location_override(const char* file, int line);  // file == nullptr clears it
-class LocationOverride {
+class LocationOverride : support::NoCopy {
  public:
   LocationOverride(const char* file, int line);
   ~LocationOverride();
-  LocationOverride(const LocationOverride&) = delete;
-  LocationOverride& operator=(const LocationOverride&) = delete;
 
  private:
   ir::SourceLoc previous_;
 };
 
-class TraceContext {
+class TraceContext : support::NoCopy {
  public:
   explicit TraceContext(ir::Kernel& kernel);
   ~TraceContext();
-  TraceContext(const TraceContext&) = delete;
-  TraceContext& operator=(const TraceContext&) = delete;
 
   // The context of the trace running on this thread; throws if there is none.
   static TraceContext& current(const char* what);

@@ -18,6 +18,8 @@
 // Temporary: <that name>.tmp.<pid>.<tid>.<counter>
 #pragma once
 
+#include "support/no_copy.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -55,14 +57,12 @@ std::string absolute_cache_dir(const std::string& dir);
 // default, does nothing.
 extern void (*disk_cache_before_rename_for_tests)(const std::string& temp_path);
 
-class DiskCache {
+class DiskCache : support::NoCopy {
  public:
   static constexpr std::uint32_t kFormatVersion = 1;
   static constexpr std::uint64_t kDefaultMaxBytes = 1ull << 30;
 
   explicit DiskCache(DiskCacheConfig cfg);
-  DiskCache(const DiskCache&) = delete;
-  DiskCache& operator=(const DiskCache&) = delete;
 
   // The process's cache, configured from the environment on first use. Use
   // this one: the "warn once" promises hold per DiskCache object.

@@ -4,6 +4,7 @@
 #include "runtime/access.hpp"
 #include "runtime/array_checks.hpp"
 #include "runtime/backend.hpp"
+#include "support/no_copy.hpp"
 
 #include <tack/array.hpp>
 #include <tack/error.hpp>
@@ -72,11 +73,9 @@ Device default_device(const DeviceType& d) {
 }
 
 // Calls the producer's deleter when the last array over its memory is gone.
-struct TensorOwner {
+struct TensorOwner : support::NoCopy {
   DLManagedTensor* tensor = nullptr;
   TensorOwner() = default;
-  TensorOwner(const TensorOwner&) = delete;
-  TensorOwner& operator=(const TensorOwner&) = delete;
   ~TensorOwner() {
     if (tensor && tensor->deleter) tensor->deleter(tensor);
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "runtime/signature.hpp"
+#include "support/no_copy.hpp"
 
 #include <array>
 #include <cstddef>
@@ -15,7 +16,7 @@
 
 namespace tack::runtime {
 
-class GpuLaunchParams {
+class GpuLaunchParams : support::NoCopy {
  public:
   static constexpr std::size_t kInline = 2 * kMaxKernelParams + 1;
 
@@ -28,8 +29,6 @@ class GpuLaunchParams {
     void** p = pointers();
     for (std::size_t i = 0; i < count; ++i) p[i] = &v[i];
   }
-  GpuLaunchParams(const GpuLaunchParams&) = delete;
-  GpuLaunchParams& operator=(const GpuLaunchParams&) = delete;
 
   std::uint64_t& operator[](std::size_t i) { return values()[i]; }
   std::uint64_t& back() { return values()[count_ - 1]; }

@@ -6,6 +6,8 @@
 // already gone at process exit.
 #pragma once
 
+#include "support/no_copy.hpp"
+
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -14,7 +16,7 @@
 namespace tack::runtime {
 
 template <class Owner, class ModuleHandle, class FunctionHandle>
-class GpuModule {
+class GpuModule : support::NoCopy {
  public:
   // group_limit: the most work-items a group of this function may have, where the driver reports one for the
   // function (CUDA: fewer than 256 when it needs many registers); 0 where the device's limit applies.
@@ -26,8 +28,6 @@ class GpuModule {
         entry_(std::move(entry)),
         group_limit_(group_limit) {}
   ~GpuModule() { owner_->unload(module_, function_); }
-  GpuModule(const GpuModule&) = delete;
-  GpuModule& operator=(const GpuModule&) = delete;
 
   FunctionHandle function() const { return function_; }
   const std::string& entry() const { return entry_; }
