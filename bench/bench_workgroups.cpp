@@ -7,6 +7,8 @@
 // line after the table gives that ratio.
 #include "common.hpp"
 
+#include "../tests/support/tiled_matmul.hpp"
+
 namespace {
 
 using namespace tack::lang;
@@ -47,25 +49,9 @@ __attribute__((noinline)) void matmul_cpp(float* __restrict c, const float* __re
   }
 }
 
+// The tiled kernel the workgroup tests run too (tests/support/tiled_matmul.hpp).
 const tack::Kernel& matmul_wg() {
-  static const tack::Kernel k = tack::kernel("matmul_wg", [](Array c, Array a, Array b, Scalar n) {
-    Value tiles = n / 16;  // n is a multiple of 16
-    workgroup_for(tiles * tiles, [&](Group g) {
-      SharedArray as = g.shared<float>(256), bs = g.shared<float>(256);
-      Value lid = g.local_id();
-      Value tx = lid % 16, ty = lid / 16;
-      Value row = (g.group_id() / tiles) * 16 + ty, col = (g.group_id() % tiles) * 16 + tx;
-      Var acc = 0.0f;
-      for_range(0, tiles, [&](Index t) {
-        as[lid] = a[row * n + t * 16 + tx];
-        bs[lid] = b[(t * 16 + ty) * n + col];
-        g.barrier();
-        for_range(0, 16, [&](Index k) { acc += as[ty * 16 + k] * bs[k * 16 + tx]; });
-        g.barrier();
-      });
-      c[row * n + col] = acc;
-    });
-  });
+  static const tack::Kernel k = tack_test::tiled_matmul("matmul_wg");
   return k;
 }
 

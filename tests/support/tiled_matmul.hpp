@@ -1,6 +1,7 @@
-// The 16 x 16 tiled f32 matrix product of bench/bench_workgroups.cpp: tiles of
-// a and b in shared memory, two barriers per tile, n a multiple of 16. For the
-// tests of its lowering to work-item loops and of its results on every backend.
+// The 16 x 16 tiled f32 matrix product: tiles of a and b in shared memory, two
+// barriers per tile, n a multiple of 16. The tests of its lowering to work-item
+// loops and of its results on every backend run it, and bench/bench_workgroups.cpp
+// times it, so the benchmark measures the kernel the tests check.
 #pragma once
 
 #include <tack/tack.hpp>
