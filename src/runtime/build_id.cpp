@@ -13,24 +13,13 @@
 namespace tack::runtime {
 namespace {
 
-struct Search {
-  std::uintptr_t address;  // an address inside libtack
+// The hex digits of the GNU build-id note among an object's program headers; empty when it has none.
+std::string build_id_note(const dl_phdr_info& info) {
   std::string id;
-};
-
-int visit(dl_phdr_info* info, std::size_t, void* data) {
-  auto* s = static_cast<Search*>(data);
-  bool contains = false;
-  for (int i = 0; i < info->dlpi_phnum && !contains; ++i) {
-    const auto& ph = info->dlpi_phdr[i];
-    std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
-    contains = ph.p_type == PT_LOAD && s->address >= begin && s->address < begin + ph.p_memsz;
-  }
-  if (!contains) return 0;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const auto& ph = info->dlpi_phdr[i];
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const auto& ph = info.dlpi_phdr[i];
     if (ph.p_type != PT_NOTE) continue;
-    const auto* p = reinterpret_cast<const unsigned char*>(info->dlpi_addr + ph.p_vaddr);
+    const auto* p = reinterpret_cast<const unsigned char*>(info.dlpi_addr + ph.p_vaddr);
     const unsigned char* end = p + ph.p_memsz;
     while (p + sizeof(ElfW(Nhdr)) <= end) {
       ElfW(Nhdr) note;
@@ -41,23 +30,24 @@ int visit(dl_phdr_info* info, std::size_t, void* data) {
           desc + note.n_descsz <= end) {
         // By hand, not snprintf: a process's first printf builds its locale, on every cached first call.
         for (std::uint32_t b = 0; b < note.n_descsz; ++b) {
-          s->id += "0123456789abcdef"[desc[b] >> 4];
-          s->id += "0123456789abcdef"[desc[b] & 15];
+          id += "0123456789abcdef"[desc[b] >> 4];
+          id += "0123456789abcdef"[desc[b] & 15];
         }
-        return 1;
+        return id;
       }
       p = desc + ((note.n_descsz + 3) & ~3u);
     }
   }
-  return 1;  // found the library, but it has no build-id
+  return id;
 }
 
 std::string compute() {
-  Search s{reinterpret_cast<std::uintptr_t>(&library_build_id), {}};
-  dl_iterate_phdr(visit, &s);
-  if (!s.id.empty()) return "build-id " + s.id;
+  const void* inside = reinterpret_cast<const void*>(&library_build_id);
+  std::string id;
+  support::visit_loaded_object(inside, [&](const dl_phdr_info& info) { id = build_id_note(info); });
+  if (!id.empty()) return "build-id " + id;
   // No note: the library file's path, size and modification time stand in for it.
-  const std::string file = support::loaded_file_of(reinterpret_cast<const void*>(&library_build_id));
+  const std::string file = support::loaded_file_of(inside);
   struct stat st {};
   if (!file.empty() && stat(file.c_str(), &st) == 0)
     return "file " + file + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtime);

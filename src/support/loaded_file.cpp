@@ -2,7 +2,6 @@
 // PT_LOAD segments hold an address.
 #include "support/loaded_file.hpp"
 
-#include <link.h>
 #include <unistd.h>
 
 #include <climits>
@@ -13,18 +12,18 @@ namespace {
 
 struct Search {
   std::uintptr_t address;
+  const std::function<void(const dl_phdr_info&)>* visit;
   bool found = false;
-  std::string path;
 };
 
-int visit(dl_phdr_info* info, std::size_t, void* data) {
+int holds(dl_phdr_info* info, std::size_t, void* data) {
   auto* s = static_cast<Search*>(data);
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const auto& ph = info->dlpi_phdr[i];
     const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
     if (ph.p_type == PT_LOAD && s->address >= begin && s->address < begin + ph.p_memsz) {
       s->found = true;
-      if (info->dlpi_name) s->path = info->dlpi_name;
+      (*s->visit)(*info);
       return 1;
     }
   }
@@ -33,16 +32,24 @@ int visit(dl_phdr_info* info, std::size_t, void* data) {
 
 }  // namespace
 
+bool visit_loaded_object(const void* address, const std::function<void(const dl_phdr_info&)>& visit) {
+  Search s{reinterpret_cast<std::uintptr_t>(address), &visit};
+  dl_iterate_phdr(holds, &s);
+  return s.found;
+}
+
 std::string loaded_file_of(const void* address) {
-  Search s{reinterpret_cast<std::uintptr_t>(address), false, {}};
-  dl_iterate_phdr(visit, &s);
-  if (!s.found) return {};
-  if (s.path.empty()) {  // the program itself has no name in the list
+  std::string path;
+  if (!visit_loaded_object(address, [&](const dl_phdr_info& info) {
+        if (info.dlpi_name) path = info.dlpi_name;
+      }))
+    return {};
+  if (path.empty()) {  // the program itself has no name in the list
     char exe[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe);
-    if (n > 0) s.path.assign(exe, static_cast<std::size_t>(n));
+    if (n > 0) path.assign(exe, static_cast<std::size_t>(n));
   }
-  return s.path;
+  return path;
 }
 
 }  // namespace tack::support

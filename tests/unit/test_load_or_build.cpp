@@ -67,6 +67,20 @@ TEST(CacheKey, TheLibraryBuildIsPartOfEveryKey) {
   EXPECT_NE(key_text(base_key()).find(tack::runtime::library_build_id()), std::string::npos);
 }
 
+// libtack's GNU build-id note in hex, or where the linker wrote none, libtack's file, size and time.
+TEST(CacheKey, TheLibraryBuildIsItsBuildIdNoteOrItsFile) {
+  const std::string& id = tack::runtime::library_build_id();
+  if (id.rfind("build-id ", 0) == 0) {
+    const std::string hex = id.substr(9);
+    EXPECT_GE(hex.size(), 16u) << id;
+    EXPECT_EQ(hex.size() % 2, 0u) << id;
+    EXPECT_EQ(hex.find_first_not_of("0123456789abcdef"), std::string::npos) << id;
+  } else {
+    EXPECT_EQ(id.rfind("file ", 0), 0u) << id;
+    EXPECT_NE(id.find("libtack"), std::string::npos) << id;
+  }
+}
+
 class LoadOrBuild : public ::testing::Test {
  protected:
   void SetUp() override {
