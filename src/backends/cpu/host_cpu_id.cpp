@@ -46,6 +46,13 @@ void cpuid(std::uint32_t leaf, std::uint32_t sub, std::uint32_t (&r)[4]) {
 
 constexpr std::uint32_t kAvx10Bit = 1u << 19;  // leaf 7.1 EDX
 
+// Leaf 0's highest basic leaf: read only where a CPU has AVX10, whose leaf 0x24 it bounds.
+std::uint32_t max_basic_leaf() {
+  std::uint32_t r[4];
+  cpuid(0, 0, r);
+  return r[0];
+}
+
 }  // namespace
 
 std::string host_cpu_id() {
@@ -53,7 +60,6 @@ std::string host_cpu_id() {
   std::uint32_t r[4];
   std::uint32_t leaf_7_1_edx = 0;
 #if TACK_GLIBC_CPUID
-  std::uint32_t max_leaf = 0;  // unknown until leaf 0 is read
   w.text += "|glibc";
   constexpr unsigned kLeaf1 = 0, kLeaf7Sub1 = 6, kLastIndex = 8;
   for (unsigned index = 0; index <= kLastIndex; ++index) {
@@ -97,13 +103,7 @@ std::string host_cpu_id() {
     w.add(hi);
   }
 #endif
-#if TACK_GLIBC_CPUID
-  if ((leaf_7_1_edx & kAvx10Bit) && max_leaf == 0) {
-    cpuid(0, 0, r);
-    max_leaf = r[0];
-  }
-#endif
-  if ((leaf_7_1_edx & kAvx10Bit) && max_leaf >= 0x24) {
+  if ((leaf_7_1_edx & kAvx10Bit) && max_basic_leaf() >= 0x24) {
     cpuid(0x24, 0, r);
     w.add(r);
   }
