@@ -110,8 +110,8 @@ class LaunchPolicy : support::NoCopy {
   // ...) and records them, until one is trusted or the range is done; each
   // probe at least twice the last. The first call for a variant runs iteration
   // 0 untimed before the probes: fresh code's cold caches would pass for the
-  // kernel's cost. Returns the iterations run (<= count; 0 only when count <= 0). Exceptions from fn propagate (the
-  // estimate keeps what was recorded before).
+  // kernel's cost. Returns the iterations run (<= count; 0 only when count <=
+  // 0). Exceptions from fn propagate (the estimate keeps what was recorded before).
   std::int64_t sample(std::int64_t count, ThreadPool::ChunkFn fn, void* context);
 
   // Seconds per iteration; negative before any record().
