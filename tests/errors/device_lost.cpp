@@ -7,6 +7,7 @@
 // answers again, the same backend works. Skipped where OpenCL is unavailable.
 #include "drivers/opencl_api.hpp"
 #include "errors/error_helpers.hpp"
+#include "support/opencl_device_test.hpp"
 
 #include <tack/tack.hpp>
 
@@ -41,14 +42,11 @@ cl::cl_int lost_launch(cl::cl_command_queue, cl::cl_kernel, cl::cl_uint, const s
 const tack::Kernel scale = tack::kernel(
     "scale", [](Array y, Array x, Scalar a) { parallel_for(y.size(), [&](Index i) { y[i] = a * x[i]; }); });
 
-class DeviceLost : public ::testing::Test {
+class DeviceLost : public tack_test::OpenCLDeviceTest {
  protected:
   void SetUp() override {
-    try {
-      dev_ = tack::device("opencl");
-    } catch (const tack::BackendUnavailable& e) {
-      GTEST_SKIP() << "opencl is unavailable here: " << e.what();
-    }
+    OpenCLDeviceTest::SetUp();
+    if (IsSkipped()) return;
     dev_.synchronize();
     g_real = *cl::api_for_tests();
     saved_ = true;
@@ -67,7 +65,6 @@ class DeviceLost : public ::testing::Test {
     if (saved_) *cl::api_for_tests() = g_real;
   }
 
-  tack::Device dev_;
   bool saved_ = false;
 };
 

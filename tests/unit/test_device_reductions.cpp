@@ -12,6 +12,7 @@
 #include "runtime/array_reduction_kernel.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/host_reduce.hpp"
+#include "support/opencl_device_test.hpp"
 
 #include <bit>
 #include <cmath>
@@ -108,15 +109,8 @@ TEST(ArrayReductionKernel, IndicesAre64Bit) {
 
 // ---- Array::sum/min/max on the opencl device ---------------------------------------------
 
-class OpenCLReductions : public ::testing::Test {
+class OpenCLReductions : public tack_test::OpenCLDeviceTest {
  protected:
-  void SetUp() override {
-    try {
-      dev_ = tack::device("opencl");
-    } catch (const tack::BackendUnavailable& e) {
-      GTEST_SKIP() << "opencl is not available: " << e.what();
-    }
-  }
   // Each op of v on the device, through Array::min/max/sum, against the host.
   void check(const std::vector<float>& v, const std::string& what) {
     tack::Array a = dev_.from_host(v);
@@ -124,7 +118,6 @@ class OpenCLReductions : public ::testing::Test {
     expect_like_the_host(a.min<double>(), v, ReduceOp::Min, what);
     expect_like_the_host(a.max<double>(), v, ReduceOp::Max, what);
   }
-  tack::Device dev_;
 };
 
 TEST_F(OpenCLReductions, SizesAroundAGroupAndPastTheGroupCap) {

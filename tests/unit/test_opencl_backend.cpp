@@ -10,6 +10,7 @@
 #include "backends/opencl/opencl_kernel.hpp"
 #include "errors/error_helpers.hpp"
 #include "runtime/access.hpp"
+#include "support/opencl_device_test.hpp"
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -89,17 +90,7 @@ int spawn_child(const fs::path& dir) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
 }
 
-class OpenCL : public ::testing::Test {
- protected:
-  void SetUp() override {
-    try {
-      dev_ = tack::device("opencl");
-    } catch (const tack::BackendUnavailable& e) {
-      GTEST_SKIP() << "opencl is unavailable here: " << e.what();
-    }
-  }
-  tack::Device dev_;
-};
+using OpenCL = tack_test::OpenCLDeviceTest;
 
 // ---- device selection ---------------------------------------------------------
 
