@@ -16,6 +16,11 @@ using namespace tack::lang;
 
 const std::int64_t kN = bench::quick() ? (1 << 16) : (1 << 22);
 
+// The two sides' coefficients, for both kernels: p = p * v + c from 0.25 where v > 0; else p = p * v - c from
+// -1.5, then p * p.
+constexpr float kAbove[] = {0.5f, -0.75f, 1.25f, 0.125f, -0.5f, 2.0f};
+constexpr float kBelow[] = {0.75f, 0.5f, -1.25f, 0.375f};
+
 __attribute__((noinline)) void branches_cpp(float* __restrict y, const float* __restrict x, std::int64_t n) {
 #pragma omp parallel for simd schedule(static)
   for (std::int64_t i = 0; i < n; ++i) {
@@ -23,28 +28,16 @@ __attribute__((noinline)) void branches_cpp(float* __restrict y, const float* __
     float p;
     if (v > 0.0f) {
       p = 0.25f;
-      p = p * v;
-      p = p + 0.5f;
-      p = p * v;
-      p = p - 0.75f;
-      p = p * v;
-      p = p + 1.25f;
-      p = p * v;
-      p = p + 0.125f;
-      p = p * v;
-      p = p - 0.5f;
-      p = p * v;
-      p = p + 2.0f;
+      for (float c : kAbove) {
+        p = p * v;
+        p = p + c;
+      }
     } else {
       p = -1.5f;
-      p = p * v;
-      p = p - 0.75f;
-      p = p * v;
-      p = p - 0.5f;
-      p = p * v;
-      p = p + 1.25f;
-      p = p * v;
-      p = p - 0.375f;
+      for (float c : kBelow) {
+        p = p * v;
+        p = p - c;
+      }
       p = p * p;
     }
     y[i] = p;
@@ -60,14 +53,14 @@ const tack::Kernel& branches_kernel() {
           v > 0.0f,
           [&] {
             p = 0.25f;
-            for (float c : {0.5f, -0.75f, 1.25f, 0.125f, -0.5f, 2.0f}) {  // the C++ side's statements
+            for (float c : kAbove) {
               p = p * v;
               p = p + c;
             }
           },
           [&] {
             p = -1.5f;
-            for (float c : {0.75f, 0.5f, -1.25f, 0.375f}) {
+            for (float c : kBelow) {
               p = p * v;
               p = p - c;
             }
