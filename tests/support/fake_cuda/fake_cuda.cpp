@@ -17,6 +17,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <sys/mman.h>
@@ -158,8 +159,27 @@ State& state() {
   return *s;
 }
 
-// The calling thread's context stack; the top is current.
-thread_local std::vector<CUcontext> t_contexts;
+// The calling thread's context stack; the top is current. Trivially destructible,
+// as the driver's own is: the backends' teardown pushes a context from libtack's
+// exit-time destructors, which run after a thread_local std::vector is freed
+// (that use-after-free corrupted the heap at exit, now and then).
+struct ContextStack {
+  static constexpr int kCapacity = 64;
+  CUcontext entries[kCapacity];
+  int depth;
+  bool empty() const { return depth == 0; }
+  CUcontext& back() { return entries[depth - 1]; }
+  void push_back(CUcontext context) {
+    if (depth == kCapacity) {  // a Scope that never pops: a bug in the backend
+      std::fputs("fake cuda: more than 64 contexts pushed on one thread\n", stderr);
+      std::abort();
+    }
+    entries[depth++] = context;
+  }
+  void pop_back() { --depth; }
+};
+static_assert(std::is_trivially_destructible_v<ContextStack>);
+thread_local ContextStack t_contexts{};
 CUcontext current() { return t_contexts.empty() ? nullptr : t_contexts.back(); }
 
 void note_misuse(State& s, const std::string& what) {
