@@ -430,8 +430,10 @@ TEST_F(CudaRuntime, SumRunsOnTheDevice) {
 TEST_F(CudaRuntime, SumOfAProgramWithoutBlocksOf256RunsOnTheHost) {
   // A program that runs fewer than 256 threads per block (too many registers) cannot run the reduction's tree:
   // the host reduces (the fake's memory is the host's, so the sum is real), and later reductions do not try again.
+  // A device of its own: the shared one may hold a reduction program an earlier test built with 1024 threads.
   fake_cuda_set_function_max_threads(128);
-  tack::Array x = dev_.from_host(std::vector<float>(5000, 1.0f));
+  tack::Device dev = fresh_device();
+  tack::Array x = dev.from_host(std::vector<float>(5000, 1.0f));
   float s = -1;
   compile_or_skip([&] { s = x.sum<float>(); });
   EXPECT_EQ(s, 5000.0f);
@@ -443,7 +445,7 @@ TEST_F(CudaRuntime, SumOfAProgramWithoutBlocksOf256RunsOnTheHost) {
   // A workgroup kernel of the user's on the same device is still refused by name.
   auto block =
       tack::kernel("cuda_block_of_256", [](Array y) { workgroup_for(1, [&](Group g) { y[g.local_id()] = 1.0f; }); });
-  tack::Array y = dev_.zeros(tack::DType::F32, {256});
+  tack::Array y = dev.zeros(tack::DType::F32, {256});
   EXPECT_THROW(block(y), tack::BackendError);
 }
 
