@@ -29,6 +29,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <functional>
 
 namespace tack::backends::metal {
 using namespace tack::runtime;
@@ -66,8 +67,9 @@ class MetalBackend final : public Backend {
     auto v = std::make_unique<MetalVariant>();
     passes::PackedKernel packed = passes::lower_for_backend(typed, passes::kCFamilyLowering);
     v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
-    v->pipeline = metal::build_pipeline(
-        *device_, ir::to_string(typed), [&] { return codegen::generate_msl(packed); }, "kernel '" + typed.name + "'");
+    const std::string key = ir::to_string(typed), what = "kernel '" + typed.name + "'";
+    const std::function<codegen::CSource()> generate = [&] { return codegen::generate_msl(packed); };
+    v->pipeline = metal::build_pipeline(*device_, {key, generate, what});
     v->layout = GpuLayout::of(typed, packed);
     const std::size_t limit = v->pipeline->max_threads();
     if (v->workgroup) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "codegen/c_family.hpp"
+#include "runtime/gpu/build_request.hpp"
 #include "support/env.hpp"
 
 #include <tack/error.hpp>
@@ -44,13 +45,12 @@ class Pipeline {
 // library's includes the MSL source.
 std::unique_ptr<Pipeline> build_pipeline(const Device& device, const codegen::CSource& source, const std::string& what);
 
-// The pipeline for `key` (the text that decides the code, the typed IR): the disk cache's MSL source for it
-// when there is one, else generate()'s, stored (reference: Metal's disk-cache artifact is the MSL source;
-// Metal makes no library binary at run time that a later process could load, so a hit skips Tack's
-// generator, and Metal's own shader cache the rest). The key names the OS version, whose Metal compiler
-// the source was accepted by.
-std::unique_ptr<Pipeline> build_pipeline(const Device& device, const std::string& key,
-                                         const std::function<codegen::CSource()>& generate, const std::string& what);
+// The pipeline for the request's key (the text that decides the code, the typed IR): the disk cache's MSL
+// source for it when there is one, else the request's generator's, stored (reference: Metal's disk-cache
+// artifact is the MSL source; Metal makes no library binary at run time that a later process could load, so
+// a hit skips Tack's generator, and Metal's own shader cache the rest). The cache key adds the OS version,
+// whose Metal compiler the source was accepted by.
+std::unique_ptr<Pipeline> build_pipeline(const Device& device, const runtime::BuildRequest& request);
 
 // The generated kernel's argument buffer, struct <entry>_args (codegen/msl_gen.cpp): one 8-byte field per
 // buffer parameter in GpuLayout::buffer_args order (a pointer's GPU address, or a texture's MTLResourceID),

@@ -84,11 +84,11 @@ std::unique_ptr<Pipeline> build_pipeline(const Device& device, const codegen::CS
   }
 }
 
-std::unique_ptr<Pipeline> build_pipeline(const Device& device, const std::string& key,
-                                         const std::function<codegen::CSource()>& generate, const std::string& what) {
+std::unique_ptr<Pipeline> build_pipeline(const Device& device, const runtime::BuildRequest& request) {
+  const std::string& what = request.what;
   auto make_key = [&] {
     return std::optional<CacheKey>(
-        CacheKey{kCacheFormat, "metal", os_version(), device.info().name, kCompileOptions, key});
+        CacheKey{kCacheFormat, "metal", os_version(), device.info().name, kCompileOptions, request.key});
   };
   auto load = [&](std::string_view payload, std::string*) -> std::unique_ptr<Pipeline> {
     if (std::optional<CachedBinary> cached = decode_cached_binary(payload))
@@ -97,7 +97,7 @@ std::unique_ptr<Pipeline> build_pipeline(const Device& device, const std::string
     return nullptr;
   };
   auto compile = [&](bool caching) {
-    const codegen::CSource src = generate();
+    const codegen::CSource src = request.generate();
     std::unique_ptr<Pipeline> pipeline = build_pipeline(device, src, what);
     return Built<std::unique_ptr<Pipeline>>{std::move(pipeline),
                                             caching ? encode_cached_binary(src.entry, src.text) : std::string()};
