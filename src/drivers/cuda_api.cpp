@@ -1,7 +1,7 @@
 // Loading the CUDA driver, resolving its entry points and naming its errors.
 #include "drivers/cuda_api.hpp"
 
-#include "drivers/dynamic_library.hpp"
+#include "drivers/loaded_driver.hpp"
 #include "support/env.hpp"
 
 #include <cstdlib>
@@ -9,11 +9,7 @@
 namespace tack::drivers::cu {
 namespace {
 
-struct Loaded {
-  Api api{};
-  DynamicLibrary lib;   // never closed: the driver keeps threads and atexit hooks inside it
-  std::string failure;  // empty when the driver is usable
-};
+using Loaded = LoadedDriver<Api>;
 
 void load(Loaded& out) {
   const std::optional<std::string> forced = support::env_text("TACK_CUDA_LIBRARY");
@@ -104,16 +100,7 @@ void load(Loaded& out) {
 
 }  // namespace
 
-const Api* load(std::string* why) {
-  static const Loaded& loaded = *[] {
-    auto* l = new Loaded;  // never destroyed: buffers and streams may be released during exit
-    load(*l);
-    return l;
-  }();
-  if (loaded.failure.empty()) return &loaded.api;
-  if (why) *why = loaded.failure;
-  return nullptr;
-}
+const Api* load(std::string* why) { return load_once<Api, load>().usable(why); }
 
 std::string error_text(CUresult code) {
   const Api* a = load(nullptr);

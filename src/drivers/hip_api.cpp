@@ -23,7 +23,7 @@
 // in a process known to load no other clang (no PoCL).
 #include "drivers/hip_api.hpp"
 
-#include "drivers/dynamic_library.hpp"
+#include "drivers/loaded_driver.hpp"
 #include "support/env.hpp"
 #include "support/loaded_file.hpp"
 
@@ -36,11 +36,7 @@
 namespace tack::drivers::hip {
 namespace {
 
-struct Loaded {
-  Api api{};
-  DynamicLibrary lib;   // never closed: the runtime keeps threads and atexit hooks inside it
-  std::string failure;  // empty when the runtime is usable
-};
+using Loaded = LoadedDriver<Api>;
 
 std::string directory_of(const std::string& path) {
   const std::size_t slash = path.rfind('/');
@@ -148,16 +144,7 @@ void load(Loaded& out) {
 
 }  // namespace
 
-const Api* load(std::string* why) {
-  static const Loaded& loaded = *[] {
-    auto* l = new Loaded;  // never destroyed: buffers and streams may be released during exit
-    load(*l);
-    return l;
-  }();
-  if (loaded.failure.empty()) return &loaded.api;
-  if (why) *why = loaded.failure;
-  return nullptr;
-}
+const Api* load(std::string* why) { return load_once<Api, load>().usable(why); }
 
 RuntimeVersion split_runtime_version(int version) { return {version / 10000000, version / 100000 % 100}; }
 

@@ -1,7 +1,7 @@
 // Loading the Level Zero loader, resolving its entry points and naming its results.
 #include "drivers/level_zero_api.hpp"
 
-#include "drivers/dynamic_library.hpp"
+#include "drivers/loaded_driver.hpp"
 #include "support/env.hpp"
 
 #include <atomic>
@@ -11,11 +11,7 @@
 namespace tack::drivers::ze {
 namespace {
 
-struct Loaded {
-  Api api{};
-  DynamicLibrary lib;   // never closed: the driver keeps threads and atexit hooks inside it
-  std::string failure;  // empty when the loader is usable
-};
+using Loaded = LoadedDriver<Api>;
 
 std::atomic<bool> g_exiting{false};
 
@@ -84,23 +80,9 @@ void load(Loaded& out) {
   std::atexit([] { g_exiting.store(true); });
 }
 
-const Loaded& loaded() {
-  static const Loaded& l = *[] {
-    auto* p = new Loaded;  // never destroyed: buffers and lists may be released during exit
-    load(*p);
-    return p;
-  }();
-  return l;
-}
-
 }  // namespace
 
-const Api* load(std::string* why) {
-  const Loaded& l = loaded();
-  if (l.failure.empty()) return &l.api;
-  if (why) *why = l.failure;
-  return nullptr;
-}
+const Api* load(std::string* why) { return load_once<Api, load>().usable(why); }
 
 bool exiting() { return g_exiting.load(); }
 

@@ -1,7 +1,7 @@
 // Loading the OpenCL ICD loader and naming its error codes.
 #include "drivers/opencl_api.hpp"
 
-#include "drivers/dynamic_library.hpp"
+#include "drivers/loaded_driver.hpp"
 #include "support/env.hpp"
 
 #include <cstdlib>
@@ -9,11 +9,7 @@
 namespace tack::drivers::cl {
 namespace {
 
-struct Loaded {
-  Api api{};
-  DynamicLibrary lib;   // stays open for the process: queued work and driver threads outlive any backend
-  std::string failure;  // empty when every symbol resolved
-};
+using Loaded = LoadedDriver<Api>;
 
 void load(Loaded& out) {
   // TACK_OPENCL_LIBRARY names another loader (or a vendor library) to use instead.
@@ -61,25 +57,12 @@ void load(Loaded& out) {
 
 }  // namespace
 
-namespace {
-Loaded& loaded() {
-  static Loaded& l = *[] {
-    auto* l = new Loaded;  // never destroyed: driver threads may call back into the library at exit
-    load(*l);
-    return l;
-  }();
-  return l;
-}
-}  // namespace
+const Api* load(std::string* why) { return load_once<Api, load>().usable(why); }
 
-const Api* load(std::string* why) {
-  const Loaded& l = loaded();
-  if (l.failure.empty()) return &l.api;
-  if (why) *why = l.failure;
-  return nullptr;
+Api* api_for_tests() {
+  Loaded& l = load_once<Api, load>();
+  return l.failure.empty() ? &l.api : nullptr;
 }
-
-Api* api_for_tests() { return loaded().failure.empty() ? &loaded().api : nullptr; }
 
 std::string error_name(cl_int code) {
   switch (code) {
