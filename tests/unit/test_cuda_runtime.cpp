@@ -10,6 +10,7 @@
 #include "unit/cuda_runtime_support.hpp"
 
 #include "support/alloc_count.hpp"
+#include "support/fake_driver.hpp"
 
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_kernel.hpp"
@@ -541,22 +542,11 @@ TEST(CudaFakeDriver, ExportsEveryEntryTheTableResolves) {
   for (const char* name : {"cuInit", "cuLaunchKernel", "cuMemAllocAsync", "cuMemcpyHtoDAsync_v2", "cuMemCreate",
                            "cuTexObjectCreate", "cuMemExportToShareableHandle"})
     EXPECT_NE(dlsym(fake, name), nullptr) << name;
-  const auto* table = reinterpret_cast<void* const*>(&api);
-  const std::size_t entries = (sizeof(api) - sizeof(std::string)) / sizeof(void*);
-  for (std::size_t i = 0; i < entries; ++i) {
-    Dl_info info{};
-    ASSERT_NE(table[i], nullptr) << "entry " << i;
-    ASSERT_TRUE(dladdr(table[i], &info)) << "entry " << i;
-    EXPECT_NE(std::string(info.dli_fname).find("tack_fake_cuda"), std::string::npos)
-        << "entry " << i << " (" << (info.dli_sname ? info.dli_sname : "?") << ") resolved from " << info.dli_fname;
-  }
+  tack_test::expect_every_entry_from_the_fake(api, "tack_fake_cuda");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // By hand, without ctest: the fake this executable was built with.
-  setenv("TACK_CUDA_LIBRARY", TACK_FAKE_CUDA_LIBRARY, 0);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  return tack_test::run_tests_over_the_fake(argc, argv, "TACK_CUDA_LIBRARY", TACK_FAKE_CUDA_LIBRARY);
 }

@@ -6,9 +6,11 @@
 //
 // ctest sets TACK_HIP_LIBRARY to the fake; run by hand, main sets it to the
 // fake this executable was built with.
+#include "support/fake_driver.hpp"
 #include "support/fake_hip/fake_hip.hpp"
 
 #include "backends/hip/hip_kernel.hpp"
+#include "drivers/hip_api.hpp"
 #include "drivers/rtc_api.hpp"
 #include "runtime/cache_key.hpp"
 #include "runtime/cached_binary.hpp"
@@ -268,11 +270,16 @@ TEST(HipDiskCache, ASecondBuildLoadsTheCachedCodeObjectWithoutHipRtc) {
   EXPECT_EQ(tack::backends::hip::hiprtc_compile_count(), compiles);
 }
 
+TEST(HipFakeRuntime, ExportsEveryEntryTheTableResolves) {
+  std::string why;
+  const tack::drivers::hip::Api* api = tack::drivers::hip::load(&why);
+  ASSERT_NE(api, nullptr) << why;
+  EXPECT_EQ(api->library, std::getenv("TACK_HIP_LIBRARY"));
+  tack_test::expect_every_entry_from_the_fake(*api, "tack_fake_hip");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // By hand, without ctest: the fake this executable was built with.
-  setenv("TACK_HIP_LIBRARY", TACK_FAKE_HIP_LIBRARY, 0);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  return tack_test::run_tests_over_the_fake(argc, argv, "TACK_HIP_LIBRARY", TACK_FAKE_HIP_LIBRARY);
 }

@@ -8,6 +8,7 @@
 // ctest sets TACK_LEVEL_ZERO_LIBRARY to the fake; run by hand, main's fallback
 // below sets it to the fake this executable was built with.
 #include "support/alloc_count.hpp"
+#include "support/fake_driver.hpp"
 #include "support/fake_level_zero/fake_level_zero.hpp"
 
 #include "backends/level_zero/level_zero_driver.hpp"
@@ -607,22 +608,11 @@ TEST(LevelZeroFakeLoader, ExportsEveryEntryTheTableResolves) {
   ASSERT_NE(fake, nullptr) << dlerror();
   const ze::Api& api = ze::api();
   EXPECT_EQ(api.library, std::getenv("TACK_LEVEL_ZERO_LIBRARY"));
-  const auto* table = reinterpret_cast<void* const*>(&api);
-  const std::size_t entries = (sizeof(api) - sizeof(std::string)) / sizeof(void*);
-  for (std::size_t i = 0; i < entries; ++i) {
-    Dl_info info{};
-    ASSERT_NE(table[i], nullptr) << "entry " << i;
-    ASSERT_TRUE(dladdr(table[i], &info)) << "entry " << i;
-    EXPECT_NE(std::string(info.dli_fname).find("tack_fake_level_zero"), std::string::npos)
-        << "entry " << i << " (" << (info.dli_sname ? info.dli_sname : "?") << ") resolved from " << info.dli_fname;
-  }
+  tack_test::expect_every_entry_from_the_fake(api, "tack_fake_level_zero");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // By hand, without ctest: the fake this executable was built with.
-  setenv("TACK_LEVEL_ZERO_LIBRARY", TACK_FAKE_LEVEL_ZERO_LIBRARY, 0);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  return tack_test::run_tests_over_the_fake(argc, argv, "TACK_LEVEL_ZERO_LIBRARY", TACK_FAKE_LEVEL_ZERO_LIBRARY);
 }
