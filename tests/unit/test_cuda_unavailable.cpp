@@ -6,6 +6,8 @@
 // other backends must keep working.
 #include <tack/tack.hpp>
 
+#include "support/backend_refusal.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -13,23 +15,16 @@
 
 namespace {
 
-std::string expectation() {
-  const char* e = std::getenv("TACK_EXPECT");
-  return e ? e : "";
-}
+using tack_test::expected_case;
 
 std::string reason_of_refusal() {
-  try {
-    tack::device("cuda");
-  } catch (const tack::BackendUnavailable& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "tack::device(\"cuda\") did not throw BackendUnavailable";
-  return "";
+  std::string why = tack_test::refusal_of("cuda");
+  if (why.empty()) ADD_FAILURE() << "tack::device(\"cuda\") did not throw BackendUnavailable";
+  return why;
 }
 
 TEST(CudaUnavailable, RefusedWithTheReason) {
-  const std::string expect = expectation();
+  const std::string expect = expected_case();
   if (expect.empty()) GTEST_SKIP() << "run through ctest (TACK_EXPECT=stub or missing, TACK_CUDA_LIBRARY set)";
   const std::string library = std::getenv("TACK_CUDA_LIBRARY") ? std::getenv("TACK_CUDA_LIBRARY") : "";
   const std::string why = reason_of_refusal();
@@ -46,7 +41,7 @@ TEST(CudaUnavailable, RefusedWithTheReason) {
 }
 
 TEST(CudaUnavailable, OtherBackendsKeepWorking) {
-  if (expectation().empty()) GTEST_SKIP() << "run through ctest";
+  if (expected_case().empty()) GTEST_SKIP() << "run through ctest";
   (void)reason_of_refusal();
   tack::Device interp = tack::device("interp");
   EXPECT_EQ(interp.from_host(std::vector<float>{1, 2, 3}).to_host<float>(), (std::vector<float>{1, 2, 3}));

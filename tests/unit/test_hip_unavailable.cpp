@@ -9,6 +9,8 @@
 // with Debian's comgr; drivers/hip_api.cpp) and runs a kernel on it after.
 #include <tack/tack.hpp>
 
+#include "support/backend_refusal.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -16,23 +18,16 @@
 
 namespace {
 
-std::string expectation() {
-  const char* e = std::getenv("TACK_EXPECT");
-  return e ? e : "";
-}
+using tack_test::expected_case;
 
 std::string reason_of_refusal() {
-  try {
-    tack::device("hip");
-  } catch (const tack::BackendUnavailable& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "tack::device(\"hip\") did not throw BackendUnavailable";
-  return "";
+  std::string why = tack_test::refusal_of("hip");
+  if (why.empty()) ADD_FAILURE() << "tack::device(\"hip\") did not throw BackendUnavailable";
+  return why;
 }
 
 TEST(HipUnavailable, RefusedWithTheReason) {
-  const std::string expect = expectation();
+  const std::string expect = expected_case();
   if (expect.empty() || expect == "bad_allocator") GTEST_SKIP() << "run through ctest (TACK_EXPECT=missing or machine)";
   bool opencl = false;
   if (expect == "machine") {
@@ -63,7 +58,7 @@ TEST(HipUnavailable, RefusedWithTheReason) {
 }
 
 TEST(HipUnavailable, ABadAllocatorIsAnInvalidArgumentBeforeAnythingLoads) {
-  if (expectation() != "bad_allocator") GTEST_SKIP() << "run through ctest (TACK_EXPECT=bad_allocator)";
+  if (expected_case() != "bad_allocator") GTEST_SKIP() << "run through ctest (TACK_EXPECT=bad_allocator)";
   try {
     tack::device("hip");
     FAIL() << "accepted TACK_HIP_ALLOCATOR=" << std::getenv("TACK_HIP_ALLOCATOR");
@@ -73,7 +68,7 @@ TEST(HipUnavailable, ABadAllocatorIsAnInvalidArgumentBeforeAnythingLoads) {
 }
 
 TEST(HipUnavailable, OtherBackendsKeepWorking) {
-  if (expectation().empty()) GTEST_SKIP() << "run through ctest";
+  if (expected_case().empty()) GTEST_SKIP() << "run through ctest";
   try {
     tack::device("hip");
   } catch (const tack::Error&) {

@@ -5,6 +5,8 @@
 // generated source stays inspectable and the other backends keep working.
 #include <tack/tack.hpp>
 
+#include "support/backend_refusal.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -15,14 +17,7 @@ namespace {
 
 using namespace tack::lang;
 
-std::string reason_of_refusal() {
-  try {
-    tack::device("level_zero");
-  } catch (const tack::BackendUnavailable& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string reason_of_refusal() { return tack_test::refusal_of("level_zero"); }
 
 TEST(LevelZeroUnavailable, RefusedWithTheReason) {
   const std::string why = reason_of_refusal();
