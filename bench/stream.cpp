@@ -1,5 +1,6 @@
 // Memory-bound streams over 2^25 f32: triad a = b + s*c, saxpy y = a*x + y,
-// and the f32 sum and min (Tack's Array::sum/min<float>() against OpenMP reductions).
+// and the f32 sum and min (Tack's Array::sum/min<float>() against OpenMP reductions),
+// and an f64 min in L2 against one thread's loop.
 #include "common.hpp"
 
 #include <cmath>
@@ -178,6 +179,48 @@ void BM_min_tack(benchmark::State& state) {
   bench::per_second(state, "GB/s", (4.0 * kN) / 1e9, per);
 }
 
+// ---- f64 min in L2 --------------------------------------------------------------
+
+// 2^16 doubles (512 KiB): one of Array::min's blocks, which runs on the calling
+// thread, against one thread of the same `x < m ? x : m`. The data stays in L2,
+// so this times the loops themselves, which the memory-bound f32 min above cannot.
+const std::size_t kInCache = std::size_t{1} << 16;
+struct MinInCache {
+  bench::Buffer<double> x = bench::uniform<double>(kInCache, -1.0, 1.0);
+  tack::Array tx = bench::to_device(x);
+};
+MinInCache& min_in_cache_data() {
+  static auto* d = new MinInCache;
+  return *d;
+}
+
+__attribute__((noinline)) double min_f64_cpp(const double* __restrict x, std::int64_t n) {
+  double m = std::numeric_limits<double>::infinity();
+#pragma omp simd reduction(min : m)
+  for (std::int64_t i = 0; i < n; ++i) m = x[i] < m ? x[i] : m;
+  return m;
+}
+
+void BM_min_f64_l2_cpp(benchmark::State& state) {
+  MinInCache& d = min_in_cache_data();
+  double per =
+      bench::timed_loop(state, "min_f64_l2/cpp", [&] { benchmark::DoNotOptimize(min_f64_cpp(d.x.data(), kInCache)); });
+  bench::per_second(state, "GB/s", (8.0 * kInCache) / 1e9, per);
+}
+
+void BM_min_f64_l2_tack(benchmark::State& state) {
+  MinInCache& d = min_in_cache_data();
+  static bool checked = [&] {
+    double t = d.tx.min<double>(), c = min_f64_cpp(d.x.data(), kInCache);
+    if (t != c) bench::fail("min_f64_l2: tack " + std::to_string(t) + " vs C++ " + std::to_string(c));
+    std::fprintf(stderr, "[check] %-12s ok: %.17g\n", "min_f64_l2", t);
+    return true;
+  }();
+  (void)checked;
+  double per = bench::timed_loop(state, "min_f64_l2/tack", [&] { benchmark::DoNotOptimize(d.tx.min<double>()); });
+  bench::per_second(state, "GB/s", (8.0 * kInCache) / 1e9, per);
+}
+
 }  // namespace
 
 BENCHMARK(BM_triad_cpp)->Name("triad/cpp")->UseRealTime()->Unit(benchmark::kMillisecond);
@@ -188,3 +231,5 @@ BENCHMARK(BM_sum_cpp)->Name("sum/cpp")->UseRealTime()->Unit(benchmark::kMillisec
 BENCHMARK(BM_sum_tack)->Name("sum/tack")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_min_cpp)->Name("min/cpp")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_min_tack)->Name("min/tack")->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_min_f64_l2_cpp)->Name("min_f64_l2/cpp")->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_min_f64_l2_tack)->Name("min_f64_l2/tack")->UseRealTime()->Unit(benchmark::kMicrosecond);

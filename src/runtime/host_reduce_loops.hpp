@@ -28,4 +28,17 @@ Extreme min_of(const double* x, std::int64_t n);
 Extreme max_of(const float* x, std::int64_t n);
 Extreme max_of(const double* x, std::int64_t n);
 
+// The six loops compiled for one vector width, for tests to run every copy the
+// host can: 16 bytes (the baseline), 32 (AVX2) and 64 (AVX-512). nullptr where
+// this host or build has no such copy. The functions above call the widest.
+struct ReduceLoops {
+  double (*sum_f32)(const float*, std::int64_t);
+  double (*sum_f64)(const double*, std::int64_t);
+  Extreme (*min_f32)(const float*, std::int64_t);
+  Extreme (*min_f64)(const double*, std::int64_t);
+  Extreme (*max_f32)(const float*, std::int64_t);
+  Extreme (*max_f64)(const double*, std::int64_t);
+};
+const ReduceLoops* reduce_loops(int vector_bytes);
+
 }  // namespace tack::runtime
