@@ -16,30 +16,39 @@ using namespace tack::lang;
 
 const std::int64_t kN = bench::quick() ? (1 << 16) : (1 << 22);
 
-// The two sides' coefficients, for both kernels: p = p * v + c from 0.25 where v > 0; else p = p * v - c from
-// -1.5, then p * p.
+// The two sides' coefficients: p = p * v + c from 0.25 where v > 0; else p = p * v - c from -1.5, then p * p.
 constexpr float kAbove[] = {0.5f, -0.75f, 1.25f, 0.125f, -0.5f, 2.0f};
 constexpr float kBelow[] = {0.75f, 0.5f, -1.25f, 0.375f};
+
+// Each side written once, for the C++ loop (float) and the Tack kernel (Var and Value): the same operations
+// in the same order, so both give the same bits.
+template <class P, class V>
+inline void above_side(P& p, const V& v) {
+  p = 0.25f;
+  for (float c : kAbove) {
+    p = p * v;
+    p = p + c;
+  }
+}
+template <class P, class V>
+inline void below_side(P& p, const V& v) {
+  p = -1.5f;
+  for (float c : kBelow) {
+    p = p * v;
+    p = p - c;
+  }
+  p = p * p;
+}
 
 __attribute__((noinline)) void branches_cpp(float* __restrict y, const float* __restrict x, std::int64_t n) {
 #pragma omp parallel for simd schedule(static)
   for (std::int64_t i = 0; i < n; ++i) {
     const float v = x[i];
     float p;
-    if (v > 0.0f) {
-      p = 0.25f;
-      for (float c : kAbove) {
-        p = p * v;
-        p = p + c;
-      }
-    } else {
-      p = -1.5f;
-      for (float c : kBelow) {
-        p = p * v;
-        p = p - c;
-      }
-      p = p * p;
-    }
+    if (v > 0.0f)
+      above_side(p, v);
+    else
+      below_side(p, v);
     y[i] = p;
   }
 }
@@ -50,22 +59,7 @@ const tack::Kernel& branches_kernel() {
       Value v = x[i];
       Var p = 0.0f;
       if_(
-          v > 0.0f,
-          [&] {
-            p = 0.25f;
-            for (float c : kAbove) {
-              p = p * v;
-              p = p + c;
-            }
-          },
-          [&] {
-            p = -1.5f;
-            for (float c : kBelow) {
-              p = p * v;
-              p = p - c;
-            }
-            p = p * p;
-          });
+          v > 0.0f, [&] { above_side(p, v); }, [&] { below_side(p, v); });
       y[i] = p;
     });
   });
