@@ -41,6 +41,16 @@ Extreme min_of(const ReduceLoops& l, const double* x, std::int64_t n) { return l
 Extreme max_of(const ReduceLoops& l, const float* x, std::int64_t n) { return l.max_f32(x, n); }
 Extreme max_of(const ReduceLoops& l, const double* x, std::int64_t n) { return l.max_f64(x, n); }
 
+// Runs check(loops, F{}) for F = float and for F = double in every copy, under a trace naming the copy.
+template <class Check>
+void in_every_copy(Check check) {
+  for (const auto& [bytes, loops] : copies()) {
+    SCOPED_TRACE("the " + std::to_string(bytes) + "-byte copy");
+    check(*loops, float{});
+    check(*loops, double{});
+  }
+}
+
 template <class F>
 std::vector<F> random_values(std::size_t n, unsigned seed) {
   std::mt19937 g(seed);
@@ -70,11 +80,7 @@ void expect_sums_in_sixteen_lanes(const ReduceLoops& loops) {
 }
 
 TEST(HostReduceLoops, SumsAddInSixteenFixedLanes) {
-  for (const auto& [bytes, loops] : copies()) {
-    SCOPED_TRACE("the " + std::to_string(bytes) + "-byte copy");
-    expect_sums_in_sixteen_lanes<float>(*loops);
-    expect_sums_in_sixteen_lanes<double>(*loops);
-  }
+  in_every_copy([](const ReduceLoops& loops, auto f) { expect_sums_in_sixteen_lanes<decltype(f)>(loops); });
 }
 
 template <class F>
@@ -94,11 +100,7 @@ void expect_extremes_found_at_every_position(const ReduceLoops& loops) {
 }
 
 TEST(HostReduceLoops, ExtremesFoundInEveryLaneAndTheTail) {
-  for (const auto& [bytes, loops] : copies()) {
-    SCOPED_TRACE("the " + std::to_string(bytes) + "-byte copy");
-    expect_extremes_found_at_every_position<float>(*loops);
-    expect_extremes_found_at_every_position<double>(*loops);
-  }
+  in_every_copy([](const ReduceLoops& loops, auto f) { expect_extremes_found_at_every_position<decltype(f)>(loops); });
 }
 
 template <class F>
@@ -155,11 +157,7 @@ void expect_nan_zero_and_infinity_rules(const ReduceLoops& loops) {
 }
 
 TEST(HostReduceLoops, NaNZerosAndInfinities) {
-  for (const auto& [bytes, loops] : copies()) {
-    SCOPED_TRACE("the " + std::to_string(bytes) + "-byte copy");
-    expect_nan_zero_and_infinity_rules<float>(*loops);
-    expect_nan_zero_and_infinity_rules<double>(*loops);
-  }
+  in_every_copy([](const ReduceLoops& loops, auto f) { expect_nan_zero_and_infinity_rules<decltype(f)>(loops); });
 }
 
 // The functions Array::sum/min/max call run the widest copy; a width the host lacks has none.
