@@ -20,6 +20,10 @@ void bind_values(nb::module_& m);
 void bind_statements(nb::module_& m);
 void bind_kernels(nb::module_& m);
 void bind_twins(nb::module_& m);
+void bind_global_guards(nb::module_& m);
+
+// Before a Python kernel's call: re-traces it if a global it read has changed (global_guards.cpp).
+void check_globals(const Kernel& k);
 
 // A C++ tack::Kernel as the Python kernel type.
 nb::object wrap_kernel(Kernel k);

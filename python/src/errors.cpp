@@ -2,6 +2,7 @@
 // tack._errors (which derive from tack.Error and the builtin the reference
 // raises), with the message unchanged; anything else raises RuntimeError.
 #include "bindings.hpp"
+#include "python_words.hpp"
 
 #include <Python.h>
 
@@ -19,24 +20,26 @@ nb::handle error_class(const char* name) {
   return nb::handle(nb::borrow(module).attr(name));  // the module keeps the class alive
 }
 
+// Each tack::Error reaches Python in Python's words (python_words.cpp).
 template <class F>
 void with_class(const std::exception_ptr& error, F&& use) {
+  auto words = [](const Error& e) { return python_words(e.what()); };
   try {
     std::rethrow_exception(error);
   } catch (const BackendUnavailable& e) {
-    use(error_class("BackendUnavailable"), e.what());
+    use(error_class("BackendUnavailable"), words(e).c_str());
   } catch (const InvalidArgument& e) {
-    use(error_class("InvalidArgument"), e.what());
+    use(error_class("InvalidArgument"), words(e).c_str());
   } catch (const TypeError& e) {
-    use(error_class("TypeError"), e.what());
+    use(error_class("TypeError"), words(e).c_str());
   } catch (const IndexError& e) {
-    use(error_class("IndexError"), e.what());
+    use(error_class("IndexError"), words(e).c_str());
   } catch (const CompileError& e) {
-    use(error_class("CompileError"), e.what());
+    use(error_class("CompileError"), words(e).c_str());
   } catch (const BackendError& e) {
-    use(error_class("BackendError"), e.what());
+    use(error_class("BackendError"), words(e).c_str());
   } catch (const Error& e) {
-    use(error_class("Error"), e.what());
+    use(error_class("Error"), words(e).c_str());
   } catch (const std::bad_alloc&) {
     use(nb::handle(PyExc_MemoryError), "out of host memory");
   } catch (const std::exception& e) {

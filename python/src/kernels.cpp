@@ -3,6 +3,7 @@
 // the call path (argument conversion, launch) is here, in C++, so a warm call
 // from Python costs little more than the C++ call; and tack.inspect.
 #include "bindings.hpp"
+#include "python_words.hpp"
 
 #include "ir/scalar_ops.hpp"
 #include "lang/trace_context.hpp"
@@ -39,10 +40,10 @@ void convert_to_fixed(KernelArg& a, DType fixed, const std::string& kernel, std:
     return;
   }
   auto refuse = [&](const std::string& why) {
-    throw TypeError("kernel '" + kernel + "', argument " + std::to_string(i) + ": the parameter is declared Scalar[" +
-                    std::string(dtype_name(fixed)) + "], " + why);
+    throw TypeError("kernel '" + kernel + "', argument " + std::to_string(i) + ": the parameter is declared ScalarOf<" +
+                    std::string(dtype_name(fixed)) + ">, " + why);
   };
-  if (!a.weak) refuse("got a " + std::string(dtype_name(a.dtype)) + " scalar; convert it first");
+  if (!a.weak) refuse("got a scalar of dtype " + std::string(dtype_name(a.dtype)) + "; convert it first");
   if (is_float(a.dtype) && !is_float(fixed)) refuse("got a Python float");
   if (is_integer(a.dtype) && is_integer(fixed)) {
     const ir::Bits back = ir::eval_cast(fixed, a.dtype, ir::eval_cast(a.dtype, fixed, a.bits));
@@ -101,10 +102,15 @@ void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::
 
 void init_kernel(Kernel* self, const std::string& name,
                  const std::vector<std::pair<ParamKind, std::optional<DType>>>& params, nb::object body,
-                 const std::string& file, int line) {
+                 const std::string& file, int line, const std::vector<std::string>& param_names) {
   auto impl = std::make_shared<runtime::KernelImpl>();
   if (name.empty()) throw InvalidArgument("a kernel needs a name");
+  if (!param_names.empty() && param_names.size() != params.size())
+    throw InvalidArgument("kernel '" + name + "': " + std::to_string(param_names.size()) + " parameter names for " +
+                          std::to_string(params.size()) + " parameters");
   impl->name = name;
+  impl->param_names = param_names;
+  if (!param_names.empty()) register_kernel_params(name, param_names);
   for (const auto& [kind, fixed] : params) {
     detail::ParamSpec s{kind};
     if (kind == ParamKind::Texture) {
@@ -136,22 +142,61 @@ void init_kernel(Kernel* self, const std::string& name,
       else
         list.append(nb::cast(lang::Texture3D(p)));
     }
+    // The body holds the Python kernel through a weak reference only (tack/_kernel.py),
+    // so keeping it for a later re-trace makes no cycle through C++ that Python's
+    // collector cannot see.
     fn->object(list);
-    // Traced for good: drop the function, which (through its globals) usually holds
-    // this kernel, a cycle through C++ that Python's collector cannot see.
-    fn->object.reset();
   };
   new (self) Kernel(std::move(impl));
 }
 
+// Keyword arguments at a call, as a Python function takes them: each fills the
+// place of the parameter of its name; `handles` gets every argument in order.
+std::size_t bind_keywords(const runtime::KernelImpl& impl, const nb::args& args, const nb::kwargs& kwargs,
+                          std::array<nb::handle, 33>& handles) {
+  const auto& names = impl.param_names;
+  const std::string who = "kernel '" + impl.name + "'";
+  if (names.empty())
+    throw TypeError(who + " takes its arguments by position: it was written in C++, whose parameter names Tack "
+                          "cannot see");
+  if (args.size() > names.size())
+    throw TypeError(who + " takes " + std::to_string(names.size()) + " arguments but " +
+                    std::to_string(args.size()) + " were given");
+  std::array<bool, 33> given{};
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    handles[i] = args[i];
+    given[i] = true;
+  }
+  for (auto [key, value] : kwargs) {
+    const std::string name = nb::cast<std::string>(key);
+    auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) {
+      std::string all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      throw TypeError(who + " got an unexpected keyword argument '" + name + "' (its parameters: " + all + ")");
+    }
+    const auto i = static_cast<std::size_t>(it - names.begin());
+    if (given[i]) throw TypeError(who + " got multiple values for argument '" + name + "'");
+    handles[i] = value;
+    given[i] = true;
+  }
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (!given[i]) throw TypeError(who + " is missing argument '" + names[i] + "'");
+  return names.size();
+}
+
 // tp_vectorcall-free fast path: nanobind hands the positional arguments over as a tuple.
-void call_kernel(const Kernel& k, nb::args args) {
+void call_kernel(const Kernel& k, nb::args args, nb::kwargs kwargs) {
+  check_globals(k);
   CallArgs call;
-  const std::size_t n = args.size();
+  const auto& impl = *tack::detail::Access::impl(k);
+  std::size_t n = args.size();
   std::array<nb::handle, 33> handles;
-  for (std::size_t i = 0; i < std::min(n, handles.size()); ++i) handles[i] = args[i];
-  convert_args(*tack::detail::Access::impl(k), handles.data(), n, false,
-               call);  // refuses more than 32 before reading any
+  if (kwargs.size() != 0)
+    n = bind_keywords(impl, args, kwargs, handles);
+  else
+    for (std::size_t i = 0; i < std::min(n, handles.size()); ++i) handles[i] = args[i];
+  convert_args(impl, handles.data(), n, false, call);  // refuses more than 32 before reading any
   nb::gil_scoped_release release;
   k.launch(std::span<const KernelArg>(call.items.data(), call.count));
 }
@@ -164,6 +209,7 @@ void precompile_kernels(const Device& device, const nb::sequence& requests, int 
     if (nb::len(pair) != 2 || !nb::isinstance<Kernel>(pair[0]))
       throw TypeError("precompile takes (kernel, arguments) pairs");
     const Kernel& k = nb::cast<const Kernel&>(pair[0]);
+    check_globals(k);
     std::vector<nb::handle> handles;
     for (nb::handle h : nb::borrow<nb::sequence>(pair[1])) handles.push_back(h);
     CallArgs call;
@@ -176,6 +222,7 @@ void precompile_kernels(const Device& device, const nb::sequence& requests, int 
 }
 
 Inspection inspect_kernel(const Kernel& k, const std::string& backend, const nb::sequence& args) {
+  check_globals(k);
   std::vector<nb::handle> handles;
   for (nb::handle h : args) handles.push_back(h);
   CallArgs call;
@@ -215,10 +262,15 @@ void bind_kernels(nb::module_& m) {
   // The kernel object tack.kernel returns (tack.Kernel subclasses it in Python).
   nb::class_<Kernel>(m, "Kernel", nb::is_weak_referenceable())
       .def("__init__", &init_kernel, nb::arg("name"), nb::arg("params"), nb::arg("body"), nb::arg("file"),
-           nb::arg("line"))
+           nb::arg("line"), nb::arg("param_names") = std::vector<std::string>{})
       .def_prop_ro("name", [](const Kernel& k) { return tack::detail::Access::impl(k)->name; })
       .def(
-          "ir", [](const Kernel& k) { return k.ir(); }, "The traced, untyped IR (traces the kernel)")
+          "ir",
+          [](const Kernel& k) {
+            check_globals(k);
+            return k.ir();
+          },
+          "The traced, untyped IR (traces the kernel)")
       .def("__call__", &call_kernel);
 
   m.def("inspect", &inspect_kernel, nb::arg("kernel"), nb::arg("backend"), nb::arg("args"));

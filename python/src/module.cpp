@@ -16,4 +16,5 @@ NB_MODULE(_core, m) {
   bind_statements(m);
   bind_kernels(m);
   bind_twins(m);
+  bind_global_guards(m);
 }

@@ -4,6 +4,7 @@
 // call adds to the IR of the kernel being traced.
 #include "bindings.hpp"
 
+#include "ir/ir.hpp"
 #include "lang/trace_context.hpp"
 
 #include <nanobind/stl/string.h>
@@ -117,6 +118,21 @@ void bind_math(nb::module_& m) {
   m.def("literal", [](V v) {
     require_trace("literal");
     return to_value(v);
+  });
+  // Python's truthiness of a traced value (`if v:`, `not v`, `a and b`): a
+  // comparison, logical or classification result is its own truth, and so is a
+  // value already typed bool; any other v means v != 0 (for a bool, too, since
+  // the comparison converts it), as Python's bool() of a number does.
+  m.def("truthy", [](V x) {
+    require_trace("truthy");
+    Value v = to_value(x);
+    const ir::ExprNode* e = v.expr().get();
+    if (e->kind == ir::ExprKind::Op) {
+      const ir::OpCategory c = ir::op_category(static_cast<const ir::Op*>(e)->op);
+      if (c == ir::OpCategory::Compare || c == ir::OpCategory::Logic || c == ir::OpCategory::Classify) return v;
+    }
+    if (!e->type.is_unknown() && e->type.dtype == DType::Bool) return v;
+    return v != Value(0);
   });
   m.def("logical_and", [](V a, V b) { return to_value(a) && to_value(b); });
   m.def("logical_or", [](V a, V b) { return to_value(a) || to_value(b); });

@@ -19,7 +19,7 @@ See docs/python.md.
 """
 from . import _core
 from ._errors import (BackendError, BackendUnavailable, CompileError, Error, IndexError, InvalidArgument,
-                      TypeError)
+                      TypeError, UnboundNameError)
 from ._dtypes import to_dtype, to_numpy
 from ._host import (ArraySpec, Capabilities, array_from_ptr, compile_stats, device, from_dlpack, inspect, precompile,
                     reset_compile_stats, texture3d)

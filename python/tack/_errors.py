@@ -19,6 +19,11 @@ class TypeError(Error, builtins.TypeError):  # noqa: A001 - mirrors tack::TypeEr
     """A dtype is wrong or ambiguous, or a construct has no meaning in a kernel."""
 
 
+class UnboundNameError(InvalidArgument, builtins.UnboundLocalError):
+    """A kernel reads a name that is bound on some paths only (Python would
+    raise UnboundLocalError on the others); raised while the kernel is traced."""
+
+
 class IndexError(Error, builtins.IndexError):  # noqa: A001 - mirrors tack::IndexError
     """An array access out of range (debug mode) or a host index out of range."""
 
@@ -35,5 +40,5 @@ class BackendUnavailable(Error, ImportError):
     """A backend cannot be used here: its driver, compiler or device is missing."""
 
 
-__all__ = ["Error", "InvalidArgument", "TypeError", "IndexError", "CompileError", "BackendError",
+__all__ = ["Error", "InvalidArgument", "UnboundNameError", "TypeError", "IndexError", "CompileError", "BackendError",
            "BackendUnavailable"]

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 from typing import Any, Callable, Optional
 
 from . import _core
 from ._frontend.analysis import validate
 from ._frontend.source import Source, message, parse_function
+from ._frontend.guards import changed
 from ._frontend.tracer import trace_kernel
 from ._types import param_spec
 
@@ -68,12 +70,25 @@ def _param_list(fn: Callable, src: Source, kname: str) -> list:
     return out
 
 
-def _body(kname: str, src: Source) -> Callable[[list], None]:
-    # Holds the source, not the Kernel: the C++ kernel keeps this callable alive,
-    # and a reference back to the Kernel would be a cycle Python cannot see.
-    def body(params: list) -> None:
-        trace_kernel(kname, src, params)
-    return body
+class _Body:
+    """What the C++ kernel calls to trace: the Python kernel's function, replayed.
+    It holds the Kernel by a weak reference only: the C++ kernel keeps this
+    callable alive (to trace again when a global changes), and a strong
+    reference back would be a cycle through C++ that Python cannot collect."""
+
+    __slots__ = ("kernel",)
+
+    def __init__(self) -> None:
+        self.kernel = None
+
+    def __call__(self, params: list) -> None:
+        from ._errors import InvalidArgument
+        k = self.kernel() if self.kernel is not None else None
+        if k is None:
+            raise InvalidArgument("this kernel's Python object was deleted before its first call; keep the "
+                                  "@tack.kernel object alive while it is used")
+        reads = trace_kernel(k.name, k._source, params)
+        _core._set_global_guards(k, reads, changed)
 
 
 class Kernel(_core.Kernel):
@@ -90,7 +105,11 @@ class Kernel(_core.Kernel):
                                           "non-empty string"))
         validate(src, f"kernel '{kname}'", "@tack.kernel")
         params = _param_list(fn, src, kname)
-        super().__init__(kname, params, _body(kname, src), src.file, src.line)
+        body = _Body()
+        names = [a.arg for a in src.node.args.posonlyargs + src.node.args.args]
+        super().__init__(kname, params, body, src.file, src.line, names)
+        body.kernel = weakref.ref(self)
+        self._source = src
         self.python_function = fn
         self.__wrapped__ = fn
         self.__name__ = fn.__name__

@@ -175,7 +175,7 @@ TRACE_ERRORS = {
     "plain_call": (tack.TypeError, "y[i] = plain(x[i])  # HERE\n", "decorate it with @tack.func"),
     "print": (tack.TypeError, "print(i)  # HERE\n", "cannot be called in a kernel"),
     "len": (tack.TypeError, "y[i] = len(TABLE) + x[i]  # HERE\n", "cannot be called"),
-    "math_on_value": (tack.TypeError, "y[i] = math.sqrt(x[i])  # HERE\n", "use tack.sqrt"),
+    "math_on_value": (tack.TypeError, "y[i] = math.gamma(x[i])  # HERE\n", "tack's functions"),
     "kernel_call": (tack.TypeError, "other(y)  # HERE\n", "cannot call another kernel"),
     "assign_index": (tack.InvalidArgument, "for k in range(n):\n    k = k + 1  # HERE\n", "index of the range loop"),
     "value_step": (tack.TypeError, "for k in range(0, n, n):  # HERE\n    pass\n", "step"),
@@ -196,7 +196,6 @@ TRACE_ERRORS = {
     "nested_parallel": (tack.InvalidArgument, "for j in tack.parallel(3):  # HERE\n    pass\n", "outermost"),
     "parallel_targets": None,  # below: needs its own kernel
     "atomic_tuple": (tack.TypeError, "tack.atomic_add(y, (i, 0), 1)  # HERE\n", "flat index"),
-    "bool_value": (tack.TypeError, "v = bool(x[i])  # HERE\n", "compare it instead"),
     "if_array": (tack.TypeError, "if y:  # HERE\n    pass\n", "condition of an if"),
     "no_attribute": (tack.TypeError, "v = y.nope  # HERE\n", "has no attribute 'nope'"),
     "bare_expression": (tack.InvalidArgument, "x[i] + 1  # HERE\n", "does nothing"),

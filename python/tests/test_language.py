@@ -403,8 +403,9 @@ def test_trace_time_python_constants_and_iteration(dev):
     x = np.arange(10, dtype=np.float32)
     out = dev.zeros(8, np.float64)
     filt(out, dev.array(x))
-    gain = 100.0                                   # captured at the trace: changes nothing now
-    filt(out, dev.array(x))
     np.testing.assert_array_equal(out.numpy(), 1.0 * x[:8] + 0.5 * x[2:])
+    gain = 100.0                                   # a closure value read at the trace: the next call re-traces
+    filt(out, dev.array(x))
+    np.testing.assert_array_equal(out.numpy(), 50.0 * x[:8] + 25.0 * x[2:])
     assert "cast.f64" in tack.inspect(filt, "interp", tack.ArraySpec(np.float64, 1),
                                       tack.ArraySpec(np.float32, 1)).typed_ir

@@ -53,13 +53,13 @@ def test_fixed_scalar_converts_python_numbers(cpu):
     assert out.numpy()[0] == 7
     fixed_scalar(out, np.int32(-3))
     assert out.numpy()[0] == -3
-    with pytest.raises(tack.TypeError, match=r"declared Scalar\[i32\], got a Python float"):
+    with pytest.raises(tack.TypeError, match=r"argument 's' \(the 2nd\): the parameter is declared tack.Scalar\[np.int32\], got a Python float"):
         fixed_scalar(out, 1.5)
     with pytest.raises(tack.TypeError, match="does not fit it"):
         fixed_scalar(out, 2**40)
-    with pytest.raises(tack.TypeError, match=r"declared Scalar\[i32\], got a i64 scalar"):
+    with pytest.raises(tack.TypeError, match=r"declared tack.Scalar\[np.int32\], got a scalar of dtype int64"):
         fixed_scalar(out, np.int64(1))
-    with pytest.raises(tack.TypeError, match=r"declared ArrayOf<i64>, got f32"):
+    with pytest.raises(tack.TypeError, match=r"declared tack.Array\[np.int64\], got float32"):
         fixed_scalar(cpu.zeros(1, np.float32), 1)
 
 

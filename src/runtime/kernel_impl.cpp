@@ -19,7 +19,7 @@ namespace tack::runtime {
 
 const ir::Kernel& KernelImpl::traced() {
   std::lock_guard lock(trace_mutex_);
-  if (traced_) return kernel_;
+  if (traced_) return *kernel_;
   if (specs.size() > static_cast<std::size_t>(kMaxKernelParams))
     throw InvalidArgument("kernel '" + name + "' has " + std::to_string(specs.size()) + " parameters; at most " +
                           std::to_string(kMaxKernelParams) + " are supported");
@@ -49,10 +49,17 @@ const ir::Kernel& KernelImpl::traced() {
   std::string lines = k.loc.str();
   ir::for_each_stmt(k.body, [&](const ir::Stmt& s) { lines += ";" + s->loc.str(); });
   locations_hash_ = XXH3_64bits(lines.data(), lines.size());
-  kernel_ = std::move(k);
+  kernel_ = std::make_unique<ir::Kernel>(std::move(k));
   traced_ = true;
   trace_ms_ = ms_since(start);
-  return kernel_;
+  return *kernel_;
+}
+
+void KernelImpl::retrace() {
+  std::lock_guard lock(trace_mutex_);
+  if (!traced_) return;
+  retired_.push_back(std::move(kernel_));
+  traced_ = false;
 }
 
 double KernelImpl::take_trace_ms() {

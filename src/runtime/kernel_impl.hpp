@@ -7,6 +7,7 @@
 #include <tack/kernel.hpp>
 
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -18,9 +19,16 @@ struct KernelImpl {
   std::vector<detail::ParamSpec> specs;
   std::function<void()> body;
   ir::SourceLoc loc;
+  // The parameters' names where the front end knows them (Python), for keyword
+  // arguments; empty for a C++ kernel, whose lambda's names Tack cannot see.
+  std::vector<std::string> param_names;
 
   // Traces on first call (thread-safe); a failed trace is retried next time.
   const ir::Kernel& traced();
+  // Makes the next traced() trace the body again (a front end whose kernel read a
+  // value that has changed since). Variants of the old IR stay cached under its
+  // hash; the old IR stays alive, since a launch on another thread may be reading it.
+  void retrace();
   // The milliseconds tracing took, once: later calls return 0 (each trace is reported with one variant).
   double take_trace_ms();
   std::uint64_t hash_lo() const { return hash_lo_; }
@@ -32,7 +40,8 @@ struct KernelImpl {
  private:
   std::mutex trace_mutex_;
   bool traced_ = false;
-  ir::Kernel kernel_;
+  std::unique_ptr<ir::Kernel> kernel_;  // by pointer: a retrace retires it while launches may read it
+  std::vector<std::unique_ptr<ir::Kernel>> retired_;
   std::uint64_t hash_lo_ = 0, hash_hi_ = 0, locations_hash_ = 0;
   double trace_ms_ = 0;
 };

@@ -125,12 +125,28 @@ def analyze(fn: ast.FunctionDef, classify_for: Callable[[ast.For], str]) -> Anal
     result = Analysis()
     refs: list = []                     # (name, region path)
     counter = [0]
-    # id(stmt) -> (its body regions, [(name, first value)] assigned inside)
+    # id(stmt) -> (its body regions, [(name, first value)] assigned inside, the path it is at)
     candidates: dict = {}
+    # region -> id of the `if` whose branch it is, or LOOP for a loop body (traced or unrolled)
+    owner: dict = {}
+    LOOP = "loop"
 
-    def new_region(path: tuple) -> tuple:
+    def new_region(path: tuple, of: object) -> tuple:
         counter[0] += 1
+        owner[counter[0]] = of
         return path + (counter[0],)
+
+    def exclusive(ref: tuple, at: tuple) -> bool:
+        """Whether a use at path `ref` can never see a value assigned by the
+        statement at path `at`: they sit in two branches of one if (an `elif`
+        and the branch before it), with no loop around both to carry it."""
+        common = 0
+        while common < min(len(ref), len(at)) and ref[common] == at[common]:
+            common += 1
+        if common == len(ref) or common == len(at):
+            return False
+        a, b = owner[ref[common]], owner[at[common]]
+        return a == b and a != LOOP and not any(owner[r] == LOOP for r in ref[:common])
 
     def loads(node: Optional[ast.AST], path: tuple) -> None:
         if node is None:
@@ -177,23 +193,30 @@ def analyze(fn: ast.FunctionDef, classify_for: Callable[[ast.For], str]) -> Anal
     def stmt(s: ast.stmt, path: tuple) -> None:
         if isinstance(s, ast.If):
             loads(s.test, path)
-            then, other = new_region(path), new_region(path)
-            candidates[id(s)] = ({then[-1], other[-1]}, assigned(s.body + s.orelse))
+            then, other = new_region(path, id(s)), new_region(path, id(s))
+            candidates[id(s)] = ({then[-1], other[-1]}, assigned(s.body + s.orelse), path)
             block(s.body, then)
             block(s.orelse, other)
         elif isinstance(s, ast.For):
             loads(s.iter, path)
-            if result.for_kind[id(s)] == TRACED:
-                body = new_region(path)       # the index is the body's own, not an assignment
-                candidates[id(s)] = ({body[-1]}, assigned(s.body))
+            kind = result.for_kind[id(s)]
+            if kind == TRACED:
+                body = new_region(path, LOOP)       # the index is the body's own, not an assignment
+                candidates[id(s)] = ({body[-1]}, assigned(s.body), path)
+                block(s.body, body)
+            elif kind == UNROLLED:
+                # Not a traced body, but its iterations follow one another: a
+                # value one leaves is seen by the next.
+                body = new_region(path, LOOP)
+                stores(s.target, body)
                 block(s.body, body)
             else:
                 stores(s.target, path)
                 block(s.body, path)
         elif isinstance(s, ast.While):
             loads(s.test, path)    # the condition is re-read each iteration, outside the body
-            body = new_region(path)
-            candidates[id(s)] = ({body[-1]}, assigned(s.body))
+            body = new_region(path, LOOP)
+            candidates[id(s)] = ({body[-1]}, assigned(s.body), path)
             block(s.body, body)
         elif isinstance(s, ast.Assign):
             loads(s.value, path)
@@ -217,10 +240,10 @@ def analyze(fn: ast.FunctionDef, classify_for: Callable[[ast.For], str]) -> Anal
 
     paths: dict = {}
     for name, path in refs:
-        paths.setdefault(name, []).append(set(path))
-    for sid, (bodies, names) in candidates.items():
+        paths.setdefault(name, []).append(path)
+    for sid, (bodies, names, at) in candidates.items():
         result.needs_var[sid] = [(name, first) for name, first in names
-                                 if any(not (p & bodies) for p in paths.get(name, ()))]
+                                 if any(not (set(p) & bodies) and not exclusive(p, at) for p in paths.get(name, ()))]
 
     def terminal(stmts: list) -> None:
         # A kernel's `return` with nothing after it (at any depth) ends nothing.

@@ -17,7 +17,21 @@ from .builtins import KERNEL_FUNCTIONS, LOOP_MARKERS
 from .expressions import describe, has_value
 
 MAX_INLINE_DEPTH = 32
-_BUILTINS = (builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int, builtins.bool)
+_BUILTINS = (builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int, builtins.bool, builtins.round,
+             builtins.divmod)
+# NumPy's functions of one element that a kernel runs as tack's (np.sqrt(x) is tack.sqrt(x)).
+_NUMPY_TWINS = {"sqrt": "sqrt", "exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "log10": "log10",
+                "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+                "arctan2": "atan2", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "floor": "floor",
+                "ceil": "ceil", "trunc": "trunc", "rint": "round", "abs": "abs", "absolute": "abs", "fabs": "abs",
+                "minimum": "min", "maximum": "max", "fmin": "min", "fmax": "max", "power": "pow",
+                "copysign": "copysign", "isnan": "isnan", "isinf": "isinf", "floor_divide": "floordiv",
+                "remainder": "floormod", "mod": "floormod", "where": "select", "clip": "clamp"}
+# math's functions on a traced value: the same, under their tack names.
+_MATH_TWINS = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log2": "log2", "log10": "log10", "sin": "sin",
+               "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "atan2": "atan2",
+               "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "fabs": "abs", "copysign": "copysign",
+               "isnan": "isnan", "isinf": "isinf", "pow": "pow"}
 
 
 def dtype_of(d: Any) -> Any:
@@ -49,6 +63,24 @@ def _member(x: Any, group: frozenset) -> bool:
 def _is_numpy_scalar_type(fn: Any) -> bool:
     import numpy as np
     return isinstance(fn, type) and issubclass(fn, np.generic)
+
+
+def _is_numpy_function(fn: Any) -> bool:
+    import numpy as np
+    return isinstance(fn, np.ufunc) or getattr(fn, "__module__", "") in ("numpy", "numpy.core.numeric")
+
+
+def _twin_of(fn: Any) -> Any:
+    """The tack function a NumPy ufunc or math function stands for in a kernel."""
+    import numpy as np
+    name = getattr(fn, "__name__", None)
+    if not isinstance(name, str):
+        return None
+    if getattr(math, name, None) is fn:
+        return _MATH_TWINS.get(name)
+    if getattr(np, name, None) is fn:
+        return _NUMPY_TWINS.get(name)
+    return None
 
 
 def _is_constant_helper(fn: Any) -> bool:
@@ -86,11 +118,17 @@ class CallMixin:
                     raise self.error(node, f"{shown}(x) on a traced Value takes one argument (it casts)", "type")
                 return _core.cast(dtype_of(fn), args[0])
             return fn(*args, **kwargs)
-        if _is_constant_helper(fn):
+        twin = _twin_of(fn)
+        if twin is not None and (has_value(args) or has_value(kwargs)):
+            from . import builtins as kernel_functions
+            if kwargs:
+                raise self.error(node, f"{shown}() on traced values takes no keyword arguments", "type")
+            return getattr(kernel_functions, twin)(*args)    # np.sqrt(x) is tack.sqrt(x)
+        if _is_constant_helper(fn) or _is_numpy_function(fn):
             if has_value(args) or has_value(kwargs):
-                hint = f"; use tack.{fn.__name__}" if hasattr(_core, fn.__name__) else ""
                 raise self.error(node, f"{shown}() runs at trace time on Python numbers and cannot take a "
-                                       f"traced Value{hint}", "type")
+                                       "traced value; a kernel computes with tack's functions (tack.sqrt, "
+                                       "tack.exp, ...: docs/python.md)", "type")
             return fn(*args, **kwargs)
         if isinstance(fn, Kernel):
             raise self.error(node, f"a kernel cannot call another kernel ('{shown}'); make the shared code a "
@@ -119,12 +157,25 @@ class CallMixin:
             for a in args[1:]:
                 result = getattr(_core, name)(result, a)
             return result
-        if fn is builtins.bool:
-            raise self.error(node, "bool() of a traced Value: compare it instead (x != 0)", "type")
-        if len(args) != 1:
+        if fn is builtins.divmod:
+            if len(args) != 2:
+                raise self.error(node, "divmod() takes two arguments", "type")
+            return _core.floordiv(args[0], args[1]), _core.floormod(args[0], args[1])
+        if fn is builtins.round and len(args) == 2 and args[1] is not None:
+            raise self.error(node, "round(x, ndigits) is not supported in a kernel; round(x) rounds to an int "
+                                   "(half to even) and tack.round(x) to a float", "type")
+        if len(args) not in (1, 2) or (len(args) == 2 and fn is not builtins.round):
             raise self.error(node, f"{name}() takes one argument", "type")
-        # float() is f64, int() is i32, as C++'s double(x) and int(x) are.
-        return _core.cast(_core.DType.f64 if fn is builtins.float else _core.DType.i32, args[0])
+        x = args[0]
+        if fn is builtins.bool:
+            return _core.truthy(x)              # bool(v) is v != 0, as Python's
+        if fn is builtins.round:
+            # Python's round(x) is an int, ties to even; x / 1 makes an integer
+            # x a float64 first (true division) and leaves a float unchanged.
+            return _core.cast(_core.DType.i64, _core.round(x / 1))
+        # float() is f64, as Python's float is a double; int() is i64, truncating
+        # and saturating (a kernel's int holds 64 bits, Python's any number).
+        return _core.cast(_core.DType.f64 if fn is builtins.float else _core.DType.i64, x)
 
     def inline(self, func: Any, args: list, kwargs: dict, node: ast.Call) -> Any:
         from .tracer import Frame, Return

@@ -26,17 +26,20 @@ class ControlMixin:
                 raise self.error(s, f"the condition of an if is {describe(test)}; compare it (x != 0)", "type")
             self.exec_block(s.body if test else s.orelse)   # decided now, as a C++ `if` on plain values
             return
+        test = self.truth(test, s.test)        # `if v:` on a number means v != 0, as in Python
         self.predeclare(s)
         line = s.lineno
+        bound = {"then": set(), "else": set()}
 
         def then_body() -> None:
-            self.run_body(s.body, "if", line)
+            bound["then"] = self.run_body(s.body, "if", line)
 
         def else_body() -> None:
-            self.run_body(s.orelse, "else", line)
+            bound["else"] = self.run_body(s.orelse, "else", line)
 
         self.at(s)
         _core.if_(test, then_body, else_body if s.orelse else None)
+        self.mark_bound(bound["then"] & bound["else"])   # bound whichever way the if went
 
     def stmt_While(self, s: ast.While) -> None:
         test = s.test
@@ -52,17 +55,21 @@ class ControlMixin:
                 return _core.literal(True)
             v = self.eval(test)
             if not is_value(v):
-                raise self.error(s, "the condition of a while loop must be a traced Value (a comparison of "
+                raise self.error(s, "the condition of a while loop must be a traced value (a comparison of "
                                     f"kernel values), got {describe(v)}: a Python condition cannot change "
                                     "while the loop runs; use `while True:` with break, or tack.static_range",
                                  "type")
-            return v
+            return self.truth(v, test)        # `while v:` means while v != 0
+
+        bound = set()
 
         def body() -> None:
-            self.run_body(s.body, "while", line)
+            bound.update(self.run_body(s.body, "while", line))
 
         self.at(s)
         _core.while_(cond, body)
+        if forever:       # its body runs at least up to the first statement that may break
+            self.mark_bound(bound & _bound_before_break(s.body))
 
     def stmt_For(self, s: ast.For) -> None:
         kind = self.frame.analysis.for_kind[id(s)]
@@ -208,3 +215,17 @@ class ControlMixin:
                     continue
         finally:
             frame.ctl.pop()
+
+
+def _bound_before_break(stmts: list) -> set:
+    """The names a `while True:` body binds at its top level before the first
+    statement that may leave the loop: bound whenever the loop ends."""
+    names = set()
+    for st in stmts:
+        if any(isinstance(n, ast.Break) for n in ast.walk(st)):
+            break
+        targets = st.targets if isinstance(st, ast.Assign) else [st.target] if isinstance(
+            st, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            names.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+    return names

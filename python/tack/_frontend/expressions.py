@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import types
 from typing import Any
 
 from .. import _core
@@ -25,6 +26,8 @@ from .. import _core
 CORE_TYPES = (_core.Value, _core.ArrayParam, _core.SharedArray, _core.TextureParam, _core.Group,
               _core.Shape, _core.Var)
 ARRAY_TYPES = (_core.ArrayParam, _core.SharedArray)
+# The largest |n| for which x ** n is repeated multiplication (docs/python.md).
+MAX_MULTIPLIED_POWER = 16
 
 # ast operator -> (Python's operator, the Value method, its reflected method).
 # A Value operand's own method is called directly: Python would otherwise try a
@@ -49,6 +52,10 @@ _COMPARE = {
     ast.In: (lambda a, b: a in b, None, None), ast.NotIn: (lambda a, b: a not in b, None, None),
 }
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+
+
+def _parts(index: Any) -> tuple:
+    return index if isinstance(index, tuple) else (index,)
 
 
 def is_value(x: Any) -> bool:
@@ -98,6 +105,7 @@ class ExpressionMixin:
         if name in frame.locals:
             v = frame.locals[name]
             if isinstance(v, _core.Var):
+                self.check_bound(name, node)
                 self.at(node)
                 return v.value          # each read is a snapshot, as C++'s conversion of a Var
             return v
@@ -128,23 +136,53 @@ class ExpressionMixin:
             except AttributeError:
                 raise self.error(node, f"{describe(obj)} has no attribute '{attr}'", "type") from None
             return CoreMethod(v, attr) if callable(v) else v
-        return getattr(obj, attr)
+        value = getattr(obj, attr)
+        if isinstance(obj, types.ModuleType):
+            self.frame.reads.note(vars(obj), attr, value)   # config.N: checked at each call, as a global is
+        return value
 
     def index_of(self, node: ast.expr) -> Any:
         if isinstance(node, ast.Tuple):
             return tuple(reversed([self.eval(e) for e in reversed(node.elts)]))   # as C++'s a(i, j)
         return self.eval(node)
 
-    def expr_Subscript(self, node: ast.Subscript) -> Any:
-        obj = self.eval(node.value)
-        index = self.index_of(node.slice)
+    def subscript_parts(self, node: ast.Subscript) -> tuple:
+        """The object a subscript indexes and its index. `m[i][j]` on an array
+        is `m[i, j]`, as in NumPy: the subscripts of a chain are gathered while
+        its base is an array, so no partial row is ever loaded."""
+        if isinstance(node.value, ast.Subscript):
+            obj, inner = self.subscript_parts(node.value)
+            if isinstance(obj, ARRAY_TYPES):
+                return obj, _parts(inner) + _parts(self.index_of(node.slice))
+            obj = self.element(node.value, obj, inner)
+        else:
+            obj = self.eval(node.value)
+        return obj, self.index_of(node.slice)
+
+    def array_index(self, obj: Any, index: Any, node: ast.AST) -> list:
+        """An array's subscripts: a negative Python int counts from the end of
+        its dimension (of the flat size for one subscript), as in NumPy."""
+        parts = list(_parts(index))
+        for d, k in enumerate(parts):
+            if isinstance(k, bool) or isinstance(k, float):
+                raise self.error(node, f"an array index must be an integer, got a Python {type(k).__name__} "
+                                       f"({k!r})", "type")
+            if isinstance(k, int) and k < 0:
+                extent = obj.size if len(parts) == 1 else obj.shape[d]
+                parts[d] = extent + k
+        return parts
+
+    def element(self, node: ast.Subscript, obj: Any, index: Any) -> Any:
         self.at(node)
         if isinstance(obj, ARRAY_TYPES):
-            return obj.load(list(index) if isinstance(index, tuple) else [index])
+            return obj.load(self.array_index(obj, index, node))
         if isinstance(obj, _core.Shape):
             if not isinstance(index, int) or isinstance(index, bool):
-                raise self.error(node, "a shape is indexed with a Python int (a.shape[0])", "type")
+                raise self.error(node, "a shape is indexed with a Python int (a.shape[0], a.shape[-1])", "type")
             return obj[index]
+        if is_value(obj):
+            raise self.error(node, "a traced number cannot be indexed (to index a row of a 2-D array, write "
+                                   "m[i, j] or m[i][j] directly on the array)", "type")
         if isinstance(obj, CORE_TYPES):
             raise self.error(node, f"{describe(obj)} cannot be indexed", "type")
         if has_value(index):
@@ -152,6 +190,10 @@ class ExpressionMixin:
                                    "elements are only known at trace time (index it with a Python int, e.g. "
                                    "the target of tack.static_range, or put the table in an array)", "type")
         return obj[index]
+
+    def expr_Subscript(self, node: ast.Subscript) -> Any:
+        obj, index = self.subscript_parts(node)
+        return self.element(node, obj, index)
 
     def expr_BinOp(self, node: ast.BinOp) -> Any:
         right = self.eval(node.right)      # first: see "Evaluation order" above
@@ -164,6 +206,8 @@ class ExpressionMixin:
 
     def binop(self, node: ast.AST, op: type, left: Any, right: Any) -> Any:
         python_op, method, reflected = _BINOPS[op]
+        if op is ast.Pow and is_value(left) and not isinstance(right, CORE_TYPES):
+            return self.power(node, left, right)
         if is_value(left):
             result = getattr(left, method)(right)
         elif is_value(right):
@@ -179,32 +223,38 @@ class ExpressionMixin:
             raise self.error(node, f"unsupported operand types in '{ast.unparse(node)}'", "type")
         return result
 
+    def power(self, node: ast.AST, x: Any, n: Any) -> Any:
+        """x ** n for a traced x and a number n known at trace time. A small
+        integer n is exact repeated multiplication (x ** 2 is x * x, x ** -2 is
+        1 / (x * x), true division), and n = 0.5 is a square root, as NumPy's
+        power takes those fast paths; any other n is tack.pow."""
+        import numpy as np
+        if isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) and abs(n) <= MAX_MULTIPLIED_POWER:
+            n = int(n)
+            if n == 0:
+                return _core.literal(1)
+            product, base, k = None, x, abs(n)
+            while k:
+                if k & 1:
+                    product = base if product is None else product * base
+                k >>= 1
+                if k:
+                    base = base * base
+            return product if n > 0 else 1 / product
+        if isinstance(n, (float, np.floating)) and n == 0.5:
+            return _core.sqrt(x / 1)     # x / 1 is x for a float, float64(x) for an integer (true division)
+        return x ** n
+
     def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
         v = self.eval(node.operand)
         if isinstance(node.op, ast.Not):
             if is_value(v):
                 self.at(node)
-                return _core.logical_not(v)
+                return _core.logical_not(_core.truthy(v))   # Python's truthiness: not v is v == 0
             return not v
         if is_value(v):
             self.at(node)
         return _UNARY[type(node.op)](v)
-
-    def expr_BoolOp(self, node: ast.BoolOp) -> Any:
-        # Python semantics (short circuit) while the operands are Python values;
-        # from the first traced operand on, both sides are evaluated, as C++'s && does.
-        is_and = isinstance(node.op, ast.And)
-        result = self.eval(node.values[0])
-        for operand in node.values[1:]:
-            if is_value(result):
-                right = self.eval(operand)
-                self.at(node)
-                result = _core.logical_and(result, right) if is_and else _core.logical_or(result, right)
-            elif bool(result) != is_and:
-                return result
-            else:
-                result = self.eval(operand)
-        return result
 
     def compare(self, node: ast.AST, op: ast.cmpop, left: Any, right: Any) -> Any:
         python_op, method, turned = _COMPARE[type(op)]
@@ -237,17 +287,6 @@ class ExpressionMixin:
                 return result
             left = right
         return result
-
-    def expr_IfExp(self, node: ast.IfExp) -> Any:
-        test = self.eval(node.test)
-        if is_value(test):
-            b = self.eval(node.orelse)     # as C++'s select(c, a, b) evaluates b, then a
-            a = self.eval(node.body)
-            self.at(node)
-            return _core.select(test, a, b)
-        if isinstance(test, CORE_TYPES):
-            raise self.error(node, f"the condition of 'a if c else b' is {describe(test)}", "type")
-        return self.eval(node.body) if test else self.eval(node.orelse)
 
     def expr_Tuple(self, node: ast.Tuple) -> tuple:
         return tuple(self.eval(e) for e in node.elts)

@@ -14,6 +14,8 @@ from .analysis import PARALLEL, TRACED, UNROLLED, analyze, is_boolish
 from .builtins import parallel, workgroups
 from .calls import CallMixin
 from .control import ControlMixin
+from .guards import Reads
+from .lazy import ShortCircuitMixin
 from .expressions import _BINOPS, ARRAY_TYPES, CORE_TYPES, ExpressionMixin, describe, has_value, is_value
 from .source import Source, message
 
@@ -25,6 +27,15 @@ def is_number(x: Any) -> bool:
     """What a Var may hold: a traced Value or a Python / NumPy number."""
     import numpy as np
     return is_value(x) or isinstance(x, (bool, int, float, np.generic))
+
+
+def accumulator_start(init: Any) -> Any:
+    """A Python int that starts an accumulator, as a strong i32 (i64 when it
+    does not fit), the type of C++'s literal; any other value unchanged."""
+    if isinstance(init, int) and not isinstance(init, bool):
+        wide = not -2**31 <= init < 2**31
+        return _core.cast(_core.DType.i64 if wide else _core.DType.i32, init)
+    return init
 
 
 class Break(Exception):
@@ -56,18 +67,29 @@ class Frame:
         self.ctl: list = []              # the enclosing bodies: if/else/for/while (traced), static, parallel
         self.ended: dict = {}            # name -> where it was bound, for names of bodies that have ended
         self.range_indices: dict = {}    # name -> line, for the indices of the range loops being traced
+        # Names that are Vars but not bound on every path to here (first bound
+        # inside a traced body): name -> (line of a binding, line of its if/for/while).
+        self.unbound: dict = {}
+        self.bound_in: list = []         # per traced body being run: the names it binds on every path
+        self.first_bound: dict = {}      # name -> the line that first bound it
+        self.reads = tracer.reads
         self.analysis = tracer.analysis_of(src, self)
 
     def lookup_outer(self, name: str) -> tuple:
-        """A name that is not a local: closure cell, then globals, then builtins."""
+        """A name that is not a local: closure cell, then globals, then builtins.
+        What it finds is noted (guards.py): a later call checks it is unchanged."""
         cell = self.closure.get(name)
         if cell is not None:
             try:
-                return True, cell.cell_contents
+                value = cell.cell_contents
             except ValueError:
                 return False, None
+            self.reads.note(cell, None, value)
+            return True, value
         if name in self.globals:
-            return True, self.globals[name]
+            value = self.globals[name]
+            self.reads.note(self.globals, name, value)
+            return True, value
         b = self.globals.get("__builtins__", builtins)
         b = b if isinstance(b, dict) else vars(b)
         return (True, b[name]) if name in b else (False, None)
@@ -85,7 +107,7 @@ class Frame:
         return None
 
 
-class Tracer(ExpressionMixin, CallMixin, ControlMixin):
+class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
     def __init__(self, kernel_name: str):
         self.kernel = kernel_name
         self.frame: Frame = None
@@ -93,6 +115,7 @@ class Tracer(ExpressionMixin, CallMixin, ControlMixin):
         self.in_parallel = False
         self.depth = 0
         self._analyses: dict = {}
+        self.reads = Reads()
 
     # ---- errors and locations ----------------------------------------------------
 
@@ -168,27 +191,60 @@ class Tracer(ExpressionMixin, CallMixin, ControlMixin):
         their Values belong to the body, as a C++ lambda's locals do."""
         frame = self.frame
         before = set(frame.locals)
+        unbound_before = dict(frame.unbound)
         if bind:
             frame.locals.update(bind)
         frame.ctl.append(kind)
+        frame.bound_in.append(set())
         try:
             self.exec_block(stmts)
         finally:
             frame.ctl.pop()
+            bound = frame.bound_in.pop()
+            # What one path bound, the others may not have; say where it was bound.
+            frame.unbound = {n: (frame.first_bound.get(n), at) for n, (_, at) in unbound_before.items()}
         for name in [n for n in frame.locals if n not in before]:
             del frame.locals[name]
             frame.ended[name] = (f"it was bound in the {kind} body at line {line}, which has ended (a name "
                                  "assigned inside traced control flow and used after it must be assigned "
                                  "before it too; it then becomes a Var)")
         self.set_loc(frame.src.file, line)
+        return bound
 
-    def new_var(self, init: Any, node: Any, name: str) -> Any:
+    def mark_bound(self, names: set) -> None:
+        """Names bound on every path through a statement just traced."""
+        frame = self.frame
+        for name in names:
+            frame.unbound.pop(name, None)
+        if frame.bound_in:
+            frame.bound_in[-1].update(names)
+
+    def check_bound(self, name: str, node: Any) -> None:
+        """Python raises UnboundLocalError where a name is read on a path that
+        never bound it; a trace covers every path at once, so a read of a name
+        bound on some paths only is refused here, naming both lines."""
+        where = self.frame.unbound.get(name)
+        if where is None:
+            return
+        from .._errors import UnboundNameError
+        bound_at, statement_at = where
+        how = f"line {bound_at} binds it" if bound_at else "it is bound"
+        raise self.error_as(UnboundNameError, node, f"'{name}' is read here, but {how} only on some paths (inside "
+                                                    f"the if/for/while at line {statement_at}); Python would "
+                                                    f"raise UnboundLocalError on the others. Bind it before line "
+                                                    f"{statement_at} (e.g. {name} = 0.0), or in every branch")
+
+    def new_var(self, init: Any, node: Any, name: str, literal_as_is: bool = False) -> Any:
         if not is_number(init):
             raise self.error(node, f"'{name}' is assigned inside a traced if/for/while body and used outside "
                                    f"it, so it is a kernel variable (Var), and a Var holds a number, not "
                                    f"{describe(init)}", "type")
         self.at(node)
-        return _core.Var(init)
+        # A Var started from a Python int holds at least 32 bits, as C++'s
+        # `Var acc = 0` does: a count or a sum over uint8 data must not wrap at 8
+        # bits (docs/semantics.md). The placeholder of a name not bound yet
+        # (literal_as_is) stays weak: what is assigned decides.
+        return _core.Var(init if literal_as_is else accumulator_start(init))
 
     def predeclare(self, s: ast.stmt) -> None:
         """Declares, just before a traced if/for/while statement, the Vars it
@@ -210,10 +266,13 @@ class Tracer(ExpressionMixin, CallMixin, ControlMixin):
             current = frame.locals.get(name, _MISSING)
             if isinstance(current, _core.Var):
                 continue
-            if current is _MISSING:
+            missing = current is _MISSING
+            if missing:
                 current = False if is_boolish(first) else 0
-            frame.locals[name] = self.new_var(current, s, name)
+            frame.locals[name] = self.new_var(current, s, name, literal_as_is=missing)
             frame.ended.pop(name, None)
+            if missing:
+                frame.unbound[name] = (None, s.lineno)
 
     def assign_name(self, name: str, value: Any, node: Any) -> None:
         frame = self.frame
@@ -230,6 +289,11 @@ class Tracer(ExpressionMixin, CallMixin, ControlMixin):
         else:
             frame.locals[name] = value
         frame.ended.pop(name, None)
+        line = getattr(node, "lineno", 0)
+        frame.first_bound.setdefault(name, line)
+        if name in frame.unbound:
+            frame.unbound[name] = (frame.first_bound[name], frame.unbound[name][1])
+        self.mark_bound({name})
 
     def assign(self, target: ast.expr, value: Any, node: Any) -> None:
         if isinstance(target, ast.Name):
@@ -242,8 +306,7 @@ class Tracer(ExpressionMixin, CallMixin, ControlMixin):
             for t, v in zip(target.elts, value):
                 self.assign(t, v, node)
         elif isinstance(target, ast.Subscript):
-            obj = self.eval(target.value)
-            index = self.index_of(target.slice)
+            obj, index = self.subscript_parts(target)
             self.store(obj, index, value, target)
         else:
             raise self.error(node, f"cannot assign to '{ast.unparse(target)}' in a kernel")
@@ -251,7 +314,7 @@ class Tracer(ExpressionMixin, CallMixin, ControlMixin):
     def store(self, obj: Any, index: Any, value: Any, node: Any) -> None:
         if isinstance(obj, ARRAY_TYPES):
             self.at(node)
-            obj.store(list(index) if isinstance(index, tuple) else [index], value)
+            obj.store(self.array_index(obj, index, node), value)
         elif isinstance(obj, (list, dict)) and not has_value(index):
             obj[index] = value        # a Python table filled at trace time
         else:
@@ -289,18 +352,21 @@ class Tracer(ExpressionMixin, CallMixin, ControlMixin):
             rhs = self.eval(s.value)          # first, as C++'s x += v evaluates v first
             current = self.frame.locals.get(target.id, _MISSING)
             if isinstance(current, _core.Var):
+                self.check_bound(target.id, target)
                 self.at(s)
                 current.assign(self.binop(s, op, current.value, rhs))   # what C++'s Var::operator+= does
                 return
             old = self.eval(ast.copy_location(ast.Name(target.id, ast.Load()), target))
+            if is_value(rhs) and isinstance(old, int) and not isinstance(old, bool):
+                self.at(s)
+                old = accumulator_start(old)   # s = 0; s += img[k] (unrolled): at least 32 bits, as a Var's
             self.assign_name(target.id, self.binop(s, op, old, rhs), s)
         elif isinstance(target, ast.Subscript):
             rhs = self.eval(s.value)          # first, as C++17 sequences a compound assignment
-            obj = self.eval(target.value)
-            index = self.index_of(target.slice)
+            obj, index = self.subscript_parts(target)
             if isinstance(obj, ARRAY_TYPES):
                 self.at(s)       # a[i] += v: a load, the operation, a store (not atomic)
-                i = list(index) if isinstance(index, tuple) else [index]
+                i = self.array_index(obj, index, s)
                 obj.store(i, self.binop(s, op, obj.load(i), rhs))
             else:
                 self.store(obj, index, self.binop(s, op, obj[index], rhs), s)
@@ -352,9 +418,12 @@ class Tracer(ExpressionMixin, CallMixin, ControlMixin):
         self.leave_loop(s, "continue")
 
 
-def trace_kernel(kernel_name: str, src: Source, params: list) -> None:
-    """The body given to _core.Kernel: traces the kernel's function once."""
+def trace_kernel(kernel_name: str, src: Source, params: list) -> list:
+    """The body given to _core.Kernel: traces the kernel's function. Returns
+    what it read from outside (guards.Reads.as_list)."""
+    tracer = Tracer(kernel_name)
     try:
-        Tracer(kernel_name).run_kernel(src, params)
+        tracer.run_kernel(src, params)
     finally:
         _core.set_location(None, 0)
+    return tracer.reads.as_list()
