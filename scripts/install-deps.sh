@@ -44,7 +44,8 @@ python_deps() {
   fi
   # mpi4py: a binary wheel (about a second) that loads the system's libmpi (Open MPI,
   # above) when imported; python/tests/test_mpi.py skips without it.
-  local want=(scikit-build-core nanobind numpy pytest pillow mpi4py "${extra_python[@]}")
+  # ipython: python/tests/test_notebook.py runs kernels defined in IPython cells.
+  local want=(scikit-build-core nanobind numpy pytest pillow mpi4py ipython "${extra_python[@]}")
   if ! "$venv/bin/python" - "${want[@]}" <<'PY' 2>/dev/null; then
 import importlib.metadata as m, sys
 for name in sys.argv[1:]:

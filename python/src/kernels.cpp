@@ -192,7 +192,8 @@ void call_kernel(const Kernel& k, nb::args args, nb::kwargs kwargs) {
   const auto& impl = *tack::detail::Access::impl(k);
   std::size_t n = args.size();
   std::array<nb::handle, 33> handles;
-  if (kwargs.size() != 0)
+  // Keywords, or a count that does not match: refused as a Python function refuses it.
+  if (kwargs.size() != 0 || (!impl.param_names.empty() && n != impl.param_names.size()))
     n = bind_keywords(impl, args, kwargs, handles);
   else
     for (std::size_t i = 0; i < std::min(n, handles.size()); ++i) handles[i] = args[i];

@@ -47,7 +47,9 @@ def parse_function(fn: Any, role: str) -> Source:
     if not inspect.isfunction(fn):
         raise InvalidArgument(f"{role} decorates a Python function (def ...), got {type(fn).__name__} {name!r}")
     code = fn.__code__
-    file = os.path.abspath(inspect.getsourcefile(fn) or code.co_filename)
+    file = inspect.getsourcefile(fn) or code.co_filename
+    if not (file.startswith("<") and file.endswith(">")):   # "<ipython-input-3-...>": a notebook cell's, kept as is
+        file = os.path.abspath(file)
     if fn.__name__ == "<lambda>":
         raise InvalidArgument(message(who(role, name), file, code.co_firstlineno,
                                       f"{role} needs a function defined with def, not a lambda"))
