@@ -307,3 +307,21 @@ def test_unpacking_a_shape_fixes_the_rank(device):
     assert y.numpy()[0] == 34
     with pytest.raises(tack.TypeError, match="rank"):
         shape_names(y, device.zeros((2, 3, 4), np.float32))
+
+
+@tack.kernel
+def shifted(y: tack.Array, x: tack.Array):
+    for i in tack.parallel(y.size):
+        y[i] = x[i - 1]                        # a traced index: -1 at i = 0 is out of range, not the last
+
+
+def test_a_traced_negative_index_is_out_of_range_in_debug_mode(device):
+    x = device.array(np.arange(4, dtype=np.float32))
+    y = device.zeros(4, np.float32)
+    tack.set_debug(True)
+    try:
+        with pytest.raises(tack.IndexError, match="-1"):
+            shifted(y, x)
+            y.numpy()
+    finally:
+        tack.set_debug(False)

@@ -81,6 +81,9 @@ class Analysis:
     needs_var: dict = field(default_factory=dict)
     for_kind: dict = field(default_factory=dict)     # id(For) -> TRACED / PARALLEL / UNROLLED
     terminal_returns: set = field(default_factory=set)
+    # Names that accumulate: the target of an augmented assignment (s += v) or
+    # of an assignment that reads the name itself (s = s + v).
+    accumulators: set = field(default_factory=set)
 
 
 def _target_names(target: ast.AST) -> list:
@@ -185,6 +188,11 @@ def analyze(fn: ast.FunctionDef, classify_for: Callable[[ast.For], str]) -> Anal
     for n in ast.walk(fn):
         if isinstance(n, ast.For):
             result.for_kind[id(n)] = classify_for(n)
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            result.accumulators.add(n.target.id)
+        elif isinstance(n, ast.Assign):
+            read = {r.id for r in ast.walk(n.value) if isinstance(r, ast.Name)}
+            result.accumulators.update(name for t in n.targets for name in _target_names(t) if name in read)
 
     def block(stmts: list, path: tuple) -> None:
         for s in stmts:

@@ -240,11 +240,14 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
                                    f"it, so it is a kernel variable (Var), and a Var holds a number, not "
                                    f"{describe(init)}", "type")
         self.at(node)
-        # A Var started from a Python int holds at least 32 bits, as C++'s
-        # `Var acc = 0` does: a count or a sum over uint8 data must not wrap at 8
-        # bits (docs/semantics.md). The placeholder of a name not bound yet
-        # (literal_as_is) stays weak: what is assigned decides.
-        return _core.Var(init if literal_as_is else accumulator_start(init))
+        # An accumulator started from a Python int holds at least 32 bits, as
+        # C++'s `Var acc = 0` does: a count or a sum over uint8 data must not
+        # wrap at 8 bits (docs/semantics.md). Any other Var keeps the literal
+        # weak (`x = 0` then `x = 1.5` is a float64), and so does the
+        # placeholder of a name not bound yet (literal_as_is).
+        if literal_as_is or name not in self.frame.analysis.accumulators:
+            return _core.Var(init)
+        return _core.Var(accumulator_start(init))
 
     def predeclare(self, s: ast.stmt) -> None:
         """Declares, just before a traced if/for/while statement, the Vars it
