@@ -302,6 +302,9 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
         if isinstance(target, ast.Name):
             self.assign_name(target.id, value, node)
         elif isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, _core.Shape):
+                self.at(node)
+                value = value.unpack(len(target.elts))    # h, w = a.shape: the call checks a's rank is 2
             if isinstance(value, CORE_TYPES) or not isinstance(value, (tuple, list, range)):
                 raise self.error(node, f"cannot unpack {describe(value)} into {len(target.elts)} names", "type")
             if len(value) != len(target.elts):
