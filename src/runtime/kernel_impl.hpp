@@ -18,6 +18,7 @@ struct KernelImpl {
   std::vector<detail::ParamSpec> specs;
   std::function<void()> body;
   ir::SourceLoc loc;
+  bool fp_contract = true;  // effective_fp_contract() of its options, copied into the traced IR
 
   // Traces on first call (thread-safe); a failed trace is retried next time.
   const ir::Kernel& traced();
