@@ -8,10 +8,10 @@
 namespace tack::compile_checks {
 
 struct Unit {
-  std::string kernel;        // the kernel's name
-  std::string typed_ir;      // shown when it fails
-  std::string source;        // generated for the dialect
-  bool fp_contract = true;   // the kernel's: picks CUDA's and HIP's compile options, as the backends do
+  std::string kernel;       // the kernel's name
+  std::string typed_ir;     // shown when it fails
+  std::string source;       // generated for the dialect
+  bool fp_contract = true;  // the kernel's: picks CUDA's and HIP's compile options, as the backends do
 };
 
 struct Dialect {

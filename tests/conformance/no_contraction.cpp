@@ -52,18 +52,18 @@ constexpr std::size_t kRows = 256;
 // a*b + c, c - a*b, a*b + c*d + e, a*b - c*d, (a*b + c) / d and sqrt(a*a + b*b): every form a compiler may
 // contract, each written as one expression.
 TEST_P(NoContraction, ArithmeticIsTheInterpretersBits) {
-  auto k = tack::kernel("no_contract_arithmetic", kNoContract,
-                        [](Array out, Array a, Array b, Array c, Array d, Array e) {
-                          parallel_for(a.size(), [&](Index i) {
-                            Value n = a.size();
-                            out[i] = a[i] * b[i] + c[i];
-                            out[n + i] = c[i] - a[i] * b[i];
-                            out[2 * n + i] = a[i] * b[i] + c[i] * d[i] + e[i];
-                            out[3 * n + i] = a[i] * b[i] - c[i] * d[i];
-                            out[4 * n + i] = (a[i] * b[i] + c[i]) / d[i];
-                            out[5 * n + i] = sqrt(a[i] * a[i] + b[i] * b[i]);
-                          });
-                        });
+  auto k =
+      tack::kernel("no_contract_arithmetic", kNoContract, [](Array out, Array a, Array b, Array c, Array d, Array e) {
+        parallel_for(a.size(), [&](Index i) {
+          Value n = a.size();
+          out[i] = a[i] * b[i] + c[i];
+          out[n + i] = c[i] - a[i] * b[i];
+          out[2 * n + i] = a[i] * b[i] + c[i] * d[i] + e[i];
+          out[3 * n + i] = a[i] * b[i] - c[i] * d[i];
+          out[4 * n + i] = (a[i] * b[i] + c[i]) / d[i];
+          out[5 * n + i] = sqrt(a[i] * a[i] + b[i] * b[i]);
+        });
+      });
   for_each_type(FloatTypes{}, [&]<class T>() {
     SCOPED_TRACE(type_name<T>());
     if (!has_dtype<T>()) return;
@@ -163,8 +163,9 @@ TEST_P(NoContraction, ComparisonsAndConversionsOfSums) {
       k(flags, scaled, narrowed, dev.from_host(a), dev.from_host(b), dev.from_host(c), dev.from_host(e));
       return std::tuple{flags.to_host<std::int32_t>(), scaled.to_host<std::int64_t>(), narrowed.to_host<float>()};
     };
-    expect_exact("(a*b + c != e) with fp_contract off", [&](const tack::Device& dev) { return std::get<0>(run(dev)); },
-                 want_flags);
+    expect_exact(
+        "(a*b + c != e) with fp_contract off", [&](const tack::Device& dev) { return std::get<0>(run(dev)); },
+        want_flags);
     expect_exact(
         "i64((a*b + c) * 2^40) with fp_contract off", [&](const tack::Device& dev) { return std::get<1>(run(dev)); },
         want_scaled);

@@ -181,7 +181,8 @@ TEST(TextureCodegen, HipHardwareSampleCompilesWithHiprtc) {
       if (!tack::drivers::hiprtc(&why)) {
         message = "hipRTC is not available here: " + why;
         rc = 77;
-      } else if (tack::backends::hip::compile_code_object(src.text, src.entry, true, {"--offload-arch=gfx90a"}).empty()) {
+      } else if (tack::backends::hip::compile_code_object(src.text, src.entry, true, {"--offload-arch=gfx90a"})
+                     .empty()) {
         message = "hipRTC returned an empty code object";
         rc = 1;
       }

@@ -26,7 +26,8 @@ inline const std::array<const char*, 5>& nvrtc_options(bool fp_contract) {
 std::array<int, 2> nvrtc_version();
 
 // Compiles `source` (whose kernel is `entry`) to PTX with nvrtc_options(fp_contract),
-// the kernel's ir::Kernel::fp_contract. Extra options (tests pass an architecture) follow. Throws CompileError with NVRTC's log
+// the kernel's ir::Kernel::fp_contract; extra options (tests pass an architecture)
+// follow. Throws CompileError with NVRTC's log
 // and the source, BackendUnavailable when NVRTC cannot be loaded. The first
 // compile of the process warns when NVRTC is older than 13 (12.0 miscompiled
 // the LBM example), and every compile restores the calling thread's locale,
