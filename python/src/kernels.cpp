@@ -7,6 +7,7 @@
 #include "ir/scalar_ops.hpp"
 #include "lang/trace_context.hpp"
 #include "runtime/access.hpp"
+#include "runtime/fp_contract.hpp"
 #include "runtime/kernel_impl.hpp"
 
 #include <nanobind/stl/optional.h>
@@ -101,10 +102,11 @@ void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::
 
 void init_kernel(Kernel* self, const std::string& name,
                  const std::vector<std::pair<ParamKind, std::optional<DType>>>& params, nb::object body,
-                 const std::string& file, int line) {
+                 const std::string& file, int line, std::optional<bool> fp_contract) {
   auto impl = std::make_shared<runtime::KernelImpl>();
   if (name.empty()) throw InvalidArgument("a kernel needs a name");
   impl->name = name;
+  impl->fp_contract = runtime::effective_fp_contract(fp_contract);  // as tack::kernel's KernelOptions
   for (const auto& [kind, fixed] : params) {
     detail::ParamSpec s{kind};
     if (kind == ParamKind::Texture) {
@@ -215,7 +217,7 @@ void bind_kernels(nb::module_& m) {
   // The kernel object tack.kernel returns (tack.Kernel subclasses it in Python).
   nb::class_<Kernel>(m, "Kernel", nb::is_weak_referenceable())
       .def("__init__", &init_kernel, nb::arg("name"), nb::arg("params"), nb::arg("body"), nb::arg("file"),
-           nb::arg("line"))
+           nb::arg("line"), nb::arg("fp_contract") = nb::none())
       .def_prop_ro("name", [](const Kernel& k) { return tack::detail::Access::impl(k)->name; })
       .def(
           "ir", [](const Kernel& k) { return k.ir(); }, "The traced, untyped IR (traces the kernel)")
