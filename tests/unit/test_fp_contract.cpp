@@ -201,4 +201,21 @@ TEST(FpContract, EachDialectSaysTheMode) {
   EXPECT_EQ(joined(tack::backends::hip::hiprtc_options(false)), "-ffp-contract=off ");
 }
 
+// What NVRTC makes of it (without a GPU: PTX for sm_90): the default's a*b + c is one fma, fp_contract off's a
+// rounded product and a sum.
+TEST(FpContract, NvrtcFusesOnlyByDefault) {
+  const std::string on = inspect_f32(tack::kernel("axpy_ptx", axpy_body()), "cuda").source;
+  const std::string off = inspect_f32(tack::kernel("axpy_ptx", kOff, axpy_body()), "cuda").source;
+  std::string ptx_on, ptx_off;
+  try {
+    ptx_on = tack::backends::cuda::compile_ptx(on, "tack_axpy_ptx", true, {"--gpu-architecture=sm_90"});
+    ptx_off = tack::backends::cuda::compile_ptx(off, "tack_axpy_ptx", false, {"--gpu-architecture=sm_90"});
+  } catch (const tack::BackendUnavailable& e) {
+    GTEST_SKIP() << "NVRTC is not available here: " << e.what();
+  }
+  EXPECT_EQ(count(ptx_on, "fma.rn.f32"), 1) << ptx_on;
+  EXPECT_EQ(count(ptx_off, "fma.rn.f32"), 0) << ptx_off;
+  EXPECT_EQ(count(ptx_off, "mul.rn.f32"), 1) << ptx_off;
+}
+
 }  // namespace
