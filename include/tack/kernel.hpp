@@ -4,6 +4,7 @@
 
 #include <tack/array.hpp>
 #include <tack/dtype.hpp>
+#include <tack/kernel_options.hpp>
 #include <tack/lang.hpp>
 #include <tack/texture.hpp>
 
@@ -141,7 +142,8 @@ void invoke_traced(F& f, std::index_sequence<I...>) {
 }
 
 std::shared_ptr<runtime::KernelImpl> make_kernel(std::string name, std::vector<ParamSpec> params,
-                                                 std::function<void()> body, std::source_location loc);
+                                                 std::function<void()> body, std::source_location loc,
+                                                 const KernelOptions& options);
 
 }  // namespace detail
 
@@ -181,14 +183,20 @@ class Kernel {
 
 // Makes a kernel from a function whose parameters are lang::Array, ArrayOf<T>,
 // Scalar, ScalarOf<T> or Texture3D. The function is traced once, at first use;
-// values it captures are frozen then.
+// values it captures are frozen then. `options` (e.g. {.fp_contract = false})
+// are fixed here; a bad TACK_FP_CONTRACT is refused here with InvalidArgument.
 template <class F>
-Kernel kernel(std::string name, F fn, std::source_location loc = std::source_location::current()) {
+Kernel kernel(std::string name, const KernelOptions& options, F fn,
+              std::source_location loc = std::source_location::current()) {
   using Args = typename detail::signature<std::remove_cvref_t<F>>::args;
   constexpr std::size_t n = std::tuple_size_v<Args>;
   auto specs = detail::param_specs<Args>(std::make_index_sequence<n>{});
   auto body = [f = std::move(fn)]() mutable { detail::invoke_traced<Args>(f, std::make_index_sequence<n>{}); };
-  return Kernel(detail::make_kernel(std::move(name), std::move(specs), std::move(body), loc));
+  return Kernel(detail::make_kernel(std::move(name), std::move(specs), std::move(body), loc, options));
+}
+template <class F>
+Kernel kernel(std::string name, F fn, std::source_location loc = std::source_location::current()) {
+  return kernel(std::move(name), KernelOptions{}, std::move(fn), loc);
 }
 
 // What a kernel becomes for given arguments on a backend, without running it.

@@ -8,6 +8,7 @@
 #include "ir/scalar_ops.hpp"
 #include "lang/trace_context.hpp"
 #include "runtime/access.hpp"
+#include "runtime/fp_contract.hpp"
 #include "runtime/kernel_impl.hpp"
 
 #include <nanobind/stl/optional.h>
@@ -102,7 +103,8 @@ void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::
 
 void init_kernel(Kernel* self, const std::string& name,
                  const std::vector<std::pair<ParamKind, std::optional<DType>>>& params, nb::object body,
-                 const std::string& file, int line, const std::vector<std::string>& param_names) {
+                 const std::string& file, int line, const std::vector<std::string>& param_names,
+                 std::optional<bool> fp_contract) {
   auto impl = std::make_shared<runtime::KernelImpl>();
   if (name.empty()) throw InvalidArgument("a kernel needs a name");
   if (!param_names.empty() && param_names.size() != params.size())
@@ -111,6 +113,7 @@ void init_kernel(Kernel* self, const std::string& name,
   impl->name = name;
   impl->param_names = param_names;
   if (!param_names.empty()) register_kernel_params(name, param_names);
+  impl->fp_contract = runtime::effective_fp_contract(fp_contract);  // as tack::kernel's KernelOptions
   for (const auto& [kind, fixed] : params) {
     detail::ParamSpec s{kind};
     if (kind == ParamKind::Texture) {
@@ -263,7 +266,7 @@ void bind_kernels(nb::module_& m) {
   // The kernel object tack.kernel returns (tack.Kernel subclasses it in Python).
   nb::class_<Kernel>(m, "Kernel", nb::is_weak_referenceable())
       .def("__init__", &init_kernel, nb::arg("name"), nb::arg("params"), nb::arg("body"), nb::arg("file"),
-           nb::arg("line"), nb::arg("param_names") = std::vector<std::string>{})
+           nb::arg("line"), nb::arg("param_names") = std::vector<std::string>{}, nb::arg("fp_contract") = nb::none())
       .def_prop_ro("name", [](const Kernel& k) { return tack::detail::Access::impl(k)->name; })
       .def(
           "ir",

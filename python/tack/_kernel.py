@@ -96,7 +96,7 @@ class Kernel(_core.Kernel):
     (k(y, x, 2.0)); it is traced at its first call, then specialized and
     compiled per argument dtypes and ranks. Made by @tack.kernel."""
 
-    def __init__(self, fn: Callable, name: Optional[str] = None):
+    def __init__(self, fn: Callable, name: Optional[str] = None, fp_contract: Optional[bool] = None):
         src = parse_function(fn, "@tack.kernel")
         kname = fn.__name__ if name is None else name
         if not isinstance(kname, str) or not kname:
@@ -105,9 +105,13 @@ class Kernel(_core.Kernel):
                                           "non-empty string"))
         validate(src, f"kernel '{kname}'", "@tack.kernel")
         params = _param_list(fn, src, kname)
+        if fp_contract is not None and not isinstance(fp_contract, bool):
+            from ._errors import InvalidArgument
+            raise InvalidArgument(message(f"kernel '{kname}'", src.file, src.line, "fp_contract must be True, "
+                                          f"False or None (the process default), got {fp_contract!r}"))
         body = _Body()
         names = [a.arg for a in src.node.args.posonlyargs + src.node.args.args]
-        super().__init__(kname, params, body, src.file, src.line, names)
+        super().__init__(kname, params, body, src.file, src.line, names, fp_contract)
         body.kernel = weakref.ref(self)
         self._source = src
         self.python_function = fn
@@ -122,15 +126,18 @@ class Kernel(_core.Kernel):
         return f"<tack.Kernel '{self.name}' defined at {self._where}>"
 
 
-def kernel(fn: Optional[Callable] = None, *, name: Optional[str] = None) -> Any:
+def kernel(fn: Optional[Callable] = None, *, name: Optional[str] = None,
+           fp_contract: Optional[bool] = None) -> Any:
     """Makes a tack.Kernel of a Python function: `@tack.kernel` or
-    `@tack.kernel(name="saxpy")`. Parameters are annotated tack.Array,
+    `@tack.kernel(name="saxpy")`. `fp_contract=False`: no float product fuses
+    into a sum on any backend (None: TACK_FP_CONTRACT, else allowed as the
+    numerical contract does). Parameters are annotated tack.Array,
     tack.Array[dtype], tack.Scalar, tack.Scalar[dtype] or tack.Texture3D; the
     body holds one `for ... in tack.parallel(...)` (or tack.workgroups) loop.
     See docs/python.md for the language."""
     if fn is None:
-        return lambda f: Kernel(f, name=name)
-    return Kernel(fn, name=name)
+        return lambda f: Kernel(f, name=name, fp_contract=fp_contract)
+    return Kernel(fn, name=name, fp_contract=fp_contract)
 
 
 class Func:

@@ -37,7 +37,7 @@ void CFamilyCodeGen::flush_temps() {
 }
 
 void CFamilyCodeGen::begin_statement(std::initializer_list<const ir::Expr*> roots) {
-  StatementUses su = statement_uses(roots);
+  StatementUses su = statement_uses(roots, k_->fp_contract);
   uses_ = std::move(su.uses);
   contract_ = std::move(su.fusible);
   temps_.clear();

@@ -5,7 +5,7 @@
 
 namespace tack::codegen {
 
-StatementUses statement_uses(std::initializer_list<const ir::Expr*> roots) {
+StatementUses statement_uses(std::initializer_list<const ir::Expr*> roots, bool fp_contract) {
   StatementUses out;
   std::unordered_map<const ir::ExprNode*, const ir::ExprNode*> parent;
   std::vector<const ir::ExprNode*> stack;
@@ -45,6 +45,7 @@ StatementUses statement_uses(std::initializer_list<const ir::Expr*> roots) {
       default: break;
     }
   }
+  if (!fp_contract) return out;
   for (const auto& [n, count] : out.uses) {
     if (count != 1 || n->kind != ir::ExprKind::Op || !is_float(n->type.dtype)) continue;
     if (static_cast<const ir::Op*>(n)->op != ir::OpCode::Mul) continue;

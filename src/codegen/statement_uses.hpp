@@ -2,7 +2,8 @@
 // products may fuse into a sum (DESIGN §4: a product may contract only when its
 // one use is an add or subtract of the same statement and dtype). Every code
 // generator asks this per statement: llvm_gen marks those operations
-// `contract`, the C-family emitter writes the others unfused.
+// `contract`, the C-family emitter writes the others unfused. A kernel made with
+// fp_contract off (ir::Kernel::fp_contract) has none: nothing may fuse.
 #pragma once
 
 #include "ir/ir.hpp"
@@ -18,7 +19,8 @@ struct StatementUses {
   std::unordered_set<const ir::ExprNode*> fusible;    // float products that may fuse into their sum
 };
 
-// Null roots (an absent compare value, ...) are skipped.
-StatementUses statement_uses(std::initializer_list<const ir::Expr*> roots);
+// Null roots (an absent compare value, ...) are skipped. `fp_contract` is the
+// kernel's: false leaves `fusible` empty.
+StatementUses statement_uses(std::initializer_list<const ir::Expr*> roots, bool fp_contract);
 
 }  // namespace tack::codegen

@@ -430,6 +430,9 @@ struct Kernel {
   Stmt body;
   SourceLoc loc;
   bool typed = false;
+  // False: no float product fuses into a sum on any backend (KernelOptions::fp_contract);
+  // the printer writes it, so the IR's hash and text (every cache key) tell the two apart.
+  bool fp_contract = true;
   // Set by passes::lower_workgroups: the Let ids of the indices of the loops over a
   // group's work-items (its regions), which the CPU runs as SIMD gangs.
   std::vector<int> work_item_loops;

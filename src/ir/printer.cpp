@@ -193,6 +193,8 @@ std::string to_string(const Kernel& k) {
     }
   }
   out += ")\n";
+  // Only when off, so the text (and every cache key) of a default kernel is as before the option existed.
+  if (!k.fp_contract) out += "fp_contract off\n";
   for (size_t i = 0; i < k.shared.size(); ++i)
     out += "shared" + std::to_string(i) + ": " + std::string(dtype_name(k.shared[i].dtype)) + "[" +
            std::to_string(k.shared[i].count) + "]\n";

@@ -20,8 +20,12 @@ const char* name_of(ReduceOp op) {
   TACK_UNREACHABLE("unknown reduction");
 }
 
+// The mode is fixed rather than left to TACK_FP_CONTRACT: there is no product to fuse, and Array::sum should not
+// raise the variable's errors.
+const KernelOptions kOptions{.fp_contract = true};
+
 Kernel make(ReduceOp op) {
-  return tack::kernel(name_of(op), [op](ArrayOf<float> x, ArrayOf<float> out, ScalarOf<std::int64_t> groups) {
+  return tack::kernel(name_of(op), kOptions, [op](ArrayOf<float> x, ArrayOf<float> out, ScalarOf<std::int64_t> groups) {
     workgroup_for(groups, [&](Group g) {
       Var acc = std::bit_cast<float>(reduction_identity_bits(op));
       Var i = g.global_id();

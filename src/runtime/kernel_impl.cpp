@@ -5,6 +5,7 @@
 #include "ir/visitor.hpp"
 #include "lang/trace_context.hpp"
 #include "runtime/compile_report.hpp"
+#include "runtime/fp_contract.hpp"
 #include "runtime/signature.hpp"
 
 #include <tack/error.hpp>
@@ -27,6 +28,7 @@ const ir::Kernel& KernelImpl::traced() {
   ir::Kernel k;
   k.name = name;
   k.loc = loc;
+  k.fp_contract = fp_contract;
   for (const auto& s : specs) {
     ir::Param p;
     p.kind = s.kind == detail::ParamSpec::Kind::Array    ? ir::ParamKind::Array
@@ -71,13 +73,15 @@ double KernelImpl::take_trace_ms() {
 
 namespace tack::detail {
 std::shared_ptr<runtime::KernelImpl> make_kernel(std::string name, std::vector<ParamSpec> params,
-                                                 std::function<void()> body, std::source_location loc) {
+                                                 std::function<void()> body, std::source_location loc,
+                                                 const KernelOptions& options) {
   auto k = std::make_shared<runtime::KernelImpl>();
   if (name.empty()) throw InvalidArgument("a kernel needs a name (tack::kernel(\"name\", fn))");
   k->name = std::move(name);
   k->specs = std::move(params);
   k->body = std::move(body);
   k->loc = lang::detail::to_loc(loc);
+  k->fp_contract = runtime::effective_fp_contract(options.fp_contract);
   return k;
 }
 }  // namespace tack::detail

@@ -22,6 +22,7 @@ struct KernelImpl {
   // The parameters' names where the front end knows them (Python), for keyword
   // arguments; empty for a C++ kernel, whose lambda's names Tack cannot see.
   std::vector<std::string> param_names;
+  bool fp_contract = true;  // effective_fp_contract() of its options, copied into the traced IR
 
   // Traces on first call (thread-safe); a failed trace is retried next time.
   const ir::Kernel& traced();

@@ -50,6 +50,9 @@ inline constexpr EnvVariable kEnvVariables[] = {
      "print the IR to stderr after each pass of the compile pipeline"},
     {"TACK_DUMP_MSL", EnvKind::Flag, "off", "metal backend",
      "write each compiled MSL source to `/tmp/tack_<entry>.msl`"},
+    {"TACK_FP_CONTRACT", EnvKind::Text, "on", "runtime (kernels)",
+     "`0`/`off`/`false`/`no`: kernels made without `fp_contract` never fuse a float product into a sum; "
+     "`1`/`on`/`true`/`yes`: they may, as DESIGN §4 allows"},
     {"TACK_HIP_ALLOCATOR", EnvKind::Text, "`cache`", "hip backend",
      "`cache` (hipMalloc through Tack's buffer cache) or `pool` (hipMallocAsync)"},
     {"TACK_HIP_ALLOW_SHARED_LLVM", EnvKind::Flag, "off", "hip driver table",

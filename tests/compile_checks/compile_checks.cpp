@@ -58,7 +58,7 @@ Collected generate_all(const std::vector<tack::ir::Kernel>& kernels, const tack:
         if (!caps.supports(p.dtype))
           throw tack::TypeError(std::string(tack::dtype_name(p.dtype)) + " is not supported on " + target.name);
       tack::runtime::check_capabilities(k, caps);
-      out.units.push_back({k.name, tack::ir::to_string(k), target.generate(k)});
+      out.units.push_back({k.name, tack::ir::to_string(k), target.generate(k), k.fp_contract});
     } catch (const tack::TypeError& e) {
       out.refused.push_back(k.name + ": " + e.what());
     } catch (const tack::InvalidArgument& e) {

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
+#include <utility>
 
 namespace tack::compile_checks {
 namespace {
@@ -79,7 +80,7 @@ bool cuda_available(std::string* why) {
 bool cuda_batch(const std::vector<const Unit*>& units, std::string* log) {
   std::string ptx;
   try {
-    ptx = backends::cuda::compile_ptx(joined(units, true), "tack_compile_check");
+    ptx = backends::cuda::compile_ptx(joined(units, true), "tack_compile_check", units.front()->fp_contract);
   } catch (const Error& e) {
     *log = e.what();
     return false;
@@ -98,7 +99,8 @@ bool hip_available(std::string* why) { return drivers::hiprtc(why) != nullptr; }
 
 bool hip_batch(const std::vector<const Unit*>& units, std::string* log) {
   try {
-    std::vector<char> code = backends::hip::compile_code_object(joined(units, true), "tack_compile_check", {"--offload-arch=gfx90a"});
+    std::vector<char> code = backends::hip::compile_code_object(joined(units, true), "tack_compile_check",
+                                                                units.front()->fp_contract, {"--offload-arch=gfx90a"});
     if (code.empty()) return *log = "hipRTC returned an empty code object", false;
     return true;
   } catch (const Error& e) {
@@ -173,9 +175,18 @@ std::string renamed(const std::string& source, std::size_t n) {
 
 std::vector<std::string> Dialect::compile(const std::vector<Unit>& units) const {
   std::vector<std::string> failures;
-  for (std::size_t start = 0; start < units.size(); start += batch_size) {
+  // A batch shares one compiler run and so one set of options: the kernels of each fp_contract apart.
+  std::vector<std::vector<const Unit*>> batches;
+  for (bool contract : {true, false}) {
     std::vector<const Unit*> batch;
-    for (std::size_t i = start; i < units.size() && i < start + batch_size; ++i) batch.push_back(&units[i]);
+    for (const Unit& u : units) {
+      if (u.fp_contract != contract) continue;
+      batch.push_back(&u);
+      if (batch.size() == batch_size) batches.push_back(std::exchange(batch, {}));
+    }
+    if (!batch.empty()) batches.push_back(std::move(batch));
+  }
+  for (const std::vector<const Unit*>& batch : batches) {
     std::string log;
     if (compile_batch(batch, &log)) continue;
     for (const Unit* u : batch) {

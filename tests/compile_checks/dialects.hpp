@@ -8,20 +8,21 @@
 namespace tack::compile_checks {
 
 struct Unit {
-  std::string kernel;    // the kernel's name
-  std::string typed_ir;  // shown when it fails
-  std::string source;    // generated for the dialect
+  std::string kernel;       // the kernel's name
+  std::string typed_ir;     // shown when it fails
+  std::string source;       // generated for the dialect
+  bool fp_contract = true;  // the kernel's: picks CUDA's and HIP's compile options, as the backends do
 };
 
 struct Dialect {
   std::string name;
   std::string description;  // what "compiled" means, for the summary line
   bool (*available)(std::string* why);
-  // Compiles the units as one translation unit; false with the compiler's log on failure.
+  // Compiles the units, all of one fp_contract, as one translation unit; false with the compiler's log on failure.
   bool (*compile_batch)(const std::vector<const Unit*>& units, std::string* log);
   std::size_t batch_size;
 
-  // Compiles every unit in batches; a failed batch is retried one unit at a
+  // Compiles every unit in batches of one fp_contract; a failed batch is retried one unit at a
   // time. Returns one message per unit that failed: its kernel, log and IR.
   std::vector<std::string> compile(const std::vector<Unit>& units) const;
 };

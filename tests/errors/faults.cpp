@@ -56,7 +56,7 @@ const char* kBroken = "extern \"C\" __global__ void tack_kernel_broken(int* a) {
                       "static __device__ int f() { return undeclared_name; }\n";
 
 TEST(Faults, NvrtcRejectionIsACompileErrorWithLogAndSource) {
-  expect_compile_error([] { tack::backends::cuda::compile_ptx(kBroken, "tack_kernel_broken"); }, "NVRTC");
+  expect_compile_error([] { tack::backends::cuda::compile_ptx(kBroken, "tack_kernel_broken", true); }, "NVRTC");
 }
 
 // hipRTC is checked in tack_compile_checks' self-test instead: ROCm 5.2's comgr carries its own LLVM, whose

@@ -16,6 +16,8 @@
 //                              on every 5th seed (TACK_FUZZ_EVERY_OPENCL=1: all)
 //   tack_fuzz --seed=N         one seed, printing its kernel
 //   tack_fuzz --start=S --seeds=K
+//   tack_fuzz --no-contract    kernels made with KernelOptions::fp_contract off, float
+//                              products anywhere (in sums above all): still bit for bit
 #include "fuzz/kernel_generator.hpp"
 
 #include <tack/tack.hpp>
@@ -65,6 +67,11 @@ Inputs make_inputs(const Program& p) {
       std::uint64_t b;
       if (a == 4 && tack::is_float(t)) {
         b = fbits(t, static_cast<double>(static_cast<int>(u(17)) - 8));  // float atomics: small integers
+      } else if (tack::is_float(t) && !p.fp_contract && u(100) < 50) {
+        // The no-contract mode: half the elements with every mantissa bit set at random, so a product is
+        // inexact and a fused a*b + c would round differently from the interpreter's.
+        const double m = 1.0 + static_cast<double>(rng() >> 11) * 0x1p-53;
+        b = fbits(t, std::ldexp(u(2) ? m : -m, static_cast<int>(u(9)) - 4));
       } else if (tack::is_float(t)) {
         bool f32 = t == DType::F32;
         const double edges[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, 1.0, -1.0, 0.5,
@@ -327,6 +334,7 @@ int main(int argc, char** argv) {
   bool verbose = false;
   bool single = false;  // --seed=N runs every backend on it
   bool all_backends = false;  // --all: every seed on every backend (the ctest), whatever TACK_FUZZ_EVERY_* say
+  bool fp_contract = true;    // --no-contract: the generator's no-contract mode
   for (int a = 1; a < argc; ++a) {
     std::string arg = argv[a];
     auto value = [&](const char* prefix) { return std::strtoll(arg.c_str() + std::strlen(prefix), nullptr, 10); };
@@ -335,7 +343,11 @@ int main(int argc, char** argv) {
     else if (arg.rfind("--seeds=", 0) == 0) count = value("--seeds=");
     else if (arg == "--print") verbose = true;
     else if (arg == "--all") all_backends = true;
-    else { std::fprintf(stderr, "usage: %s [--seed=N | --start=S --seeds=K] [--print] [--all]\n", argv[0]); return 2; }
+    else if (arg == "--no-contract") fp_contract = false;
+    else {
+      std::fprintf(stderr, "usage: %s [--seed=N | --start=S --seeds=K] [--print] [--all] [--no-contract]\n", argv[0]);
+      return 2;
+    }
   }
 
   tack::Device ref = tack::device("interp");
@@ -368,13 +380,14 @@ int main(int argc, char** argv) {
               static_cast<long long>(start + count - 1));
   for (const auto& b : backends)
     std::printf(b.every == 1 ? " %s" : " %s (every %lld. seed)", b.name.c_str(), static_cast<long long>(b.every));
-  std::printf(limits.workgroups ? "; workgroup kernels at seeds divisible by 3\n" : "; no workgroup kernels\n");
+  std::printf(limits.workgroups ? "; workgroup kernels at seeds divisible by 3" : "; no workgroup kernels");
+  std::printf(fp_contract ? "\n" : "; no contraction (float products anywhere)\n");
 
   auto t0 = std::chrono::steady_clock::now();
   int failures = 0;
   double interp_seconds = 0;
   for (std::int64_t seed = start; seed < start + count; ++seed) {
-    Program p = generate(static_cast<std::uint64_t>(seed), limits);
+    Program p = generate(static_cast<std::uint64_t>(seed), limits, fp_contract);
     Inputs in = make_inputs(p);
     if (verbose) std::printf("%s", to_cpp(p).c_str());
     tack::Kernel k = make_kernel(p);
@@ -399,8 +412,8 @@ int main(int argc, char** argv) {
       std::printf("[fuzz] seed %lld: %s disagrees with interp; shrinking...\n", static_cast<long long>(seed), b.name.c_str());
       std::fflush(stdout);
       Program small = shrink(p, [&](const Program& c) { return !mismatch(c, in, ref, b).empty(); });
-      std::printf("---- shrunk kernel (reproduce with: tack_fuzz --seed=%lld) ----\n%s", static_cast<long long>(seed),
-                  to_cpp(small).c_str());
+      std::printf("---- shrunk kernel (reproduce with: tack_fuzz --seed=%lld%s) ----\n%s", static_cast<long long>(seed),
+                  fp_contract ? "" : " --no-contract", to_cpp(small).c_str());
       std::printf("---- inputs ----\n%s", show_inputs(small, in).c_str());
       std::string small_diff = mismatch(small, in, ref, b);
       std::printf("---- differences ----\n%s\n", (small_diff.empty() ? diff : small_diff).c_str());

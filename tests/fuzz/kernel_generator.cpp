@@ -177,7 +177,37 @@ struct Gen {
                 {uniform_int(t, 1), uniform_int(t, 1)});
   }
 
-  // An expression of dtype t. No float product (see the header).
+  // A dtype for the arrays of a no-contract kernel: float more often than any_type's draw, since float
+  // arithmetic is what that mode is for.
+  DType float_biased_type() {
+    std::vector<DType> floats;
+    for (DType t : lim.dtypes)
+      if (is_float(t)) floats.push_back(t);
+    return !floats.empty() && chance(60) ? pick(floats) : any_type();
+  }
+
+  // An operand of a no-contract product or its sum: most often a load of a float array (whose elements
+  // have full mantissas there, see differential.cpp), so the product is inexact and a fused sum would show.
+  Expr product_operand(DType t, int depth) {
+    std::vector<int> floats;  // 0, 1: out0, out1; 2, 3: in0, in1
+    for (int a = 0; a < 4; ++a)
+      if (is_float(p.arrays[a])) floats.push_back(a);
+    if (floats.empty() || chance(30)) return expr(t, depth);
+    const int a = pick(floats);
+    Expr e;
+    e.type = p.arrays[a];
+    if (a < 2) {
+      e.op = Op::LoadOut;
+      e.ref = a;
+    } else {
+      e.op = Op::LoadIn;
+      e.ref = a - 2;
+      e.kids.push_back(leaf(int_type()));
+    }
+    return cast_to(t, e);
+  }
+
+  // An expression of dtype t. No float product (see the header), except in the no-contract mode.
   Expr expr(DType t, int depth) {
     if (depth <= 0 || chance(25)) return leaf(t);
     int d = depth - 1;
@@ -199,11 +229,19 @@ struct Gen {
     if (chance(10)) return node(Op::Cast, t, {expr(chance(20) ? DType::Bool : any_type(), d)});
     if (chance(8)) return node(Op::Select, t, {expr(DType::Bool, d), expr(t, d), expr(t, d)});
     if (is_float(t)) {
+      // The no-contract mode's point: a*b + c and c - a*b, which any backend allowed to would fuse.
+      if (!p.fp_contract && chance(30)) {
+        Expr product = node(Op::Mul, t, {product_operand(t, d), product_operand(t, d)});
+        if (chance(50)) return node(Op::Add, t, {std::move(product), product_operand(t, d)});
+        return node(Op::Sub, t, {product_operand(t, d), std::move(product)});
+      }
       if (chance(30))
         return node(pick(std::vector<Op>{Op::Neg, Op::Abs, Op::Floor, Op::Ceil, Op::Trunc, Op::Round, Op::Sqrt}), t,
                     {expr(t, d)});
-      return node(pick(std::vector<Op>{Op::Add, Op::Sub, Op::Div, Op::Rem, Op::Min, Op::Max, Op::FloorDiv, Op::FloorMod}),
-                  t, {expr(t, d), expr(t, d)});
+      std::vector<Op> ops{Op::Add, Op::Sub, Op::Div, Op::Rem, Op::Min, Op::Max, Op::FloorDiv, Op::FloorMod};
+      // Nothing may fuse: a product may stand anywhere, in sums above all (twice, so about one node in five).
+      if (!p.fp_contract) ops.insert(ops.end(), {Op::Mul, Op::Mul});
+      return node(pick(ops), t, {expr(t, d), expr(t, d)});
     }
     if (chance(20)) return node(pick(std::vector<Op>{Op::Neg, Op::BitNot, Op::Abs}), t, {expr(t, d)});
     return node(pick(std::vector<Op>{Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Rem, Op::BitAnd, Op::BitOr, Op::BitXor,
@@ -539,11 +577,12 @@ void count_stmts(const std::vector<Stmt>& b, std::size_t& n) {
 
 }  // namespace
 
-Program generate(std::uint64_t seed, const GeneratorLimits& limits) {
+Program generate(std::uint64_t seed, const GeneratorLimits& limits, bool fp_contract) {
   Program p;
   p.seed = seed;
+  p.fp_contract = fp_contract;
   Gen g(seed, limits, p);
-  for (DType& t : p.arrays) t = g.any_type();
+  for (int a = 0; a < 5; ++a) p.arrays[a] = fp_contract || a == 4 ? g.any_type() : g.float_biased_type();
   p.scalar = g.any_type();
   p.scalar_bits = g.const_bits(p.scalar);
   p.shared_op = is_float(p.arrays[4])

@@ -16,6 +16,9 @@
 //    (float adds use small integers only, so every order sums exactly);
 //  - a float product appears only as the whole right side of a Var
 //    declaration or assignment, so no backend may contract it into an fma;
+//    except in the no-contract mode (generate(..., false)): the kernel is made
+//    with KernelOptions::fp_contract off, so products stand anywhere, and four
+//    arrays in ten are of a float dtype whatever the seed draws otherwise;
 //  - no transcendental functions;
 //  - workgroups: g.barrier() and g.reduce_* stand only where every work-item
 //    of the group gets (top level, or inside if_/for_range whose condition or
@@ -85,6 +88,7 @@ struct Program {
   std::vector<Stmt> body;
   bool workgroup = false;           // workgroup_for over n / 256 groups (n a multiple of 256)
   DType shared_type = DType::I32;   // sh: 256 elements, one slot per work-item
+  bool fp_contract = true;          // false: made with KernelOptions::fp_contract off, products anywhere
 };
 
 inline constexpr std::int64_t kGroupSize = 256;  // work-items per group (docs/language.md, Workgroups)
@@ -96,7 +100,9 @@ struct GeneratorLimits {
   bool workgroups = false;           // every backend runs workgroup_for
 };
 
-Program generate(std::uint64_t seed, const GeneratorLimits& limits);
+// `fp_contract` false: the no-contract mode (see the top). A seed makes the same
+// kernel in the default mode as it always has.
+Program generate(std::uint64_t seed, const GeneratorLimits& limits, bool fp_contract = true);
 
 // Traces the program: the body of the kernel lambda.
 void trace(const Program& p, lang::Array out0, lang::Array out1, lang::Array in0, lang::Array in1, lang::Array at0,

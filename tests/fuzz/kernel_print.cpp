@@ -220,8 +220,9 @@ std::string to_cpp(const Program& p) {
          << ", in0 " << short_type(p.arrays[2]) << ", in1 " << short_type(p.arrays[3]) << ", at0 "
          << short_type(p.arrays[4]) << ", s " << short_type(p.scalar) << " = " << value_text(p.scalar, p.scalar_bits)
          << ", n = " << p.n << "\n";
-  pr.out << "auto k = tack::kernel(\"fuzz_" << p.seed
-         << "\", [](Array out0, Array out1, Array in0, Array in1, Array at0, Scalar s) {\n";
+  pr.out << "auto k = tack::kernel(\"fuzz_" << p.seed << "\", "
+         << (p.fp_contract ? "" : "tack::KernelOptions{.fp_contract = false}, ")
+         << "[](Array out0, Array out1, Array in0, Array in1, Array at0, Scalar s) {\n";
   if (p.workgroup) {
     pr.line(1, "workgroup_for(out0.size() / " + std::to_string(kGroupSize) + ", [&](Group g) {");
     pr.line(2, "Value i = g.global_id();");

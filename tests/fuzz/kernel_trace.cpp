@@ -190,7 +190,7 @@ void trace(const Program& p, lang::Array out0, lang::Array out1, lang::Array in0
 }
 
 tack::Kernel make_kernel(const Program& p) {
-  return tack::kernel("fuzz_" + std::to_string(p.seed),
+  return tack::kernel("fuzz_" + std::to_string(p.seed), tack::KernelOptions{.fp_contract = p.fp_contract},
                       [p](lang::Array out0, lang::Array out1, lang::Array in0, lang::Array in1, lang::Array at0,
                           lang::Scalar s) {
                         trace(p, out0, out1, in0, in1, at0, s);

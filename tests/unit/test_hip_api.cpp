@@ -55,18 +55,22 @@ TEST(HipRuntimeVersion, TheIntegerExpressionMiscompileIsExpectedOnRocm70And71Onl
 }
 
 TEST(HipDiskCache, TheKeyNamesArchitectureRuntimeCompilerAndOptions) {
-  EXPECT_FALSE(cache_key("", 60443483, 6, 4, "IR")) << "no architecture name: nothing is cached";
-  const std::optional<CacheKey> a = cache_key("gfx90a:sramecc+:xnack-", 70151831, 7, 1, "IR");
+  EXPECT_FALSE(cache_key("", 60443483, 6, 4, "IR", true)) << "no architecture name: nothing is cached";
+  const std::optional<CacheKey> a = cache_key("gfx90a:sramecc+:xnack-", 70151831, 7, 1, "IR", true);
   ASSERT_TRUE(a);
   EXPECT_NE(a->target.find("gfx90a:sramecc+:xnack-"), std::string::npos) << a->target;
   EXPECT_NE(a->options.find("-ffp-contract=on"), std::string::npos) << a->options;
   EXPECT_EQ(a->toolchain_version, "7.1");
   EXPECT_EQ(a->code, "IR");
   const std::string text = key_text(*a);
-  EXPECT_NE(key_text(*cache_key("gfx942:sramecc+:xnack-", 70151831, 7, 1, "IR")), text);
-  EXPECT_NE(key_text(*cache_key("gfx90a:sramecc+:xnack-", 70251831, 7, 1, "IR")), text);
-  EXPECT_NE(key_text(*cache_key("gfx90a:sramecc+:xnack-", 70151831, 7, 2, "IR")), text);
-  EXPECT_NE(key_text(*cache_key("gfx90a:sramecc+:xnack-", 70151831, 7, 1, "IR2")), text);
+  EXPECT_NE(key_text(*cache_key("gfx942:sramecc+:xnack-", 70151831, 7, 1, "IR", true)), text);
+  EXPECT_NE(key_text(*cache_key("gfx90a:sramecc+:xnack-", 70251831, 7, 1, "IR", true)), text);
+  EXPECT_NE(key_text(*cache_key("gfx90a:sramecc+:xnack-", 70151831, 7, 2, "IR", true)), text);
+  EXPECT_NE(key_text(*cache_key("gfx90a:sramecc+:xnack-", 70151831, 7, 1, "IR2", true)), text);
+  // A kernel made with fp_contract off is compiled with -ffp-contract=off, and its key says so.
+  const std::optional<CacheKey> off = cache_key("gfx90a:sramecc+:xnack-", 70151831, 7, 1, "IR", false);
+  EXPECT_NE(off->options.find("-ffp-contract=off"), std::string::npos) << off->options;
+  EXPECT_NE(key_text(*off), text);
 }
 
 TEST(HipSharedLlvm, ACodeObjectManagerOnASharedLibLlvmIsRecognized) {

@@ -251,7 +251,7 @@ TEST(HipDiskCache, ASecondBuildLoadsTheCachedCodeObjectWithoutHipRtc) {
   const std::shared_ptr<tack::backends::hip::Device> device = tack::backends::hip::Device::open({});
   const std::string code = "kernel cached_" + std::to_string(::getpid());
   const std::optional<tack::runtime::CacheKey> key =
-      tack::backends::hip::cache_key(device->info().arch, device->info().runtime_version, major, minor, code);
+      tack::backends::hip::cache_key(device->info().arch, device->info().runtime_version, major, minor, code, true);
   ASSERT_TRUE(key) << "the fake names its architecture";
   cache.store(tack::runtime::key_text(*key), tack::runtime::encode_cached_binary("tack_kernel_cached", "CODE"));
   fake_hip::state().modules_load = true;
@@ -262,7 +262,7 @@ TEST(HipDiskCache, ASecondBuildLoadsTheCachedCodeObjectWithoutHipRtc) {
     return {};
   };
   std::unique_ptr<tack::backends::hip::Module> m =
-      tack::backends::hip::build_module(device, {code, generate, "kernel 'cached'"});
+      tack::backends::hip::build_module(device, {code, generate, "kernel 'cached'", true});
   fake_hip::state().modules_load = false;
   ASSERT_TRUE(m);
   EXPECT_EQ(m->entry(), "tack_kernel_cached");

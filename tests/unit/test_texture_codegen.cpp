@@ -151,7 +151,7 @@ TEST(TextureCodegen, CudaHardwareSampleCompilesWithNvrtc) {
   tack::codegen::CSource src = tack::codegen::generate_cuda(packed(sample_kernel(), true));
   std::string ptx;
   try {
-    ptx = tack::backends::cuda::compile_ptx(src.text, src.entry, {"--gpu-architecture=sm_90"});
+    ptx = tack::backends::cuda::compile_ptx(src.text, src.entry, true, {"--gpu-architecture=sm_90"});
   } catch (const tack::BackendUnavailable& e) {
     GTEST_SKIP() << "NVRTC is not available here: " << e.what();
   }
@@ -181,7 +181,8 @@ TEST(TextureCodegen, HipHardwareSampleCompilesWithHiprtc) {
       if (!tack::drivers::hiprtc(&why)) {
         message = "hipRTC is not available here: " + why;
         rc = 77;
-      } else if (tack::backends::hip::compile_code_object(src.text, src.entry, {"--offload-arch=gfx90a"}).empty()) {
+      } else if (tack::backends::hip::compile_code_object(src.text, src.entry, true, {"--offload-arch=gfx90a"})
+                     .empty()) {
         message = "hipRTC returned an empty code object";
         rc = 1;
       }

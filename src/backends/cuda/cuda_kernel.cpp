@@ -84,7 +84,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, co
     const auto version = tack::backends::cuda::nvrtc_version();
     CacheKey k{kCacheFormat, "nvrtc", std::to_string(version[0]) + "." + std::to_string(version[1]),
                "",           "",      request.key};
-    for (const char* o : tack::backends::cuda::kNvrtcOptions) k.options += std::string(o) + " ";
+    for (const char* o : tack::backends::cuda::nvrtc_options(request.fp_contract)) k.options += std::string(o) + " ";
     return std::optional<CacheKey>(std::move(k));
   };
   auto load = [&](std::string_view payload, std::string*) -> std::unique_ptr<Module> {
@@ -104,7 +104,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, co
   };
   auto compile = [&](bool caching) {
     const codegen::CSource src = request.generate();
-    const std::string ptx = tack::backends::cuda::compile_ptx(src.text, src.entry);
+    const std::string ptx = tack::backends::cuda::compile_ptx(src.text, src.entry, request.fp_contract);
     g_compiles.fetch_add(1, std::memory_order_relaxed);
     cu::CUmodule module = nullptr;
     std::string log;

@@ -53,11 +53,13 @@ std::array<int, 2> nvrtc_version() {
   return {major, minor};
 }
 
-std::string compile_ptx(const std::string& source, const std::string& entry, std::initializer_list<const char*> extra) {
+std::string compile_ptx(const std::string& source, const std::string& entry, bool fp_contract,
+                        std::initializer_list<const char*> extra) {
   const drivers::RtcApi& a = api();
   warn_if_old(a);
   KeepThreadLocale keep;
-  std::vector<const char*> options(kNvrtcOptions.begin(), kNvrtcOptions.end());
+  const auto& base = nvrtc_options(fp_contract);
+  std::vector<const char*> options(base.begin(), base.end());
   options.insert(options.end(), extra.begin(), extra.end());
   const std::string name = entry + ".cu";
   std::vector<char> ptx = runtime::compiled_or_raise(drivers::rtc_compile(a, source, name, options), a, name, source);

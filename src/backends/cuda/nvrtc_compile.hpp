@@ -13,17 +13,26 @@ namespace tack::backends::cuda {
 // across statements), --extra-device-vectorization vectorizes more. --use_fast_math is never passed.
 inline constexpr std::array<const char*, 5> kNvrtcOptions = {"--ftz=false", "--prec-div=true", "--prec-sqrt=true",
                                                              "--fmad=true", "--extra-device-vectorization"};
+// A kernel made with fp_contract off: the same with --fmad=false, so nothing fuses even where the generator
+// (which then writes every product as __fmul_rn/__dmul_rn) would have let it.
+inline constexpr std::array<const char*, 5> kNvrtcOptionsNoContract = {
+    "--ftz=false", "--prec-div=true", "--prec-sqrt=true", "--fmad=false", "--extra-device-vectorization"};
+
+inline const std::array<const char*, 5>& nvrtc_options(bool fp_contract) {
+  return fp_contract ? kNvrtcOptions : kNvrtcOptionsNoContract;
+}
 
 // NVRTC's version, e.g. {13, 0}; throws BackendUnavailable without NVRTC.
 std::array<int, 2> nvrtc_version();
 
-// Compiles `source` (whose kernel is `entry`) to PTX. Extra options (tests pass
-// an architecture) follow kNvrtcOptions. Throws CompileError with NVRTC's log
+// Compiles `source` (whose kernel is `entry`) to PTX with nvrtc_options(fp_contract),
+// the kernel's ir::Kernel::fp_contract; extra options (tests pass an architecture)
+// follow. Throws CompileError with NVRTC's log
 // and the source, BackendUnavailable when NVRTC cannot be loaded. The first
 // compile of the process warns when NVRTC is older than 13 (12.0 miscompiled
 // the LBM example), and every compile restores the calling thread's locale,
 // which NVRTC 12 left as "C".
-std::string compile_ptx(const std::string& source, const std::string& entry,
+std::string compile_ptx(const std::string& source, const std::string& entry, bool fp_contract,
                         std::initializer_list<const char*> extra = {});
 
 }  // namespace tack::backends::cuda

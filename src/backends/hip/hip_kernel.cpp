@@ -38,7 +38,7 @@ void Device::unload(hp::hipModule_t module, hp::hipFunction_t) noexcept {
 }
 
 std::optional<CacheKey> cache_key(const std::string& arch, int runtime_version, int hiprtc_major, int hiprtc_minor,
-                                  const std::string& code) {
+                                  const std::string& code, bool fp_contract) {
   if (arch.empty()) return std::nullopt;
   CacheKey k{kCacheFormat,
              "hiprtc",
@@ -46,7 +46,7 @@ std::optional<CacheKey> cache_key(const std::string& arch, int runtime_version, 
              arch + " hip=" + std::to_string(runtime_version),
              "",
              code};
-  for (const char* o : tack::backends::hip::kHiprtcOptions) k.options += std::string(o) + " ";
+  for (const char* o : tack::backends::hip::hiprtc_options(fp_contract)) k.options += std::string(o) + " ";
   return k;
 }
 
@@ -58,7 +58,8 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, cons
     int major = 0, minor = 0;
     const drivers::RtcApi* rtc = drivers::hiprtc(&why);
     if (!rtc || rtc->version(&major, &minor) != 0) return std::nullopt;
-    return cache_key(device->info().arch, device->info().runtime_version, major, minor, request.key);
+    return cache_key(device->info().arch, device->info().runtime_version, major, minor, request.key,
+                     request.fp_contract);
   };
   auto finish = [&](const std::string& image, const std::string& entry, bool from_cache) -> std::unique_ptr<Module> {
     hp::hipModule_t module = nullptr;
@@ -90,7 +91,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, cons
   };
   auto compile = [&](bool caching) {
     const codegen::CSource src = request.generate();
-    const std::vector<char> code = tack::backends::hip::compile_code_object(src.text, src.entry);
+    const std::vector<char> code = tack::backends::hip::compile_code_object(src.text, src.entry, request.fp_contract);
     g_compiles.fetch_add(1, std::memory_order_relaxed);
     const std::string image(code.begin(), code.end());
     std::unique_ptr<Module> m = finish(image, src.entry, false);

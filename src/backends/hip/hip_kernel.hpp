@@ -30,9 +30,9 @@ using Module = GpuModule<Device, drivers::hip::hipModule_t, drivers::hip::hipFun
 std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, const BuildRequest& request);
 
 // The disk-cache key of `code` (the text that decides it) for a device, or nullopt when the code object must
-// not be cached (no architecture name): exposed for tests.
+// not be cached (no architecture name): exposed for tests. `fp_contract` picks hiprtc_options().
 std::optional<CacheKey> cache_key(const std::string& arch, int runtime_version, int hiprtc_major, int hiprtc_minor,
-                                  const std::string& code);
+                                  const std::string& code, bool fp_contract);
 
 // The most work-items one launch may have (reference: HIP, Launch): the device's maximum gridDim.x times 256,
 // capped at 2^32 - 256, because the dispatch packet on AMD GPUs holds the grid's total work-item count in

@@ -69,7 +69,7 @@ class MetalBackend final : public Backend {
     v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
     const std::string key = ir::to_string(typed), what = "kernel '" + typed.name + "'";
     const std::function<codegen::CSource()> generate = [&] { return codegen::generate_msl(packed); };
-    v->pipeline = metal::build_pipeline(*device_, {key, generate, what});
+    v->pipeline = metal::build_pipeline(*device_, {key, generate, what, typed.fp_contract});
     v->layout = GpuLayout::of(typed, packed);
     const std::size_t limit = v->pipeline->max_threads();
     if (v->workgroup) {

@@ -19,7 +19,7 @@ using llvm::Value;
 // value cache, and the products that may contract.
 void KernelEmitter::begin_statement(std::initializer_list<const ir::Expr*> roots) {
   cache_.clear();
-  contract_ = statement_uses(roots).fusible;
+  contract_ = statement_uses(roots, k_.fp_contract).fusible;
 }
 
 void KernelEmitter::stmt(const ir::Stmt& s) {

@@ -50,7 +50,7 @@ std::unique_ptr<CompiledVariant> GpuBackend::compile(const ir::Kernel& typed, co
   v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
   const std::string key = ir::to_string(typed), what = "kernel '" + typed.name + "'";
   const std::function<codegen::CSource()> generate = [&] { return codegen_.generate(packed); };
-  v->program = build_erased({key, generate, what});
+  v->program = build_erased({key, generate, what, typed.fp_contract});
   v->layout = GpuLayout::of(typed, packed);
   for (const passes::PackArray& a : v->layout.pack.arrays) v->pack_buffers.push_back(new_buffer(pack_array_bytes(a)));
   v->group = group_for_program(limits_, typed.name, v->workgroup, group_limit_erased(*v->program));

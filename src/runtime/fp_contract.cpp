@@ -1,0 +1,29 @@
+// Reading a kernel's contraction mode: the option, else TACK_FP_CONTRACT.
+#include "runtime/fp_contract.hpp"
+
+#include "support/env.hpp"
+
+#include <tack/error.hpp>
+
+#include <cctype>
+#include <string>
+
+namespace tack::runtime {
+
+bool effective_fp_contract(std::optional<bool> option) {
+  if (option) return *option;
+  // Read at every kernel made, not once per process: a program (or test) may
+  // set it between kernels, and making a kernel is far from any hot path.
+  const std::optional<std::string> value = support::env_text("TACK_FP_CONTRACT");
+  if (!value) return true;
+  std::string s = *value;
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (s == "1" || s == "on" || s == "true" || s == "yes") return true;
+  if (s == "0" || s == "off" || s == "false" || s == "no") return false;
+  throw InvalidArgument("TACK_FP_CONTRACT='" + *value +
+                        "' is neither on nor off: write 0, off, false or no to forbid float contraction "
+                        "(the same bits on every backend), 1, on, true or yes (or leave it unset) to allow it "
+                        "as DESIGN §4 does");
+}
+
+}  // namespace tack::runtime
