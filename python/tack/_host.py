@@ -118,7 +118,7 @@ _KDL_CPU = 1
 _CORE_DLPACK = _core.Array.__dlpack__
 
 
-def _array_dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+def _array_dlpack(self, stream=None, max_version=None, dl_device=None, copy=None):
     """The array for a DLPack consumer: in place, on its own device. A consumer that asks for the host
     (dl_device=(kDLCPU, 0), as np.from_dlpack(a, device="cpu") does) of an array on another device gets a
     host copy, as the protocol has it, unless it said copy=False."""

@@ -4,6 +4,7 @@
 #include "ir/check.hpp"
 #include "ir/mutator.hpp"
 
+#include <utility>
 #include <vector>
 
 namespace tack::passes {
@@ -33,10 +34,9 @@ class Lowering : public ir::IRMutator {
     k_.lets.push_back(u8());
     std::vector<ir::Stmt> out;
     out.push_back(ir::Let::make(raw, ir::Load::make(u8(), load->array, load->index, load->subscripts), n->loc));
-    out.push_back(ir::Let::make(n->id,
-                                ir::Op::make(boolean(), ir::OpCode::Ne, ir::LetRef::make(u8(), raw),
-                                             ir::Const::make_int(u8(), 0)),
-                                n->loc));
+    out.push_back(ir::Let::make(
+        n->id, ir::Op::make(boolean(), ir::OpCode::Ne, ir::LetRef::make(u8(), raw), ir::Const::make_int(u8(), 0)),
+        n->loc));
     return ir::Block::make(std::move(out), n->loc);
   }
 

@@ -54,12 +54,12 @@ TEST_P(BoolArrays, LoadsAreConditionsAndNonzeroBytesAreTrue) {
 }
 
 TEST_P(BoolArrays, StoresOfComparisonsAreZeroOrOne) {
-  auto k = tack::kernel("bool_store_compare", [](Array out, Array x) {
-    parallel_for(out.size(), [&](Index i) { out[i] = x[i] > 0.5f; });
-  });
+  auto k = tack::kernel("bool_store_compare",
+                        [](Array out, Array x) { parallel_for(out.size(), [&](Index i) { out[i] = x[i] > 0.5f; }); });
   const std::vector<float> x = {0.0f, 0.5f, 0.75f, -3.0f, 2.0f, std::numeric_limits<float>::quiet_NaN()};
   expect_exact(
-      "mask[i] = x[i] > 0.5", [&](const tack::Device& d) {
+      "mask[i] = x[i] > 0.5",
+      [&](const tack::Device& d) {
         tack::Array out = bool_zeros(d, 6);
         k(out, d.from_host(x));
         return out.to_host<std::uint8_t>();
@@ -68,14 +68,14 @@ TEST_P(BoolArrays, StoresOfComparisonsAreZeroOrOne) {
 }
 
 TEST_P(BoolArrays, StoresOfNumbersConvertAsPythonBool) {
-  auto k = tack::kernel("bool_store_number", [](Array out, Array x) {
-    parallel_for(out.size(), [&](Index i) { out[i] = x[i]; });
-  });
+  auto k = tack::kernel("bool_store_number",
+                        [](Array out, Array x) { parallel_for(out.size(), [&](Index i) { out[i] = x[i]; }); });
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   if (has_dtype<double>()) {
     const std::vector<double> x = {0.0, -0.0, 2.0, nan, 0.5, -1.0, inf, 1e-300};
     expect_exact(
-        "mask[i] = f64 x[i]", [&](const tack::Device& d) {
+        "mask[i] = f64 x[i]",
+        [&](const tack::Device& d) {
           tack::Array out = bool_zeros(d, 8);
           k(out, d.from_host(x));
           return out.to_host<std::uint8_t>();
@@ -84,7 +84,8 @@ TEST_P(BoolArrays, StoresOfNumbersConvertAsPythonBool) {
   }
   const std::vector<float> f = {0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(), 1e-45f};
   expect_exact(
-      "mask[i] = f32 x[i]", [&](const tack::Device& d) {
+      "mask[i] = f32 x[i]",
+      [&](const tack::Device& d) {
         tack::Array out = bool_zeros(d, 4);
         k(out, d.from_host(f));
         return out.to_host<std::uint8_t>();
@@ -93,7 +94,8 @@ TEST_P(BoolArrays, StoresOfNumbersConvertAsPythonBool) {
   // 256 and -256 are true: the value is compared with 0, not truncated to a byte.
   const std::vector<std::int32_t> n = {0, 1, 2, 256, -256, -1};
   expect_exact(
-      "mask[i] = i32 x[i]", [&](const tack::Device& d) {
+      "mask[i] = i32 x[i]",
+      [&](const tack::Device& d) {
         tack::Array out = bool_zeros(d, 6);
         k(out, d.from_host(n));
         return out.to_host<std::uint8_t>();
@@ -101,7 +103,8 @@ TEST_P(BoolArrays, StoresOfNumbersConvertAsPythonBool) {
       Bytes{0, 1, 1, 1, 1, 1}, rows_of(n));
   // A bool array copied: host bytes 2 and 255 are stored back as 1.
   expect_exact(
-      "mask[i] = bool mask[i] (bytes 0, 1, 2, 255)", [&](const tack::Device& d) {
+      "mask[i] = bool mask[i] (bytes 0, 1, 2, 255)",
+      [&](const tack::Device& d) {
         tack::Array out = bool_zeros(d, 4);
         k(out, bool_array(d, {0, 1, 2, 255}));
         return out.to_host<std::uint8_t>();
@@ -120,7 +123,8 @@ TEST_P(BoolArrays, LiteralsStoredConvert) {
     });
   });
   expect_exact(
-      "mask[0..4] = 2, 0, -0.0, 0.25, true", [&](const tack::Device& d) {
+      "mask[0..4] = 2, 0, -0.0, 0.25, true",
+      [&](const tack::Device& d) {
         tack::Array out = bool_array(d, {7, 7, 7, 7, 7});
         k(out);
         return out.to_host<std::uint8_t>();
@@ -177,12 +181,12 @@ TEST_P(BoolArrays, TwoDimensionalMasks) {
 
 TEST_P(BoolArrays, AU8ArrayIsAnotherVariant) {
   // One kernel: with a bool output the store is bool(x); with a u8 output it is the number, wrapped.
-  auto k = tack::kernel("bool_or_u8_store", [](Array out, Array x) {
-    parallel_for(out.size(), [&](Index i) { out[i] = x[i]; });
-  });
+  auto k = tack::kernel("bool_or_u8_store",
+                        [](Array out, Array x) { parallel_for(out.size(), [&](Index i) { out[i] = x[i]; }); });
   const std::vector<std::int32_t> x = {0, 2, 300};
   expect_exact(
-      "the same kernel, a bool output then a u8 output", [&](const tack::Device& d) {
+      "the same kernel, a bool output then a u8 output",
+      [&](const tack::Device& d) {
         tack::Array as_bool = bool_zeros(d, 3);
         tack::Array as_u8 = zeros<std::uint8_t>(d, 3);
         k(as_bool, d.from_host(x));

@@ -25,9 +25,8 @@ TEST(Typing, VarAssignedUnsignedAndSigned64) {
 }
 
 TEST(Typing, AtomicsOnBoolArrays) {
-  auto k = tack::kernel("bool_atomic", [](Array flags) {
-    parallel_for(flags.size(), [&](Index i) { atomic_or(flags, i, true); });
-  });
+  auto k = tack::kernel("bool_atomic",
+                        [](Array flags) { parallel_for(flags.size(), [&](Index i) { atomic_or(flags, i, true); }); });
   auto flags = tack::device("interp").zeros(tack::DType::Bool, {2});
   EXPECT_TACK_ERROR(k(flags), tack::TypeError, "kernel 'bool_atomic'", "atomic_or on a bool array",
                     "use a u8 or i32 array for flags");

@@ -64,9 +64,8 @@ TEST(LowerBoolArrays, SharedBoolArraysBecomeBytesToo) {
 }
 
 TEST(LowerBoolArrays, AKernelWithoutBoolArraysIsUnchanged) {
-  auto k = tack::kernel("no_bools", [](Array out, Array x) {
-    parallel_for(out.size(), [&](Index i) { out[i] = x[i] > 0; });
-  });
+  auto k = tack::kernel("no_bools",
+                        [](Array out, Array x) { parallel_for(out.size(), [&](Index i) { out[i] = x[i] > 0; }); });
   const tack::ir::Kernel in = typed(k, {{DType::U8, 1}, {DType::I32, 1}});
   const tack::ir::Kernel out = tack::passes::lower_bool_arrays(in);
   EXPECT_TRUE(out.body.same_as(in.body));
