@@ -37,7 +37,9 @@ class Array {
   Device device() const;
   bool valid() const { return storage_ != nullptr; }
 
-  // Copies the whole array to the host; T must be the array's dtype.
+  // Copies the whole array to the host; T must be the array's dtype. A bool
+  // array reads as std::uint8_t, its bytes (0 or 1 where Tack wrote them), since
+  // std::vector<bool> packs bits.
   template <Arithmetic T>
   std::vector<T> to_host() const;
   // The array's contents once the launches queued before this call have run,
@@ -124,12 +126,14 @@ Array from_dlpack(DLManagedTensor* tensor, const Device& device = {});
 
 template <Arithmetic T>
 std::vector<T> Array::to_host() const {
+  static_assert(!std::is_same_v<T, bool>, "std::vector<bool> packs bits: read a bool array as std::uint8_t");
   std::vector<T> out(static_cast<std::size_t>(size()));
   read_bytes(dtype_of<T>, 0, size(), out.data());
   return out;
 }
 template <Arithmetic T>
 std::future<std::vector<T>> Array::to_host_async() const {
+  static_assert(!std::is_same_v<T, bool>, "std::vector<bool> packs bits: read a bool array as std::uint8_t");
   auto result = std::make_shared<std::promise<std::vector<T>>>();
   std::future<std::vector<T>> out = result->get_future();
   // The task holds its own handle, so the array outlives the wait even if the caller drops it.
@@ -145,6 +149,7 @@ std::future<std::vector<T>> Array::to_host_async() const {
 }
 template <Arithmetic T>
 std::vector<T> Array::read_range(std::int64_t start, std::int64_t count) const {
+  static_assert(!std::is_same_v<T, bool>, "std::vector<bool> packs bits: read a bool array as std::uint8_t");
   std::vector<T> out(count > 0 ? static_cast<std::size_t>(count) : 0);
   read_bytes(dtype_of<T>, start, count, out.data());
   return out;
@@ -174,7 +179,8 @@ Array Device::from_host(std::span<const T> data, std::vector<std::int64_t> shape
 }
 template <Arithmetic T>
 Array Device::from_host(const std::vector<T>& data, std::vector<std::int64_t> shape) const {
-  static_assert(!std::is_same_v<T, bool>, "std::vector<bool> has no contiguous storage; use u8");
+  static_assert(!std::is_same_v<T, bool>,
+                "std::vector<bool> packs bits: pass a std::span<const bool> for a bool array (or u8 data)");
   return from_host_bytes(dtype_of<T>, data.data(), data.size(), std::move(shape));
 }
 

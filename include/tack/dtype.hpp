@@ -8,11 +8,14 @@
 
 namespace tack {
 
-// Bool is the type of comparisons; the ten numeric dtypes are what arrays hold.
+// Bool is the type of comparisons, and an array dtype of one byte an element (NumPy's bool).
 enum class DType : std::uint8_t { Bool, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64 };
 
 inline constexpr DType kNumericDTypes[] = {DType::I8,  DType::U8,  DType::I16, DType::U16, DType::I32,
                                            DType::U32, DType::I64, DType::U64, DType::F32, DType::F64};
+// What arrays may hold: bool and the ten numeric dtypes.
+inline constexpr DType kArrayDTypes[] = {DType::Bool, DType::I8,  DType::U8,  DType::I16, DType::U16, DType::I32,
+                                         DType::U32,  DType::I64, DType::U64, DType::F32, DType::F64};
 
 std::string_view dtype_name(DType t);
 std::size_t dtype_size(DType t);

@@ -106,6 +106,14 @@ void fill(Array& a, nb::handle value) {
 
 nb::object reduce(const Array& a, runtime::ReduceOp op) {
   const DType t = a.dtype();
+  if (t == DType::Bool && op != runtime::ReduceOp::Sum) {  // all / any, a bool as NumPy's; the sum counts (below)
+    bool out = false;
+    {
+      nb::gil_scoped_release release;
+      detail::Access::reduce(a, op, DType::Bool, &out);
+    }
+    return nb::bool_(out);
+  }
   if (is_float(t)) {
     double out = 0;
     {

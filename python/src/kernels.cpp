@@ -33,6 +33,15 @@ using ParamKind = detail::ParamSpec::Kind;
 
 std::string arg_type(nb::handle h) { return nb::type_name(h.type()).c_str(); }
 
+// Why an argument cannot be passed; a NumPy value of a dtype Tack lacks (np.float16(1), a
+// complex array) is named with its dtype, which converting it first would fix.
+std::string unpassable(nb::handle h) {
+  std::string out = "a " + arg_type(h) + " cannot be passed to a kernel";
+  nb::object why = nb::module_::import_("tack._dtypes").attr("numpy_refusal")(h);
+  if (!why.is_none()) out += ": " + nb::cast<std::string>(why);
+  return out + "; pass a tack.Array (Device.array() copies a NumPy array), a tack.Texture or a number";
+}
+
 // A Python number passed to a ScalarOf<T> parameter becomes a T, as C++'s
 // conversion at the call would; one that T cannot hold exactly is refused.
 void convert_to_fixed(KernelArg& a, DType fixed, const std::string& kernel, std::size_t i) {
@@ -94,9 +103,7 @@ void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::
       if (i < impl.specs.size() && impl.specs[i].kind == ParamKind::Scalar && impl.specs[i].fixed)
         convert_to_fixed(a, impl.specs[i].dtype, impl.name, i);
     } else {
-      throw TypeError("kernel '" + impl.name + "', argument " + std::to_string(i) + ": a " + arg_type(h) +
-                      " cannot be passed to a kernel; pass a tack.Array (Device.array() copies a NumPy array), a "
-                      "tack.Texture or a number");
+      throw TypeError("kernel '" + impl.name + "', argument " + std::to_string(i) + ": " + unpassable(h));
     }
   }
 }

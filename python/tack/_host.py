@@ -4,7 +4,7 @@ Device and Array classes, so ``tack.Array`` is the one array type."""
 import numpy as np
 
 from . import _core
-from ._dtypes import is_tack_dtype, to_dtype, to_numpy
+from ._dtypes import is_tack_dtype, refusal, to_dtype, to_numpy
 from ._errors import InvalidArgument, TypeError as _TackTypeError
 
 
@@ -27,13 +27,12 @@ def _host_copy(obj, dtype):
         except (RuntimeError, BufferError, TypeError, ValueError) as e:
             raise InvalidArgument(f"Device.array: cannot read the {type(obj).__name__} through DLPack: {e}") from None
     host = np.asarray(obj, dtype=to_numpy(to_dtype(dtype)) if dtype is not None else None)
-    if host.dtype == np.bool_:
-        raise _TackTypeError("Device.array: Tack arrays hold numbers, not bools; convert with .astype(np.uint8)")
     if not is_tack_dtype(host.dtype):
-        if dtype is None and host.dtype.kind in "iuf":
-            host = host.astype(np.float64 if host.dtype.kind == "f" else np.int64)
-        else:
-            to_dtype(host.dtype)  # raises the error naming the dtype
+        native = host.dtype.newbyteorder("=")
+        if not is_tack_dtype(native):
+            # Refused, never converted (float16 to f64 would double the memory and hide the choice).
+            raise _TackTypeError(f"Device.array: {refusal(host.dtype)}")
+        host = host.astype(native)  # the same values in the host's byte order
     if host.ndim == 0:
         raise InvalidArgument("Device.array: a 0-d value is not an array; Tack arrays have 1 to 4 dimensions "
                               "(pass [x] for one element, or pass the number to the kernel as a scalar)")
@@ -115,6 +114,22 @@ def _array_array(self, dtype=None, copy=None):
     return out if dtype is None else out.astype(dtype, copy=False)
 
 
+_KDL_CPU = 1
+_CORE_DLPACK = _core.Array.__dlpack__
+
+
+def _array_dlpack(self, stream=None, max_version=None, dl_device=None, copy=None):
+    """The array for a DLPack consumer: in place, on its own device. A consumer that asks for the host
+    (dl_device=(kDLCPU, 0), as np.from_dlpack(a, device="cpu") does) of an array on another device gets a
+    host copy, as the protocol has it, unless it said copy=False."""
+    if dl_device is not None and tuple(dl_device)[0] == _KDL_CPU and self.device.name not in ("cpu", "interp"):
+        if copy is False:
+            raise BufferError(f"tack: the array lives on the {self.device.name} device, not in host memory, and "
+                              "copy=False was asked; read it on the host with a.numpy()")
+        return self.numpy().__dlpack__(max_version=max_version)
+    return _CORE_DLPACK(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+
 def _array_repr(self):
     return f"tack.Array(shape={self.shape}, dtype={np.dtype(self.dtype).name}, device='{self.device.name}')"
 
@@ -133,6 +148,7 @@ _core.Array.numpy = _array_numpy
 _core.Array.read_range = _array_read_range
 _core.Array.__array__ = _array_array
 _core.Array.__repr__ = _array_repr
+_core.Array.__dlpack__ = _array_dlpack
 _core.Array.__len__ = _array_len
 
 

@@ -83,15 +83,13 @@ def test_refused_tensors_stay_the_producers():
     with pytest.raises(tack.InvalidArgument, match="row-major|contiguous"):
         tack.from_dlpack(strided)
     np.testing.assert_array_equal(strided, [0, 2, 4, 6, 8])  # untouched, still valid
-    with pytest.raises(tack.Error):
+    with pytest.raises(tack.TypeError, match="dtype float16 is not one of Tack's dtypes"):
         tack.from_dlpack(np.zeros(4, np.float16))
-    with pytest.raises(tack.Error):
-        tack.from_dlpack(np.zeros(4, np.bool_))
 
 
 def test_dlpack_round_trip_every_dtype(cpu):
-    for dt in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.float32,
-               np.float64):
+    for dt in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+               np.float32, np.float64):
         host = np.arange(5).astype(dt)
         back = np.from_dlpack(tack.from_dlpack(host, cpu))
         assert back.dtype == dt

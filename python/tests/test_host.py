@@ -5,8 +5,8 @@ import pytest
 
 import tack
 
-ALL_DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.float32,
-              np.float64]
+ALL_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+              np.float32, np.float64]
 
 
 def test_backend_names_lists_every_backend():
@@ -102,11 +102,9 @@ def test_array_from_lists_buffers_and_dtype(cpu):
 
 
 def test_array_refusals(cpu):
-    with pytest.raises(tack.TypeError, match="bools"):
-        cpu.array(np.array([True, False]))
     with pytest.raises(tack.InvalidArgument, match="0-d"):
         cpu.array(np.float32(1.0))
-    with pytest.raises(tack.TypeError, match="not one of Tack's ten"):
+    with pytest.raises(tack.TypeError, match="not one of Tack's dtypes"):  # more in test_dtype_refusals.py
         cpu.array(np.zeros(3, np.complex64))
     with pytest.raises(tack.InvalidArgument):
         cpu.array(np.zeros((1, 1, 1, 1, 2), np.float32))  # 5 dimensions

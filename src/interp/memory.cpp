@@ -16,7 +16,9 @@ ArrayView array_view(Context& ctx, ir::ArrayRef a) {
   }
   const Arg& arg = ctx.arg(a.index);
   TACK_CHECK(arg.kind == ir::ParamKind::Array);
-  return {arg.array.data, arg.array.dtype, arg.array.size};
+  // The typed kernel's dtype, which is the argument's except for a bool array: that is u8 memory
+  // to typed IR (passes/lower_bool_arrays.hpp), and the reference runs the IR the generators see.
+  return {arg.array.data, ctx.kernel.params[static_cast<std::size_t>(a.index)].dtype, arg.array.size};
 }
 
 void check_index(const Context& ctx, ir::ArrayRef a, const ArrayView& v, std::int64_t i) {

@@ -74,7 +74,6 @@ Value Group::global_id() const { return group_id() * size() + local_id(); }
 SharedArray Group::shared(DType dtype, std::int64_t count, std::source_location l) const {
   auto loc = detail::to_loc(l);
   auto& ctx = group_context("Group::shared", loc);
-  if (dtype == DType::Bool) ctx.fail(loc, "shared arrays hold numbers; use u8 for flags");
   if (count <= 0) ctx.fail(loc, "a shared array needs a positive element count, got " + std::to_string(count));
   ir::Kernel& k = ctx.kernel();
   std::int64_t bytes = 0;

@@ -409,6 +409,9 @@ class Inference {
         auto a = s.as<Atomic>();
         check_rank(a->array, a->subscripts);
         DType t = array_dtype(a->array);
+        if (t == DType::Bool)
+          fail(std::string("atomic_") + atomic_name(a->op) +
+               " on a bool array: atomics need numbers; use a u8 or i32 array for flags");
         bool bitwise = a->op == AtomicOp::And || a->op == AtomicOp::Or || a->op == AtomicOp::Xor;
         if (bitwise && is_float(t))
           fail(std::string("atomic_") + atomic_name(a->op) + " needs an integer array, got " +

@@ -8,6 +8,7 @@
 #include "passes/check_barriers.hpp"
 #include "passes/cse.hpp"
 #include "passes/dce.hpp"
+#include "passes/lower_bool_arrays.hpp"
 #include "passes/lower_workgroups.hpp"
 #include "passes/simplify.hpp"
 #include "support/env.hpp"
@@ -72,6 +73,10 @@ Typed type_kernel(const ir::Kernel& traced, const TypingRequest& request) {
     if (out.kernel.params[i].kind == ir::ParamKind::Texture3D)
       out.kernel.params[i].hardware_texture = i < request.hardware_texture.size() && request.hardware_texture[i];
   steps.after("infer_types", out.kernel);
+
+  // Bool arrays are u8 memory to every backend from here on (the checks below see the bytes).
+  out.kernel = lower_bool_arrays(out.kernel);
+  steps.after("lower_bool_arrays", out.kernel);
 
   // Every backend refuses a barrier some work-items may skip, before debug mode's checks reshape the IR.
   check_barriers(out.kernel);

@@ -107,9 +107,7 @@ Device Array::device() const { return Device(runtime::storage_of(storage_, "devi
 
 void Array::read_bytes(DType as, std::int64_t start, std::int64_t count, void* out) const {
   const auto& s = runtime::storage_of(storage_, "reading");
-  if (as != s.dtype)
-    throw TypeError("reading a " + std::string(dtype_name(s.dtype)) + " array as " + std::string(dtype_name(as)) +
-                    "; ask for the array's own dtype");
+  runtime::check_read_dtype(s.dtype, as);
   if (start < 0 || count < 0 || start > s.size || count > s.size - start)
     throw IndexError("read_range(" + std::to_string(start) + ", " + std::to_string(count) +
                      ") is outside an array of " + std::to_string(s.size) + " elements");

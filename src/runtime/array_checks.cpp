@@ -30,10 +30,15 @@ std::int64_t checked_count(const std::vector<std::int64_t>& shape, DType dtype, 
 }
 
 void check_dtype(const Device& dev, DType dtype, const char* what) {
-  if (dtype == DType::Bool) throw TypeError(std::string(what) + ": arrays hold numbers, not bool; use u8");
   if (!dev.capabilities().supports(dtype))
     throw TypeError(std::string(what) + ": " + std::string(dtype_name(dtype)) + " arrays are not supported on " +
                     dev.name());
+}
+
+void check_read_dtype(DType dtype, DType as) {
+  if (as == dtype || (dtype == DType::Bool && as == DType::U8)) return;
+  throw TypeError("reading a " + std::string(dtype_name(dtype)) + " array as " + std::string(dtype_name(as)) +
+                  "; ask for the array's own dtype" + (dtype == DType::Bool ? " (or u8, its bytes)" : ""));
 }
 
 ArrayStorage& storage_of(const std::shared_ptr<ArrayStorage>& s, const char* what) {

@@ -21,6 +21,9 @@ std::string shape_text(const std::vector<std::int64_t>& shape);
 std::int64_t checked_count(const std::vector<std::int64_t>& shape, DType dtype, const char* what);
 // TypeError unless the device holds arrays of dtype.
 void check_dtype(const Device& device, DType dtype, const char* what);
+// TypeError unless an array of `dtype` may be read into host memory of `as`: its own
+// dtype, or u8 for a bool array (its bytes; std::vector<bool> packs bits).
+void check_read_dtype(DType dtype, DType as);
 // An array's storage; InvalidArgument "<what> of an empty tack::Array ..." when there is none.
 ArrayStorage& storage_of(const std::shared_ptr<ArrayStorage>& storage, const char* what);
 // "0x7f3a00000000", for messages about addresses.

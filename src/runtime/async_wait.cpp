@@ -1,5 +1,6 @@
 // The tack-wait pool and the futures of the asynchronous waits.
 #include "runtime/async_wait.hpp"
+#include "runtime/array_checks.hpp"
 #include "runtime/print_capture.hpp"
 
 #include <tack/array.hpp>
@@ -164,8 +165,7 @@ std::future<void> Device::synchronize_async() const {
 
 void Array::after_queued(DType as, std::function<void(std::exception_ptr)> then) const {
   // The argument errors to_host() would raise are raised now, not through the future.
-  const std::int64_t n = size();                     // throws InvalidArgument for an empty handle
-  if (as != dtype()) read_bytes(as, 0, n, nullptr);  // throws the same TypeError as to_host()
+  runtime::check_read_dtype(dtype(), as);  // the same TypeError as to_host(); dtype() throws for an empty handle
   runtime::after_mark(runtime::take_mark({storage_->backend}), std::move(then));
 }
 

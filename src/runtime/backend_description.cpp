@@ -12,7 +12,7 @@ Capabilities BackendDescription::capabilities(bool has_f64, bool has_64_bit_atom
   Capabilities c;
   c.name = name;
   c.display_name = display_name;
-  c.supported_dtypes = {std::begin(kNumericDTypes), std::end(kNumericDTypes)};
+  c.supported_dtypes = {std::begin(kArrayDTypes), std::end(kArrayDTypes)};
   if (!has_f64 || !features.has(Feature::F64)) std::erase(c.supported_dtypes, DType::F64);
   c.supports_device_reductions = features.has(Feature::DeviceReductions);
   c.supports_workgroups = features.has(Feature::Workgroups);

@@ -20,6 +20,8 @@ namespace {
 
 // kDLOneAPI, which the v0.6 header Tack builds against does not name yet (DLPack 0.7 does).
 constexpr int kDLOneApiDevice = 14;
+// kDLBool (DLPack 0.8): NumPy's bool arrays, one byte an element, as Tack's.
+constexpr std::uint8_t kDLBoolCode = 6;
 
 struct DeviceType {
   int type;
@@ -46,23 +48,40 @@ const DeviceType* by_kind(const std::string& kind) {
 
 DLDataType dl_dtype(DType t) {
   DLDataType d{};
-  d.code = is_float(t) ? kDLFloat : is_signed_int(t) ? kDLInt : kDLUInt;
+  d.code = t == DType::Bool ? kDLBoolCode : is_float(t) ? kDLFloat : is_signed_int(t) ? kDLInt : kDLUInt;
   d.bits = static_cast<std::uint8_t>(8 * dtype_size(t));
   d.lanes = 1;
   return d;
 }
 
+// A DLPack dtype as NumPy names it (float16, bfloat16, complex64, ...), for messages.
+std::string dl_dtype_name(const DLDataType& d) {
+  const std::string bits = std::to_string(d.bits);
+  switch (d.code) {
+    case kDLInt: return "int" + bits;
+    case kDLUInt: return "uint" + bits;
+    case kDLFloat: return "float" + bits;
+    case kDLBfloat: return "bfloat" + bits;
+    case kDLComplex: return "complex" + bits;
+    case kDLBoolCode: return d.bits == 8 ? "bool" : "bool of " + bits + " bits";
+    default: return "DLPack type code " + std::to_string(d.code) + " of " + bits + " bits";
+  }
+}
+
 DType tack_dtype(const DLDataType& d) {
-  const std::string what = "code " + std::to_string(d.code) + ", " + std::to_string(d.bits) + " bits";
   if (d.lanes != 1)
-    throw TypeError("from_dlpack: a vector dtype (" + what + ", " + std::to_string(d.lanes) +
-                    " lanes) is not a Tack dtype");
-  for (DType t : kNumericDTypes) {
+    throw TypeError("from_dlpack: a vector dtype (" + dl_dtype_name(d) + ", " + std::to_string(d.lanes) +
+                    " lanes) is not one of Tack's dtypes");
+  for (DType t : kArrayDTypes) {
     const DLDataType m = dl_dtype(t);
     if (m.code == d.code && m.bits == d.bits) return t;
   }
-  throw TypeError("from_dlpack: the tensor's dtype (" + what +
-                  ") is not a Tack dtype (8 to 64-bit integers, f32, f64; bool as u8)");
+  // Refused, never converted: a copy in another dtype is the caller's choice to make.
+  const bool floating = d.code == kDLFloat || d.code == kDLBfloat;
+  throw TypeError("from_dlpack: dtype " + dl_dtype_name(d) +
+                  " is not one of Tack's dtypes (bool, int8, int16, int32, int64, uint8, uint16, uint32, "
+                  "uint64, float32, float64); convert it first" +
+                  (floating ? ", e.g. a.astype(np.float32)" : ""));
 }
 
 // The Tack device a tensor of this DLPack device lands on when none is given.

@@ -7,6 +7,7 @@
 #include "runtime/backend.hpp"
 #include "runtime/host_reduce_loops.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <vector>
@@ -67,10 +68,46 @@ struct Job {
   }
 };
 
+// A bool array's true elements, counted block by block: its bytes are read as u8,
+// since a byte other than 0 and 1 (written through a u8 view) is true, not undefined.
+struct CountTrue {
+  const std::uint8_t* data;
+  std::int64_t count;
+  std::vector<std::int64_t>* partials;
+  static void run(void* context, std::int64_t begin, std::int64_t end) {
+    auto* j = static_cast<CountTrue*>(context);
+    for (std::int64_t b = begin; b < end; ++b) {
+      std::int64_t lo = b * kBlock, hi = std::min(j->count, lo + kBlock), n = 0;
+      for (std::int64_t i = lo; i < hi; ++i) n += j->data[i] != 0;
+      (*j->partials)[static_cast<std::size_t>(b)] = n;
+    }
+  }
+};
+
+ir::Bits reduce_bools(const Backend& backend, const std::uint8_t* data, std::int64_t count, ReduceOp op,
+                      DType* result_dtype) {
+  std::int64_t blocks = (count + kBlock - 1) / kBlock;
+  std::vector<std::int64_t> partials(static_cast<std::size_t>(blocks));
+  CountTrue job{data, count, &partials};
+  if (blocks > 1)
+    backend.run_host_parallel(blocks, CountTrue::run, &job);
+  else if (blocks == 1)
+    CountTrue::run(&job, 0, 1);
+  std::int64_t trues = 0;
+  for (std::int64_t n : partials) trues += n;
+  if (op == ReduceOp::Sum) {
+    *result_dtype = DType::I64;
+    return static_cast<ir::Bits>(trues);
+  }
+  *result_dtype = DType::Bool;
+  return op == ReduceOp::Min ? trues == count : trues > 0;
+}
+
 }  // namespace
 
 ir::Bits host_reduce(const Backend& backend, DType t, const void* data, std::int64_t count, ReduceOp op,
                      DType* result_dtype) {
+  if (t == DType::Bool) return reduce_bools(backend, static_cast<const std::uint8_t*>(data), count, op, result_dtype);
   return ir::with_dtype(t, [&](auto zero) -> ir::Bits {
     using T = decltype(zero);
     using Acc = typename Partial<T>::Acc;

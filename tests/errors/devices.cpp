@@ -5,7 +5,9 @@
 #include <tack/tack.hpp>
 
 #include <cstdlib>
+#include <iterator>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -49,10 +51,13 @@ TEST(Devices, SameNameGivesTheSameDevice) {
 TEST(Devices, CapabilitiesAreDerivedConsistently) {
   const tack::Capabilities& c = tack::device("interp").capabilities();
   EXPECT_EQ(c.name, "interp");
-  EXPECT_EQ(c.supported_dtypes.size(), 10u);
+  EXPECT_EQ(c.supported_dtypes.size(), 11u);  // bool and the ten numeric dtypes
+  EXPECT_TRUE(c.supports(tack::DType::Bool));
   EXPECT_TRUE(c.supports_f64);
   EXPECT_TRUE(c.supports_workgroups);
-  EXPECT_EQ(c.supported_atomic_dtypes, c.supported_dtypes);
+  // Every numeric dtype has atomics on the interpreter; bool arrays have none (infer_types refuses them).
+  EXPECT_EQ(c.supported_atomic_dtypes,
+            std::vector<tack::DType>(std::begin(tack::kNumericDTypes), std::end(tack::kNumericDTypes)));
 }
 
 }  // namespace

@@ -31,16 +31,26 @@ TEST(Dlpack, NullTensor) {
   EXPECT_TACK_ERROR(tack::from_dlpack(nullptr), tack::InvalidArgument, "from_dlpack: the tensor is null");
 }
 
+// Refused by name, never converted: a copy in another dtype is the caller's to make.
 TEST(Dlpack, DtypesTackDoesNotHave) {
   Tensor half;
   half.m.dl_tensor.dtype = {kDLFloat, 16, 1};
-  EXPECT_TACK_ERROR(tack::from_dlpack(&half.m), tack::TypeError, "code 2, 16 bits) is not a Tack dtype");
+  EXPECT_TACK_ERROR(tack::from_dlpack(&half.m), tack::TypeError,
+                    "from_dlpack: dtype float16 is not one of Tack's dtypes (bool, int8, ", "float32, float64)",
+                    "convert it first, e.g. a.astype(np.float32)");
   Tensor vec;
   vec.m.dl_tensor.dtype = {kDLFloat, 32, 4};
-  EXPECT_TACK_ERROR(tack::from_dlpack(&vec.m), tack::TypeError, "a vector dtype", "4 lanes");
+  EXPECT_TACK_ERROR(tack::from_dlpack(&vec.m), tack::TypeError, "a vector dtype (float32, 4 lanes)");
   Tensor bf;
   bf.m.dl_tensor.dtype = {kDLBfloat, 16, 1};
-  EXPECT_TACK_ERROR(tack::from_dlpack(&bf.m), tack::TypeError, "not a Tack dtype");
+  EXPECT_TACK_ERROR(tack::from_dlpack(&bf.m), tack::TypeError, "dtype bfloat16 is not one of Tack's dtypes",
+                    "e.g. a.astype(np.float32)");
+  Tensor complex;
+  complex.m.dl_tensor.dtype = {kDLComplex, 64, 1};
+  EXPECT_TACK_ERROR(tack::from_dlpack(&complex.m), tack::TypeError, "dtype complex64 is not one of Tack's dtypes");
+  Tensor wide_bool;
+  wide_bool.m.dl_tensor.dtype = {6, 32, 1};  // kDLBool of 4 bytes: Tack's bool is one byte
+  EXPECT_TACK_ERROR(tack::from_dlpack(&wide_bool.m), tack::TypeError, "dtype bool of 32 bits is not one of");
 }
 
 TEST(Dlpack, ShapesTackDoesNotHave) {

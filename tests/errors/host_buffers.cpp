@@ -5,6 +5,7 @@
 #include <tack/tack.hpp>
 
 #include <cstdint>
+#include <vector>
 
 namespace {
 
@@ -32,8 +33,14 @@ TEST(HostBuffers, TooManyDimensions) {
                     "1 to 4 dimensions");
 }
 
-TEST(HostBuffers, BoolArraysAreRefused) {
-  EXPECT_TACK_ERROR(tack::device("interp").zeros(tack::DType::Bool, {4}), tack::TypeError, "use u8");
+TEST(HostBuffers, ABoolArrayReadsAsBoolOrItsBytesOnly) {
+  tack::Array a = tack::device("interp").zeros(tack::DType::Bool, {4});
+  EXPECT_EQ(a.to_host<std::uint8_t>(), (std::vector<std::uint8_t>{0, 0, 0, 0}));
+  EXPECT_TACK_ERROR(a.to_host<std::int8_t>(), tack::TypeError, "reading a bool array as i8",
+                    "ask for the array's own dtype (or u8, its bytes)");
+  EXPECT_TACK_ERROR(a.to_host_async<float>(), tack::TypeError, "reading a bool array as f32");
+  tack::Array u = tack::device("interp").zeros(tack::DType::U8, {4});
+  EXPECT_TACK_ERROR(u.read_range<std::int8_t>(0, 1), tack::TypeError, "reading a u8 array as i8");
 }
 
 TEST(HostBuffers, OutOfRangeRead) {

@@ -24,6 +24,14 @@ TEST(Typing, VarAssignedUnsignedAndSigned64) {
   EXPECT_TACK_ERROR(k(u, u, s), tack::TypeError, "kernel 'var_mix'", "a Var of type u64 is assigned i32", "cast");
 }
 
+TEST(Typing, AtomicsOnBoolArrays) {
+  auto k = tack::kernel("bool_atomic",
+                        [](Array flags) { parallel_for(flags.size(), [&](Index i) { atomic_or(flags, i, true); }); });
+  auto flags = tack::device("interp").zeros(tack::DType::Bool, {2});
+  EXPECT_TACK_ERROR(k(flags), tack::TypeError, "kernel 'bool_atomic'", "atomic_or on a bool array",
+                    "use a u8 or i32 array for flags");
+}
+
 TEST(Typing, NonBoolCondition) {
   auto k = tack::kernel(
       "cond", [](Array out) { parallel_for(out.size(), [&](Index i) { if_(out[i], [&] { out[i] = 0; }); }); });

@@ -90,13 +90,28 @@ TEST_P(HostDlpack, FromDlpackWrapsTheTensorInPlaceAndOwnsItOnSuccess) {
 }
 
 TEST_P(HostDlpack, EveryTackDtypeRoundTrips) {
-  for (tack::DType t : tack::kNumericDTypes) {
+  for (tack::DType t : tack::kArrayDTypes) {
     tack::Array a = dev().zeros(t, {4});
     DLManagedTensor* m = a.to_dlpack();
     tack::Array b = tack::from_dlpack(m, dev());
     EXPECT_EQ(b.dtype(), t) << tack::dtype_name(t);
     EXPECT_EQ(b.share().handle, a.share().handle) << "the same memory";
   }
+}
+
+// NumPy's bool arrays travel as kDLBool (DLPack 0.8's code 6), one byte an element.
+TEST_P(HostDlpack, BoolArraysAreKDLBoolOfOneByte) {
+  tack::Array a = dev().zeros(tack::DType::Bool, {3});
+  DLManagedTensor* m = a.to_dlpack();
+  EXPECT_EQ(m->dl_tensor.dtype.code, 6);
+  EXPECT_EQ(m->dl_tensor.dtype.bits, 8);
+  EXPECT_EQ(m->dl_tensor.dtype.lanes, 1);
+  m->deleter(m);
+  int deleted = 0;
+  std::vector<std::uint8_t> data = {0, 1, 2, 255};  // NumPy reads any nonzero byte as True, as Tack does
+  tack::Array b = tack::from_dlpack(produce(data, {4}, {6, 8, 1}, &deleted), dev());
+  EXPECT_EQ(b.dtype(), tack::DType::Bool);
+  EXPECT_EQ(b.sum<std::int64_t>(), 3);
 }
 
 TEST_P(HostDlpack, StridesOfARowMajorTensorAreAccepted) {
