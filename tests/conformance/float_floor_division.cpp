@@ -123,6 +123,8 @@ TEST_P(FloatFloorDivision, FoldedConstantsAgree) {
         r[0] = floormod(Value(1.0), 0.1);
         q[1] = floordiv(Value(-0.0), 1.0);
         r[1] = floormod(Value(-4.0), 2.0);
+        q[2] = floordiv(Value(0x1.17b491f8c2ed8p+4), 0x1.199999999999ap+0);  // snapped
+        r[2] = floormod(Value(6.0), -3.0);
       });
     });
   });
@@ -130,13 +132,13 @@ TEST_P(FloatFloorDivision, FoldedConstantsAgree) {
   expect_exact(
       "floordiv and floormod of literals",
       [&](const tack::Device& d) {
-        tack::Array q = zeros<double>(d, 2), r = zeros<double>(d, 2);
+        tack::Array q = zeros<double>(d, 3), r = zeros<double>(d, 3);
         k(q, r);
         std::vector<double> out = q.to_host<double>();
         for (double x : r.to_host<double>()) out.push_back(x);
         return out;
       },
-      std::vector<double>{9, -0.0, 0x1.9999999999996p-4, 0});
+      std::vector<double>{9, -0.0, 15, 0x1.9999999999996p-4, 0, -0.0});
 }
 
 }  // namespace
