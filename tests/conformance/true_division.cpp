@@ -42,10 +42,11 @@ TEST_P(TrueDivision, IntegerArraysDivideInF64) {
 TEST_P(TrueDivision, I64ValuesRoundToF64First) {
   if (!has_dtype<double>() || !has_dtype<std::int64_t>()) return;
   auto k = arrays_kernel();
-  // 2^53 + 1 is not an f64: NumPy converts each operand to f64 (to 2^53), then divides.
-  std::vector<std::int64_t> a = {9007199254740993, -9007199254740993, 10};
-  std::vector<std::int64_t> b = {1, 2, 4};
-  std::vector<double> want = {9007199254740992.0, -4503599627370496.0, 2.5};
+  // 2^53 + 1 is not an f64: NumPy converts each operand to f64 (to 2^53), then divides. 2^24 + 1 is an
+  // f64 but not an f32.
+  std::vector<std::int64_t> a = {9007199254740993, -9007199254740993, 10, 16777217};
+  std::vector<std::int64_t> b = {1, 2, 4, 1};
+  std::vector<double> want = {9007199254740992.0, -4503599627370496.0, 2.5, 16777217.0};
   expect_exact(
       "i64 / i64", [&](const tack::Device& d) { return run_binary<double>(k, d, a, b); }, want, rows_of(a, b));
 }
