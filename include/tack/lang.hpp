@@ -144,6 +144,9 @@ Value isnan(const Value& x);
 Value isinf(const Value& x);
 Value floordiv(const Value& a, const Value& b);                                // rounds toward -inf; x floordiv 0 == 0
 Value floormod(const Value& a, const Value& b);                                // sign of the divisor; x floormod 0 == 0
+// Python's and NumPy's a / b: floats divide in their promoted type, integers and bool
+// in f64 (i / 2 is f64 for an i64 i; x / 2 stays f32 for an f32 x). `/` keeps C++'s meaning.
+Value true_div(const Value& a, const Value& b);
 Value select(const Value& cond, const Value& if_true, const Value& if_false);  // evaluates both
 Value cast(DType to, const Value& v);
 template <Arithmetic T>
@@ -249,7 +252,7 @@ class Array : public ArrayBase {
  public:
   explicit Array(int param) : ArrayBase(ArraySpace::Param, param) {}
   Value size() const;          // element count, i64
-  Value shape(int dim) const;  // extent of dimension dim, i64
+  Value shape(int dim) const;  // extent of dimension dim, i64; a negative dim counts from the end (-1: the last)
   Value extent(int dim) const override { return shape(dim); }
 };
 
@@ -260,6 +263,12 @@ class ArrayOf : public Array {
   using Array::Array;
   using element_type = T;
 };
+
+namespace detail {
+// The front end's promise that `a` has rank n (Python's `h, w = a.shape`): a call
+// with another rank is refused at `loc`. Part of the traced kernel and its hash.
+void require_rank(const Array& a, int n, std::source_location loc = std::source_location::current());
+}  // namespace detail
 
 // A scalar parameter: its value is passed per call and never recompiles.
 class Scalar : public Value {

@@ -20,10 +20,18 @@ namespace {
 
 using lang::Value;
 
-// An ArrayParam's or SharedArray's shape(d), indexable from Python.
+// An ArrayParam's shape, indexable from Python: shape[d], d < 0 counting from the
+// end. Its length is the rank, known only per call, so `h, w = a.shape` is unpack(2),
+// which requires that rank.
 struct ShapeView {
   lang::Array array;
   Value operator[](int dim) const { return array.shape(dim); }
+  nb::tuple unpack(int n) const {
+    lang::detail::require_rank(array, n);
+    nb::list out;
+    for (int d = 0; d < n; ++d) out.append(array.shape(d));
+    return nb::tuple(out);
+  }
 };
 
 std::vector<Value> values(const nb::sequence& seq) {
@@ -89,6 +97,7 @@ void bind_statements(nb::module_& m) {
 
   nb::class_<ShapeView>(m, "Shape")
       .def("__getitem__", &ShapeView::operator[])
+      .def("unpack", &ShapeView::unpack, nb::arg("n"))
       .def("__len__", [](const ShapeView&) -> int {
         throw TypeError("an array parameter's rank is not known while the kernel is traced; index shape[d] instead");
       });
@@ -99,6 +108,8 @@ void bind_statements(nb::module_& m) {
   nb::class_<lang::Array, lang::ArrayBase>(m, "ArrayParam")
       .def_prop_ro("size", &lang::Array::size)
       .def_prop_ro("shape", [](const lang::Array& a) { return ShapeView{a}; })
+      .def(
+          "require_rank", [](const lang::Array& a, int n) { lang::detail::require_rank(a, n); }, nb::arg("n"))
       .def_prop_ro("param", &lang::Array::index);
   nb::class_<lang::SharedArray, lang::ArrayBase>(m, "SharedArray").def_prop_ro("size", &lang::SharedArray::size);
   nb::class_<lang::Texture3D>(m, "TextureParam")

@@ -1,6 +1,8 @@
 // The kernel language's expressions from Python: Value with Python's operators
 // (Python numbers on either side become weak literals, as C++ literals are),
-// casts, select and the math functions. Nothing here computes on data: each
+// casts, select and the math functions. The operators mean what Python and NumPy
+// mean: `/` is true division (f64 for integers), `//` and `%` round toward
+// negative infinity (floordiv, floormod), divmod gives both. Nothing here computes on data: each
 // call adds to the IR of the kernel being traced.
 #include "bindings.hpp"
 
@@ -29,8 +31,6 @@ Value reflected(const Value& a, nb::handle b) {
 Value add(const Value& a, const Value& b) { return a + b; }
 Value sub(const Value& a, const Value& b) { return a - b; }
 Value mul(const Value& a, const Value& b) { return a * b; }
-Value div(const Value& a, const Value& b) { return a / b; }
-Value mod(const Value& a, const Value& b) { return a % b; }
 Value bit_and(const Value& a, const Value& b) { return a & b; }
 Value bit_or(const Value& a, const Value& b) { return a | b; }
 Value bit_xor(const Value& a, const Value& b) { return a ^ b; }
@@ -104,6 +104,7 @@ void bind_math(nb::module_& m) {
   TACK_BINARY(copysign)
   TACK_BINARY(floordiv)
   TACK_BINARY(floormod)
+  TACK_BINARY(true_div)
   TACK_TERNARY(clamp)
   TACK_TERNARY(fma)
   TACK_TERNARY(select)
@@ -146,8 +147,9 @@ void bind_values(nb::module_& m) {
   binary<add>(value, "__add__", "__radd__");
   binary<sub>(value, "__sub__", "__rsub__");
   binary<mul>(value, "__mul__", "__rmul__");
-  binary<div>(value, "__truediv__", "__rtruediv__");
-  binary<mod>(value, "__mod__", "__rmod__");
+  binary<lang::true_div>(value, "__truediv__", "__rtruediv__");
+  binary<lang::floordiv>(value, "__floordiv__", "__rfloordiv__");
+  binary<lang::floormod>(value, "__mod__", "__rmod__");
   binary<bit_and>(value, "__and__", "__rand__");
   binary<bit_or>(value, "__or__", "__ror__");
   binary<bit_xor>(value, "__xor__", "__rxor__");
@@ -161,10 +163,18 @@ void bind_values(nb::module_& m) {
   binary<ge>(value, "__ge__", nullptr);
   value
       .def(
-          "__floordiv__", [](const Value& a, nb::handle b) { return lang::floordiv(a, to_value(b)); },
+          "__divmod__",
+          [](const Value& a, nb::handle b) {
+            Value d = to_value(b);
+            return nb::make_tuple(lang::floordiv(a, d), lang::floormod(a, d));
+          },
           nb::is_operator())
       .def(
-          "__rfloordiv__", [](const Value& a, nb::handle b) { return lang::floordiv(to_value(b), a); },
+          "__rdivmod__",
+          [](const Value& a, nb::handle b) {
+            Value n = to_value(b);
+            return nb::make_tuple(lang::floordiv(n, a), lang::floormod(n, a));
+          },
           nb::is_operator())
       .def(
           "__pow__", [](const Value& a, nb::handle b) { return lang::pow(a, to_value(b)); }, nb::is_operator())

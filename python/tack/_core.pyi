@@ -142,8 +142,9 @@ def set_location(file: Optional[str], line: int) -> None: ...
     # every traced call on this thread takes this file and line until changed; None clears
 
 class Value:
-    # Operators: + - * / % & | ^ << >> (and reflected), unary - + ~, comparisons
-    # (== != < <= > >= return Values). Operands may be Values or Python bool/int/float
+    # Operators: + - * / // % & | ^ << >> ** divmod() (and reflected), unary - + ~, comparisons
+    # (== != < <= > >= return Values). As in Python and NumPy: / is true_div, // floordiv,
+    # % floormod, divmod(a, b) the tuple (floordiv, floormod). Operands may be Values or Python bool/int/float
     # (weak literals: int -> i32 literal if it fits, else i64, else u64; float -> f64 literal)
     # or NumPy scalars (strong: a cast of the literal).  __bool__ raises tack.TypeError.
     def cast(self, dtype: DType) -> Value: ...
@@ -160,17 +161,24 @@ def cast(dtype: DType, v) -> Value: ...
 def select(c, a, b) -> Value: ...
 # Math, each taking Values or literals: abs min max clamp floor ceil round trunc sqrt rsqrt exp
 # exp2 log log2 log10 sin cos tan asin acos atan atan2 sinh cosh tanh pow fma copysign isnan
-# isinf floordiv floormod.
+# isinf floordiv floormod true_div.
+#   true_div(a, b): Python's a / b; floats divide in their type, integers and bool in f64.
+#   floordiv(a, b), floormod(a, b): Python's a // b and a % b (floats exactly as NumPy computes them).
 
 class ScalarParam(Value):
     param: int
 
 class Shape:
-    def __getitem__(self, dim: int) -> Value: ...   # i64 extent
+    def __getitem__(self, dim: int) -> Value: ...   # i64 extent; dim < 0 counts from the end
+    def unpack(self, n: int) -> tuple[Value, ...]: ...
+        # `h, w = a.shape`: requires rank n (as ArrayParam.require_rank, refused at the call
+        # otherwise) and returns shape[0] .. shape[n - 1]
 
 class ArrayParam:
     size: Value
     shape: Shape
+    def require_rank(self, n: int) -> None: ...
+        # the traced code relies on rank n: a call with another rank is refused at this line
     def load(self, index: Sequence[Value | int]) -> Value: ...      # 1 index: flat a[i]; 2-4: a(i, j, ...)
     def store(self, index: Sequence[Value | int], value: Value | int | float) -> None: ...
 

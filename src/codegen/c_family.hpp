@@ -147,7 +147,7 @@ class CFamilyCodeGen {
   std::string int_op(const ir::Op* n, const ir::Expr& self, DType t, const Operands& x);
   // Helper functions (c_family_helpers.cpp, c_family_texture_helpers.cpp); each returns the helper's name.
   std::string f64_to_f32_helper();
-  std::string float_floor_mod_helper(DType t);
+  std::string float_floor_helper(ir::OpCode op, DType t);  // FloorDiv, FloorMod
   std::string int_abs_helper(DType t);
   std::string int_division_helper(ir::OpCode op, DType t);  // Div, Mod, FloorDiv, FloorMod
   std::string wrapping_negation(DType t, const std::string& a) const;

@@ -47,10 +47,24 @@ constexpr std::string_view kF64ToF32 = R"(${Q} float tack_f64_to_f32(double d) {
 }
 )";
 
+// Python's and NumPy's float floor division and remainder, as scalar_ops computes them (see floor_div there):
+// from the exact fmod, not from a rounded a / b. By zero: a / b, and fmod's NaN.
+constexpr std::string_view kFloatFloorDiv = R"(${Q} ${T} ${name}(${T} a, ${T} b) {
+  if (b == ${zero}) return a / b;
+  ${T} mod = ${fmod}(a, b);
+  ${T} div = (a - mod) / b;
+  if (mod != ${zero} && ((b < ${zero}) != (mod < ${zero}))) div -= ${one};
+  if (div == ${zero}) return ${copysign}(${zero}, a / b);
+  ${T} floordiv = ${floor}(div);
+  if (div - floordiv > ${half}) floordiv += ${one};
+  return floordiv;
+}
+)";
 constexpr std::string_view kFloatFloorMod = R"(${Q} ${T} ${name}(${T} a, ${T} b) {
-  ${T} r = ${fmod}(a, b);
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
+  ${T} mod = ${fmod}(a, b);
+  if (b == ${zero}) return mod;
+  if (mod != ${zero}) return (b < ${zero}) != (mod < ${zero}) ? mod + b : mod;
+  return ${copysign}(${zero}, b);
 }
 )";
 
@@ -122,11 +136,20 @@ std::string CFamilyCodeGen::f64_to_f32_helper() {
   });
 }
 
-std::string CFamilyCodeGen::float_floor_mod_helper(DType t) {
-  const std::string name = "tack_floormod_" + suffix(t);
+std::string CFamilyCodeGen::float_floor_helper(ir::OpCode op, DType t) {
+  const bool quotient = op == ir::OpCode::FloorDiv;
+  const std::string name = std::string(quotient ? "tack_floordiv_" : "tack_floormod_") + suffix(t);
   return helper(name, [&] {
-    return fill_template(kFloatFloorMod,
-                         {{"Q", helper_qualifier()}, {"T", type_name(t)}, {"name", name}, {"fmod", math("fmod", t)}});
+    return fill_template(quotient ? kFloatFloorDiv : kFloatFloorMod,
+                         {{"Q", helper_qualifier()},
+                          {"T", type_name(t)},
+                          {"name", name},
+                          {"fmod", math("fmod", t)},
+                          {"floor", math("floor", t)},
+                          {"copysign", math("copysign", t)},
+                          {"zero", literal(t, ir::bits_from_double(t, 0.0))},
+                          {"half", literal(t, ir::bits_from_double(t, 0.5))},
+                          {"one", literal(t, ir::bits_from_double(t, 1.0))}});
   });
 }
 

@@ -64,8 +64,8 @@ std::string CFamilyCodeGen::float_op(const ir::Op* n, const ir::Expr& self, DTyp
     case OpCode::Mul: return contract_.count(self.get()) ? binary(a, "*", b) : unfused_mul(t, a, b);
     case OpCode::Div: return binary(a, "/", b);
     case OpCode::Mod: return fn2("fmod");
-    case OpCode::FloorDiv: return math("floor", t) + "(" + a + " / " + b + ")";
-    case OpCode::FloorMod: return float_floor_mod_helper(t) + "(" + a + ", " + b + ")";
+    case OpCode::FloorDiv:
+    case OpCode::FloorMod: return float_floor_helper(n->op, t) + "(" + a + ", " + b + ")";
     case OpCode::Min:
     case OpCode::Max: return min_max_helper(n->op, t) + "(" + a + ", " + b + ")";
     case OpCode::Floor: return fn1("floor");

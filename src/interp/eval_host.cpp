@@ -16,7 +16,7 @@ ir::Bits eval_host(const ir::Expr& e, const HostInputs& in) {
     case ir::ExprKind::ScalarParam: return ir::normalize(e->type.dtype, in.scalar(e.as<ir::ScalarParam>()->param));
     case ir::ExprKind::ArrayDim: {
       const auto* n = e.as<ir::ArrayDim>();
-      TACK_CHECK(n->dim >= ir::ArrayDim::kSize && n->dim < 4);
+      TACK_CHECK(n->dim == ir::ArrayDim::kSize || (n->dim >= 0 && n->dim < 4));
       return static_cast<ir::Bits>(in.extent(n->param, n->dim));
     }
     case ir::ExprKind::Op: {

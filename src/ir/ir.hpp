@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,7 +36,7 @@ enum class OpCode : std::uint8_t {
 #define TACK_OP(Name, arity, spelling, category) Name,
 #include "ops.def"
 };
-enum class OpCategory : std::uint8_t { Arith, Bits, Shift, Compare, Logic, Signed, Float, Classify };
+enum class OpCategory : std::uint8_t { Arith, Bits, Shift, Compare, Logic, Signed, Float, Classify, Quotient };
 
 int op_arity(OpCode op);
 const char* op_name(OpCode op);
@@ -155,9 +156,11 @@ struct ScalarParam : ExprNode {
 };
 
 // An array parameter's extent: dim >= 0 is shape(dim), kSize is its element count. I64.
+// Traced IR may hold dim -rank .. -1, counted from the end (shape(-1) is the last);
+// infer_types resolves it, so typed IR never does.
 struct ArrayDim : ExprNode {
   static constexpr ExprKind kKind = ExprKind::ArrayDim;
-  static constexpr int kSize = -1;
+  static constexpr int kSize = std::numeric_limits<int>::min();
   int param;
   int dim;
   ArrayDim(int p, int d) : ExprNode(kKind, Type::strong(DType::I64)), param(p), dim(d) {}
@@ -405,6 +408,8 @@ struct Param {
   std::optional<DType> fixed_dtype;  // declared with ArrayOf<T> / ScalarOf<T>
   DType dtype = DType::F32;          // after specialization (Texture3D: always F32)
   int rank = -1;                     // arrays, after specialization
+  int required_rank = -1;            // arrays: the rank the traced code relies on (lang::detail::require_rank)
+  SourceLoc required_rank_loc;       // the line that relies on it
   bool scalar_pack = false;          // added by passes::pack_scalars: holds the host's scalar values
   bool hardware_texture = false;     // Texture3D: sampled by the device's texture unit, else in software
 };

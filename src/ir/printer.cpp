@@ -188,8 +188,11 @@ std::string to_string(const Kernel& k) {
       if (p.kind == ParamKind::Array) out += ", rank " + std::to_string(p.rank);
       if (p.kind == ParamKind::Texture3D) out += p.hardware_texture ? ", hardware" : ", software";
       out += ">";
-    } else if (p.fixed_dtype) {
-      out += "<" + std::string(dtype_name(*p.fixed_dtype)) + ">";
+    } else if (p.fixed_dtype || p.required_rank >= 0) {
+      // A required rank is part of the traced kernel's text, and so of its hash.
+      std::string rank = p.required_rank >= 0 ? "rank " + std::to_string(p.required_rank) : "";
+      out += "<" + (p.fixed_dtype ? std::string(dtype_name(*p.fixed_dtype)) + (rank.empty() ? "" : ", ") : "") + rank +
+             ">";
     }
   }
   out += ")\n";

@@ -175,6 +175,34 @@ T divide(T a, T b) {
   return std::signbit(a) != std::signbit(b) ? -inf : inf;
 }
 
+// Python's and NumPy's float floor division and remainder (CPython's float_divmod, NumPy's npy_divmod), step
+// for step and in T, so that f32 gives NumPy's float32 bits. floor(a / b) would round the quotient first:
+// 1.0 // 0.1 is 9 (0.1 is a little above a tenth), where floor(1.0 / 0.1) is 10. The remainder has the
+// divisor's sign, a zero one included (-4.0 % 2.0 is +0.0); by zero, the quotient is a / b and the remainder
+// NaN, as NumPy gives (Python raises).
+template <class T>
+T floor_mod(T a, T b) {
+  T mod = std::fmod(a, b);  // exact; NaN when b is 0
+  if (b == 0) return mod;
+  if (mod != 0) {  // NaN included
+    if ((b < 0) != (mod < 0)) mod += b;
+    return mod;
+  }
+  return std::copysign(T{0}, b);
+}
+
+template <class T>
+T floor_div(T a, T b) {
+  if (b == 0) return divide(a, b);
+  T mod = std::fmod(a, b);
+  T div = (a - mod) / b;  // very nearly an integer
+  if (mod != 0 && (b < 0) != (mod < 0)) div -= T{1};
+  if (div == 0) return std::copysign(T{0}, a / b);
+  T floordiv = std::floor(div);
+  if (div - floordiv > T{0.5}) floordiv += T{1};  // snap to the nearest integer
+  return floordiv;
+}
+
 // T is float or double; every operation is computed in T so f32 results are correctly rounded f32.
 template <class T>
 Bits eval_float(OpCode op, DType t, const Bits* x) {
@@ -189,12 +217,8 @@ Bits eval_float(OpCode op, DType t, const Bits* x) {
     case OpCode::Mul: return put<T>(a * b);
     case OpCode::Div: return put<T>(divide(a, b));
     case OpCode::Mod: return put<T>(std::fmod(a, b));
-    case OpCode::FloorDiv: return put<T>(std::floor(divide(a, b)));
-    case OpCode::FloorMod: {
-      T r = std::fmod(a, b);
-      if (r != 0 && ((r < 0) != (b < 0))) r += b;
-      return put<T>(r);
-    }
+    case OpCode::FloorDiv: return put<T>(floor_div(a, b));
+    case OpCode::FloorMod: return put<T>(floor_mod(a, b));
     case OpCode::Min:
       if (std::isnan(a)) return put<T>(b);
       if (std::isnan(b)) return put<T>(a);

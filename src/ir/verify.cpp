@@ -412,6 +412,7 @@ class Verifier {
         ok = is_float(a) && r == DType::Bool;
         rule = "a float operand and a bool result";
         break;
+      case OpCategory::Quotient: rule = "lowering to div by infer_types: typed IR never holds it"; break;
     }
     if (!ok) fail(std::string("'") + op_name(n->op) + "' needs " + rule, e);
   }

@@ -80,12 +80,29 @@ ElementRef ArrayBase::operator()(Located i, const Value& j, const Value& k, cons
 
 Value Array::size() const { return Value(ir::ArrayDim::make(index(), ir::ArrayDim::kSize).ptr()); }
 Value Array::shape(int dim) const {
-  if (dim < 0 || dim > 3) {
+  // A negative dim stays in the traced IR: the rank, and so the dimension it names, comes with each call.
+  if (dim < -4 || dim > 3) {
     auto& ctx = detail::TraceContext::current("Array::shape");
     ctx.fail({}, "shape(" + std::to_string(dim) + ") of argument " + std::to_string(index()) +
-                     ": arrays have at most 4 dimensions, numbered 0 to 3");
+                     ": arrays have at most 4 dimensions, numbered 0 to 3, or -1 to -4 from the end");
   }
   return Value(ir::ArrayDim::make(index(), dim).ptr());
+}
+
+void detail::require_rank(const Array& a, int n, std::source_location loc) {
+  auto& ctx = TraceContext::current("require_rank");
+  ir::SourceLoc at = to_loc(loc);
+  if (n < 1 || n > 4)
+    ctx.fail(at, "argument " + std::to_string(a.index()) + " is taken to have rank " + std::to_string(n) +
+                     ", but arrays have 1 to 4 dimensions");
+  ir::Param& p = ctx.kernel().params[static_cast<std::size_t>(a.index())];
+  if (p.required_rank >= 0 && p.required_rank != n)
+    ctx.fail(at, "argument " + std::to_string(a.index()) + " is taken to have rank " + std::to_string(n) +
+                     " here, but rank " + std::to_string(p.required_rank) + " at " + p.required_rank_loc.str());
+  if (p.required_rank < 0) {
+    p.required_rank = n;
+    p.required_rank_loc = at;
+  }
 }
 
 Scalar::Scalar(int param) : Value(ir::ScalarParam::make(ir::Type::unknown(), param).ptr()), param_(param) {}

@@ -91,6 +91,7 @@ Value isnan(const Value& x) { return op(OpCode::IsNan, x); }
 Value isinf(const Value& x) { return op(OpCode::IsInf, x); }
 Value floordiv(const Value& a, const Value& b) { return op(OpCode::FloorDiv, a, b); }
 Value floormod(const Value& a, const Value& b) { return op(OpCode::FloorMod, a, b); }
+Value true_div(const Value& a, const Value& b) { return op(OpCode::TrueDiv, a, b); }
 
 Value select(const Value& cond, const Value& if_true, const Value& if_false) {
   return made(ir::Select::make(ir::Type::unknown(), E(cond), E(if_true), E(if_false)));

@@ -26,10 +26,12 @@ std::string tname(Type t) {
 
 class Inference {
  public:
-  Inference(const Kernel& k, const std::vector<ParamType>& params) : k_(k), params_(params) {}
+  Inference(const Kernel& k, const std::vector<ParamType>& params, const DeviceLimits& device)
+      : k_(k), params_(params), device_(device) {}
 
   Kernel run() {
     if (params_.size() != k_.params.size()) TACK_UNREACHABLE("infer_types needs one ParamType per parameter");
+    check_required_ranks();
     let_types_.assign(k_.lets.size(), Type::unknown());
     var_types_.assign(k_.vars.size(), Type::unknown());
     var_locs_.assign(k_.vars.size(), SourceLoc{});
@@ -83,6 +85,32 @@ class Inference {
   [[noreturn]] void fail_arg(const std::string& msg) const {
     std::string where = loc_.str();
     throw InvalidArgument("kernel '" + k_.name + "'" + (where.empty() ? "" : " at " + where) + ": " + msg);
+  }
+  [[noreturn]] void fail_index(const std::string& msg) const {
+    std::string where = loc_.str();
+    throw IndexError("kernel '" + k_.name + "'" + (where.empty() ? "" : " at " + where) + ": " + msg);
+  }
+
+  // The ranks the traced code relies on (a Python `h, w = a.shape`), refused at the line that relies on them.
+  void check_required_ranks() {
+    for (std::size_t i = 0; i < k_.params.size(); ++i) {
+      const Param& p = k_.params[i];
+      if (p.kind != ParamKind::Array || p.required_rank < 0 || params_[i].rank == p.required_rank) continue;
+      loc_ = p.required_rank_loc;
+      fail_arg("argument " + std::to_string(i) + " has rank " + std::to_string(params_[i].rank) +
+               " here, but this line needs rank " + std::to_string(p.required_rank) + ": it unpacks the shape into " +
+               std::to_string(p.required_rank) + " names");
+    }
+  }
+
+  // Integer true division computes in f64; a device without f64 refuses it here, where the line and the
+  // reason are known (a Cast to f64 in typed IR could not say which `/` made it).
+  void check_true_division(Type operands) const {
+    if (is_float(operands.dtype) || device_.f64) return;
+    fail("true division (/) of integers (" + tname(operands) + ") gives f64, as in NumPy, but the " + device_.backend +
+         " backend has no f64: cast an operand to f32 first for an f32 quotient (cast<float>(x) in C++, "
+         "tack.cast(x, np.float32) in Python), or use floor division (// in Python, floordiv() in C++) for an "
+         "integer one");
   }
   Type bad(const std::string& msg) {
     if (tolerant_) return Type::unknown();
@@ -169,6 +197,11 @@ class Inference {
                        "; compare with != 0 first");
         }
         return Type::strong(DType::Bool);
+      case OpCategory::Quotient:
+        // NumPy's true division: f64 for integers and bool (weak ones give a weak f64, as
+        // Python's 3 / 2 is a Python float), else the promoted float type.
+        if (t.is_unknown() || is_float(t.dtype)) return t;
+        return t.is_weak() ? Type::weak(DType::F64) : Type::strong(DType::F64);
       case OpCategory::Float:
       case OpCategory::Classify: {
         if (t.is_weak() && !is_float(t.dtype)) t = Type::weak(DType::F64);  // sqrt(2) is a double, as in C++
@@ -254,12 +287,20 @@ class Inference {
       case ExprKind::ScalarParam: return ScalarParam::make(Type::strong(params_[e.as<ScalarParam>()->param].dtype),
                                                            e.as<ScalarParam>()->param);
       case ExprKind::ArrayDim: {
+        // A negative dim counts from the end (shape(-1) is the last); typed IR holds it from the front.
         auto d = e.as<ArrayDim>();
+        if (d->dim == ArrayDim::kSize) return e;
         int rank = params_[d->param].rank;
-        if (d->dim >= rank)
-          fail_arg("shape(" + std::to_string(d->dim) + ") of argument " + std::to_string(d->param) +
-                   ", which has rank " + std::to_string(rank));
-        return e;
+        int dim = d->dim < 0 ? d->dim + rank : d->dim;
+        if (dim < 0 || dim >= rank) {
+          const std::string r = std::to_string(rank);
+          fail_index("shape(" + std::to_string(d->dim) + ") of argument " + std::to_string(d->param) +
+                     ", which has rank " + r + " here: " +
+                     (rank == 1 ? std::string("its one dimension is 0, or -1 from the end")
+                                : "its dimensions are 0 to " + std::to_string(rank - 1) + ", or -" + r +
+                                      " to -1 from the end"));
+        }
+        return dim == d->dim ? e : ArrayDim::make(d->param, dim);
       }
       case ExprKind::LoopIndex:
       case ExprKind::GroupValue: return e;
@@ -295,9 +336,15 @@ class Inference {
           }
           default: break;
         }
+        OpCode op = o->op;
+        if (op == OpCode::TrueDiv) {
+          // Lowered here, so that no later pass, backend or the interpreter meets it.
+          check_true_division(*join(type_of(o->args[0]), type_of(o->args[1])));
+          op = OpCode::Div;
+        }
         std::array<Expr, 3> args;
         for (int i = 0; i < o->arity(); ++i) args[i] = coerce(o->args[i], operand);
-        return Op::make(t, o->op, args[0], args[1], args[2]);
+        return Op::make(t, op, args[0], args[1], args[2]);
       }
     }
     TACK_UNREACHABLE("unknown expression kind");
@@ -459,6 +506,7 @@ class Inference {
 
   const Kernel& k_;
   const std::vector<ParamType>& params_;
+  const DeviceLimits& device_;
   std::vector<Type> let_types_, var_types_;
   std::vector<SourceLoc> var_locs_;
   std::unordered_map<const ExprNode*, Type> type_memo_;
@@ -469,8 +517,8 @@ class Inference {
 
 }  // namespace
 
-ir::Kernel infer_types(const ir::Kernel& traced, const std::vector<ParamType>& params) {
-  return Inference(traced, params).run();
+ir::Kernel infer_types(const ir::Kernel& traced, const std::vector<ParamType>& params, const DeviceLimits& device) {
+  return Inference(traced, params, device).run();
 }
 
 }  // namespace tack::passes

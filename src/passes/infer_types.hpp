@@ -4,6 +4,7 @@
 
 #include "ir/ir.hpp"
 
+#include <string>
 #include <vector>
 
 namespace tack::passes {
@@ -14,10 +15,19 @@ struct ParamType {
   bool weak = false;  // scalars only: typed as a literal of dtype is (Python ints and floats)
 };
 
+// What the device computes, for the refusals only typing can word: it knows which
+// operation made a value f64. Everything else a backend lacks is refused by
+// runtime::check_capabilities on the typed kernel.
+struct DeviceLimits {
+  bool f64 = true;
+  std::string backend;  // its name, for messages
+};
+
 // Returns the kernel with every expression Strong, explicit Casts where operand
 // types differ, Var and Let types filled in, indices I64 and conditions Bool.
-// Throws tack::TypeError (or InvalidArgument for a wrong rank) naming the kernel,
-// the operation and the source line.
-ir::Kernel infer_types(const ir::Kernel& traced, const std::vector<ParamType>& params);
+// True division (TrueDiv) is lowered to Div, on f64 Casts of integer operands.
+// Throws tack::TypeError (InvalidArgument for a wrong rank, IndexError for a shape
+// dimension beyond it) naming the kernel, the operation and the source line.
+ir::Kernel infer_types(const ir::Kernel& traced, const std::vector<ParamType>& params, const DeviceLimits& device = {});
 
 }  // namespace tack::passes

@@ -68,7 +68,7 @@ bool verifying() {
 Typed type_kernel(const ir::Kernel& traced, const TypingRequest& request) {
   const Steps steps;
   Typed out;
-  out.kernel = infer_types(traced, request.params);
+  out.kernel = infer_types(traced, request.params, request.device);
   for (std::size_t i = 0; i < out.kernel.params.size(); ++i)
     if (out.kernel.params[i].kind == ir::ParamKind::Texture3D)
       out.kernel.params[i].hardware_texture = i < request.hardware_texture.size() && request.hardware_texture[i];

@@ -31,6 +31,7 @@ struct TypingRequest {
   std::vector<ParamType> params;       // by parameter: the argument's dtype and rank
   std::vector<bool> hardware_texture;  // by parameter: a Texture3D the backend samples in hardware
   bool debug = false;                  // debug mode: every array access is checked
+  DeviceLimits device;                 // what the backend computes (f64), for inference's refusals
   // Refuses what the backend cannot run (runtime::check_capabilities, given its
   // capabilities): the passes know no backend.
   std::function<void(const ir::Kernel&)> check_capabilities;

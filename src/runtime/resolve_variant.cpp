@@ -215,6 +215,7 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
   }
   request.debug = (sig.flags & kSignatureDebug) != 0;
   const Capabilities& caps = backend.caps();
+  request.device = {.f64 = caps.supports_f64, .backend = caps.name};
   request.check_capabilities = [&caps](const ir::Kernel& typed) { check_capabilities(typed, caps); };
   passes::Typed typed = passes::type_kernel(k, request);
   if (checks) {

@@ -1,7 +1,7 @@
 // DESIGN §4, integer / and %: truncate toward zero; by zero gives 0;
 // MIN / -1 == MIN and MIN % -1 == 0. floordiv and floormod: floor semantics
-// (the remainder takes the divisor's sign), with the same zero rules; on floats
-// floordiv is floor(a / b) and floormod takes the divisor's sign.
+// (the remainder takes the divisor's sign), with the same zero rules. Their float
+// forms are Python's // and %, checked in full in float_floor_division.cpp.
 #include "conformance/backend_param.hpp"
 
 #include <cmath>

@@ -30,6 +30,21 @@ TEST(Inspect, MetalRefusesF64ComputedInsideTheKernel) {
                     "kernel 'widen'", "Metal has no double precision", "use f32 on Metal");
 }
 
+// NumPy's i / j is f64: refused where the device has none, at the line that divides, with the two ways out.
+TEST(Inspect, MetalRefusesIntegerTrueDivision) {
+  const int line = __LINE__ + 2;
+  auto k = tack::kernel(
+      "ratio", [](Array out, Array a) { parallel_for(out.size(), [&](Index i) { out[i] = true_div(a[i], i); }); });
+  const tack::ArraySpec f32{tack::DType::F32, 1}, i32{tack::DType::I32, 1};
+  EXPECT_TACK_ERROR(tack::inspect(k, "metal", f32, i32), tack::TypeError, "kernel 'ratio' at ",
+                    "inspect.cpp:" + std::to_string(line),
+                    "true division (/) of integers (i64) gives f64, as in NumPy, but the metal backend has no f64",
+                    "cast an operand to f32 first", "floor division (// in Python, floordiv() in C++)");
+  // A float operand divides in its own type: f32 on Metal is fine.
+  EXPECT_NO_THROW(tack::inspect(k, "metal", f32, f32));
+  EXPECT_NO_THROW(tack::inspect(k, "cuda", f32, i32));
+}
+
 TEST(Inspect, AtomicsTheBackendLacksAreRefused) {
   auto k = tack::kernel("count", [](Array c) { parallel_for(c.size(), [&](Index i) { atomic_add(c, 0, 1); }); });
   // Metal has no 64-bit compare-and-swap to emulate them with.

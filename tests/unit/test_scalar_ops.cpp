@@ -317,7 +317,11 @@ TEST(ScalarOps, FloatModFloorModFloorDiv) {
   EXPECT_EQ(op2(OpCode::FloorMod, DType::F64, f64(-7.0), f64(2.0)), f64(1.0));
   EXPECT_EQ(op2(OpCode::FloorMod, DType::F64, f64(7.0), f64(-2.0)), f64(-1.0));
   EXPECT_EQ(op2(OpCode::FloorMod, DType::F32, f32(-7.5f), f32(2.0f)), f32(0.5f));
-  EXPECT_EQ(op2(OpCode::FloorMod, DType::F64, f64(6.0), f64(-3.0)), f64(0.0));
+  EXPECT_EQ(op2(OpCode::FloorMod, DType::F64, f64(6.0), f64(-3.0)), f64(-0.0));  // Python: the divisor's sign
+  EXPECT_EQ(op2(OpCode::FloorMod, DType::F64, f64(-4.0), f64(2.0)), f64(0.0));
+  EXPECT_EQ(op2(OpCode::FloorDiv, DType::F64, f64(1.0), f64(0.1)), f64(9.0));  // not floor(1.0 / 0.1) == 10
+  EXPECT_EQ(op2(OpCode::FloorDiv, DType::F32, f32(1.0f), f32(0.1f)), f32(9.0f));
+  EXPECT_EQ(op2(OpCode::FloorDiv, DType::F64, f64(-0.0), f64(1.0)), f64(-0.0));
   EXPECT_EQ(op2(OpCode::FloorMod, DType::F64, f64(-1.0), f64(INFINITY)), f64(INFINITY));  // Python: -1 % inf
   EXPECT_EQ(op2(OpCode::FloorDiv, DType::F64, f64(-7.0), f64(2.0)), f64(-4.0));
   EXPECT_EQ(op2(OpCode::FloorDiv, DType::F32, f32(7.0f), f32(2.0f)), f32(3.0f));

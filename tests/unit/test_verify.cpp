@@ -77,6 +77,12 @@ TEST(Verify, AcceptsSaxpy) {
   verify(k);  // does not abort
 }
 
+// Python's `/` exists only until inference, which lowers it to div.
+TEST(Verify, RefusesATrueDivisionLeftByInference) {
+  Kernel k = kernel(block({Store::make(kOut, index0(), 0, op(OpCode::TrueDiv, f32(1), f32(3)))}));
+  EXPECT_BROKEN(k, "'truediv' needs lowering to div by infer_types");
+}
+
 TEST(Verify, AcceptsControlFlowVarsAndScopes) {
   // var v0 = 0; for t1 in [0, n) { let t2 = cast(t1); v0 = v0 + t2; if (v0 > 100) break }
   // loop { if !(v0 < 5) break; v0 = v0 + 1; continue }  store out[i] = v0

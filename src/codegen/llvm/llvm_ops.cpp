@@ -220,6 +220,36 @@ Value* with_contract(Value* v, bool contract) {
   return v;
 }
 
+// scalar_ops' floor_div and floor_mod (Python's and NumPy's), their branches as selects:
+//   mod = fmod(a, b); adjust = mod != 0 (NaN too) && (b < 0) != (mod < 0)
+//   floormod: b == 0 ? mod : mod == 0 ? copysign(0, b) : adjust ? mod + b : mod
+//   div = (a - mod) / b - (adjust ? 1 : 0); f = floor(div) + (div - floor(div) > 0.5 ? 1 : 0)
+//   floordiv: b == 0 ? a / b : div == 0 ? copysign(0, a / b) : f
+Value* float_floor(llvm::IRBuilderBase& b, ir::OpCode op, Value* a, Value* c) {
+  llvm::Type* ty = a->getType();
+  Value* zero = llvm::ConstantFP::get(ty, 0.0);
+  Value* one = llvm::ConstantFP::get(ty, 1.0);
+  Value* by_zero = b.CreateFCmpOEQ(c, zero);
+  Value* mod = b.CreateFRem(a, c);  // frem is fmod
+  Value* adjust =
+      b.CreateAnd(b.CreateFCmpUNE(mod, zero), b.CreateXor(b.CreateFCmpOLT(c, zero), b.CreateFCmpOLT(mod, zero)));
+  if (op == ir::OpCode::FloorMod) {
+    Value* signed_zero = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, c);
+    Value* r = b.CreateSelect(adjust, b.CreateFAdd(mod, c), mod);
+    r = b.CreateSelect(b.CreateFCmpOEQ(mod, zero), signed_zero, r);
+    return b.CreateSelect(by_zero, mod, r);
+  }
+  Value* quotient = b.CreateFDiv(a, c);
+  Value* div = b.CreateFDiv(b.CreateFSub(a, mod), c);
+  div = b.CreateSelect(adjust, b.CreateFSub(div, one), div);
+  Value* floor = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, div);
+  Value* snapped = b.CreateSelect(b.CreateFCmpOGT(b.CreateFSub(div, floor), llvm::ConstantFP::get(ty, 0.5)),
+                                  b.CreateFAdd(floor, one), floor);
+  Value* r = b.CreateSelect(b.CreateFCmpOEQ(div, zero),
+                            b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, quotient), snapped);
+  return b.CreateSelect(by_zero, quotient, r);
+}
+
 Value* float_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, Value* const* x, bool contract,
                 const codegen::VectorMath& math) {
   using ir::OpCode;
@@ -227,7 +257,6 @@ Value* float_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, Value* const* x,
   Value* a = x[0];
   Value* c = op_arity(op) >= 2 ? x[1] : nullptr;
   llvm::Type* ty = a->getType();
-  Value* zero = llvm::ConstantFP::get(ty, 0.0);
   auto unary = [&](ID id) -> Value* { return b.CreateUnaryIntrinsic(id, a); };
   switch (op) {
     case OpCode::Neg: return b.CreateFNeg(a);
@@ -237,14 +266,8 @@ Value* float_op(llvm::IRBuilderBase& b, ir::OpCode op, DType t, Value* const* x,
     case OpCode::Mul: return with_contract(b.CreateFMul(a, c), contract);
     case OpCode::Div: return b.CreateFDiv(a, c);  // IEEE: x / ±0 is ±inf, 0 / 0 is NaN (no UB in LLVM IR)
     case OpCode::Mod: return b.CreateFRem(a, c);  // frem is fmod
-    case OpCode::FloorDiv: return b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b.CreateFDiv(a, c));
-    case OpCode::FloorMod: {
-      // r = fmod(a, b); if (r != 0 && ((r < 0) != (b < 0))) r += b;
-      Value* r = b.CreateFRem(a, c);
-      Value* nonzero = b.CreateFCmpUNE(r, zero);
-      Value* signs = b.CreateXor(b.CreateFCmpOLT(r, zero), b.CreateFCmpOLT(c, zero));
-      return b.CreateSelect(b.CreateAnd(nonzero, signs), b.CreateFAdd(r, c), r);
-    }
+    case OpCode::FloorDiv:
+    case OpCode::FloorMod: return float_floor(b, op, a, c);
     // Not llvm.minnum/maxnum: they may return either zero for (+0, -0). scalar_ops returns the other operand
     // for a NaN (b when both are), else `b < a ? b : a` (min) and `a < b ? b : a` (max).
     case OpCode::Min: return b.CreateSelect(b.CreateFCmpUNO(a, a), c, b.CreateSelect(b.CreateFCmpOLT(c, a), c, a));
