@@ -18,7 +18,7 @@ namespace tack::python {
 namespace {
 
 // C++ phrase -> Python phrase, applied in order (longer phrases first).
-constexpr std::array<std::pair<std::string_view, std::string_view>, 31> kPhrases{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 33> kPhrases{{
     {"cast<float>()", "tack.cast(x, np.float32)"},
     {"cast<double>()", "tack.cast(x, np.float64)"},
     {"cast<int64_t>()", "tack.cast(x, np.int64)"},
@@ -39,6 +39,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 31> kPhrases
     {"if_", "if"},
     {"break_()", "break"},
     {"continue_()", "continue"},
+    {"floor division (floordiv())", "floor division (//)"},
+    {"true division of integers", "true division (/) of integers"},
     {"select()", "tack.select()"},
     {"print_if", "tack.print_if"},
     {"copy it with to_host/from_host first", "copy it with a.numpy() and dev.array(...) first"},
@@ -130,6 +132,11 @@ std::string python_words(const std::string& message, const std::vector<std::stri
   out = replace_matches(out, dtype, [](const std::smatch& m) {
     const char kind = m[1].str()[0];
     return std::string(kind == 'f' ? "float" : kind == 'i' ? "int" : "uint") + m[2].str();
+  });
+  // "an f32" read "an float32"; "a i64" reads "a int64".
+  static const std::regex article(R"(\b(an|a) (float|u?int)(8|16|32|64)\b)");
+  out = replace_matches(out, article, [](const std::smatch& m) {
+    return std::string(m[2].str() == "int" ? "an " : "a ") + m[2].str() + m[3].str();
   });
   for (const auto& [cpp, py] : kPhrases) {
     for (std::size_t at = out.find(cpp); at != std::string::npos; at = out.find(cpp, at + py.size()))

@@ -68,7 +68,7 @@ def test_reductions_count_like_numpy(device):
 
 
 def test_textures_need_f32(cpu):
-    with pytest.raises(tack.TypeError, match="texture3d needs an f32 array.*got bool"):
+    with pytest.raises(tack.TypeError, match="texture3d needs a float32 array.*got bool"):
         tack.texture3d(cpu.zeros(8, np.bool_), (2, 2, 2))
 
 
@@ -202,7 +202,7 @@ def test_a_u8_array_is_another_variant(device):
 
 
 def test_a_bool_annotation_refuses_other_dtypes(cpu):
-    with pytest.raises(tack.TypeError, match=r"declared ArrayOf<bool>, got u8"):
+    with pytest.raises(tack.TypeError, match=r"declared tack.Array\[np.bool_\], got uint8"):
         masked(cpu.zeros(2, np.int32), cpu.zeros(2, np.uint8), cpu.zeros(2, np.int32))
 
 
@@ -213,7 +213,7 @@ def bool_atomic(flags: tack.Array):
 
 
 def test_atomics_on_bool_arrays_are_refused(cpu):
-    with pytest.raises(tack.TypeError, match="atomic_or on a bool array: atomics need numbers; use a u8 or i32"):
+    with pytest.raises(tack.TypeError, match="atomic_or on a bool array: atomics need numbers; use a uint8 or int32"):
         bool_atomic(cpu.zeros(4, np.bool_))
 
 

@@ -305,8 +305,9 @@ def test_unpacking_a_shape_fixes_the_rank(device):
     y = device.zeros(1, np.int64)
     shape_names(y, device.zeros((3, 4), np.float32))
     assert y.numpy()[0] == 34
-    with pytest.raises(tack.TypeError, match="rank"):
-        shape_names(y, device.zeros((2, 3, 4), np.float32))
+    with pytest.raises(tack.InvalidArgument, match="argument 'm' \\(the 2nd\\) has rank 3 here, but this line needs "
+                                                  "rank 2: it unpacks the shape into 2 names"):
+        shape_names(y, device.zeros((2, 3, 4), np.float32))    # Python's ValueError: too many values to unpack
 
 
 @tack.kernel

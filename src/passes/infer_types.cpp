@@ -107,10 +107,10 @@ class Inference {
   // reason are known (a Cast to f64 in typed IR could not say which `/` made it).
   void check_true_division(Type operands) const {
     if (is_float(operands.dtype) || device_.f64) return;
-    fail("true division (/) of integers (" + tname(operands) + ") gives f64, as in NumPy, but the " + device_.backend +
-         " backend has no f64: cast an operand to f32 first for an f32 quotient (cast<float>(x) in C++, "
-         "tack.cast(x, np.float32) in Python), or use floor division (// in Python, floordiv() in C++) for an "
-         "integer one");
+    // C++'s words; Python's message says tack.cast and // (python/src/python_words.cpp).
+    fail("true division of integers (" + tname(operands) + ") gives f64, as in NumPy, but the " + device_.backend +
+         " backend has no f64: cast an operand with cast<float>() first for an f32 quotient, or use floor division "
+         "(floordiv()) for an integer one");
   }
   Type bad(const std::string& msg) {
     if (tolerant_) return Type::unknown();

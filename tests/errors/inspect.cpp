@@ -38,7 +38,7 @@ TEST(Inspect, MetalRefusesIntegerTrueDivision) {
   const tack::ArraySpec f32{tack::DType::F32, 1}, i32{tack::DType::I32, 1};
   EXPECT_TACK_ERROR(tack::inspect(k, "metal", f32, i32), tack::TypeError, "kernel 'ratio' at ",
                     "inspect.cpp:" + std::to_string(line),
-                    "true division (/) of integers (i64) gives f64, as in NumPy, but the metal backend has no f64",
+                    "true division of integers (i64) gives f64, as in NumPy, but the metal backend has no f64",
                     "cast an operand to f32 first", "floor division (// in Python, floordiv() in C++)");
   // A float operand divides in its own type: f32 on Metal is fine.
   EXPECT_NO_THROW(tack::inspect(k, "metal", f32, f32));
