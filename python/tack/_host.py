@@ -1,6 +1,8 @@
 """The host API in Python's conventions, over tack._core: NumPy dtypes and
 arrays in, NumPy arrays out. These functions are attached to the native
 Device and Array classes, so ``tack.Array`` is the one array type."""
+import threading
+
 import numpy as np
 
 from . import _core
@@ -118,15 +120,38 @@ _KDL_CPU = 1
 _CORE_DLPACK = _core.Array.__dlpack__
 
 
+_CORE_DLPACK_DEVICE = _core.Array.__dlpack_device__
+# The array whose __dlpack_device__ this thread was last asked for. A consumer
+# that can take memory on a device asks where an array lives first (torch,
+# CuPy, JAX, tack.from_dlpack); one that only reads host memory (NumPy's
+# np.from_dlpack) does not, and would fail on a device array with its own
+# "unsupported device" words: it gets the hint to a.numpy() instead.
+_asked = threading.local()
+
+
+def _array_dlpack_device(self):
+    _asked.array = id(self)
+    return _CORE_DLPACK_DEVICE(self)
+
+
+def _on_host(a) -> bool:
+    return a.device.name in ("cpu", "interp")
+
+
 def _array_dlpack(self, stream=None, max_version=None, dl_device=None, copy=None):
     """The array for a DLPack consumer: in place, on its own device. A consumer that asks for the host
     (dl_device=(kDLCPU, 0), as np.from_dlpack(a, device="cpu") does) of an array on another device gets a
     host copy, as the protocol has it, unless it said copy=False."""
-    if dl_device is not None and tuple(dl_device)[0] == _KDL_CPU and self.device.name not in ("cpu", "interp"):
+    asked, _asked.array = getattr(_asked, "array", None) == id(self), None
+    if dl_device is not None and tuple(dl_device)[0] == _KDL_CPU and not _on_host(self):
         if copy is False:
             raise BufferError(f"tack: the array lives on the {self.device.name} device, not in host memory, and "
                               "copy=False was asked; read it on the host with a.numpy()")
         return self.numpy().__dlpack__(max_version=max_version)
+    if dl_device is None and stream is None and not asked and not _on_host(self):
+        raise BufferError(f"tack: this array lives on the {self.device.name} device, not in host memory, and the "
+                          "consumer did not ask where it lives (NumPy reads host memory only): copy it to the host "
+                          "with a.numpy(), or np.from_dlpack(a, device='cpu')")
     return _CORE_DLPACK(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
 
@@ -149,6 +174,7 @@ _core.Array.read_range = _array_read_range
 _core.Array.__array__ = _array_array
 _core.Array.__repr__ = _array_repr
 _core.Array.__dlpack__ = _array_dlpack
+_core.Array.__dlpack_device__ = _array_dlpack_device
 _core.Array.__len__ = _array_len
 
 
@@ -166,6 +192,8 @@ def from_dlpack(obj, device=None):
     if isinstance(obj, _core.Array):
         return obj
     if hasattr(obj, "__dlpack__"):
+        if hasattr(obj, "__dlpack_device__"):
+            obj.__dlpack_device__()    # as every consumer that takes device memory asks first
         try:
             capsule = obj.__dlpack__(max_version=(1, 0))  # DLPack 1.0 carries the read-only flag
         except TypeError:  # a producer of DLPack 0.x takes no max_version

@@ -326,3 +326,18 @@ def test_a_traced_negative_index_is_out_of_range_in_debug_mode(device):
             y.numpy()
     finally:
         tack.set_debug(False)
+
+
+def test_numpy_reading_a_device_array_gets_a_hint():
+    from conftest import make_device
+    dev = make_device("opencl")
+    a = dev.array(np.arange(3, dtype=np.float32))
+    with pytest.raises(BufferError, match=r"a\.numpy\(\)"):
+        np.from_dlpack(a)                     # NumPy reads host memory and does not ask where a lives
+    np.testing.assert_array_equal(np.from_dlpack(a, device="cpu"), [0, 1, 2])
+    # A consumer that takes device memory asks where the array lives first, and gets it in place.
+    assert a.__dlpack_device__()[0] != 1
+    assert type(a.__dlpack__()).__name__ == "PyCapsule"
+    # On a host device NumPy reads it in place.
+    h = make_device("cpu").array(np.arange(3, dtype=np.float32))
+    np.testing.assert_array_equal(np.from_dlpack(h), [0, 1, 2])

@@ -92,6 +92,7 @@ _MATH = {
     "pow": (2, "x ** y, floats"), "copysign": (2, "|x| with the sign of s, floats"),
     "fma": (3, "a * b + c with one rounding, floats"),
     "isnan": (1, "whether x is NaN (a bool), floats"), "isinf": (1, "whether x is infinite (a bool), floats"),
+    "true_div": (2, "a / b as Python 3 and NumPy divide: integers give float64, floats keep their type"),
     "floordiv": (2, "a / b rounded toward minus infinity; integers by 0 give 0"),
     "floormod": (2, "a - floordiv(a, b) * b: the sign of b; integers by 0 give 0"),
 }
