@@ -341,3 +341,18 @@ def test_numpy_reading_a_device_array_gets_a_hint():
     # On a host device NumPy reads it in place.
     h = make_device("cpu").array(np.arange(3, dtype=np.float32))
     np.testing.assert_array_equal(np.from_dlpack(h), [0, 1, 2])
+
+
+@tack.kernel
+def leaky(y: tack.Array, x: tack.Array):
+    for i in tack.parallel(y.size):
+        v = x[i]
+        y[i] = v if v > 0 else 0.125 * v       # both sides plain arithmetic: a select, no branch
+
+
+def test_a_guard_is_a_branch_only_where_a_side_reads_memory():
+    spec = (tack.ArraySpec(np.float32), tack.ArraySpec(np.float32))
+    plain = tack.inspect(leaky, "interp", *spec).ir
+    assert "select(" in plain and "if (" not in plain and "if " not in plain.split("parallel_for")[1]
+    read = tack.inspect(guarded, "interp", *spec, 4).ir
+    assert "if " in read or "if (" in read

@@ -29,7 +29,9 @@ class ShortCircuitMixin:
 
     def truth(self, v: Any, node: ast.AST) -> Any:
         """A traced value as a condition, as Python's truthiness: v != 0 (a
-        bool stays itself)."""
+        bool stays itself: a comparison, or `and` / `or` of comparisons)."""
+        if _known_bool(node):
+            return v
         self.at(node)
         return _core.truthy(v)
 
@@ -130,6 +132,15 @@ class ShortCircuitMixin:
                 cond = _core.logical_not(cond)
             result = self.branch_value(node, cond, operand, result, False if boolish else 0)
         return result
+
+
+def _known_bool(node: ast.AST) -> bool:
+    """Whether an expression surely gives a bool: a comparison, `not`, a
+    classification, or `and` / `or` of such."""
+    if isinstance(node, ast.BoolOp):
+        return all(_known_bool(v) for v in node.values)
+    return isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)) or (
+        is_boolish(node) and not isinstance(node, ast.BoolOp))
 
 
 def _is_number(x: Any) -> bool:
