@@ -39,7 +39,7 @@ TEST(Inspect, MetalRefusesIntegerTrueDivision) {
   EXPECT_TACK_ERROR(tack::inspect(k, "metal", f32, i32), tack::TypeError, "kernel 'ratio' at ",
                     "inspect.cpp:" + std::to_string(line),
                     "true division of integers (i64) gives f64, as in NumPy, but the metal backend has no f64",
-                    "cast an operand to f32 first", "floor division (// in Python, floordiv() in C++)");
+                    "cast an operand with cast<float>() first", "floor division (floordiv())");
   // A float operand divides in its own type: f32 on Metal is fine.
   EXPECT_NO_THROW(tack::inspect(k, "metal", f32, f32));
   EXPECT_NO_THROW(tack::inspect(k, "cuda", f32, i32));
