@@ -195,21 +195,36 @@ std::size_t bind_keywords(const runtime::KernelImpl& impl, const nb::args& args,
   return names.size();
 }
 
-// tp_vectorcall-free fast path: nanobind hands the positional arguments over as a tuple.
-void call_kernel(const Kernel& k, nb::args args, nb::kwargs kwargs) {
-  check_globals(k);
+void launch_kernel(const Kernel& k, const runtime::KernelImpl& impl, const nb::handle* handles, std::size_t n) {
   CallArgs call;
+  convert_args(impl, handles, n, false, call);  // refuses more than 32 before reading any
+  nb::gil_scoped_release release;
+  k.launch(std::span<const KernelArg>(call.items.data(), call.count));
+}
+
+// The call with keyword arguments: a second overload, so that the positional
+// fast path below pays nothing for them (nanobind builds no kwargs dict there).
+void call_kernel_keywords(const Kernel& k, nb::args args, nb::kwargs kwargs) {
+  check_globals(k);
+  const auto& impl = *tack::detail::Access::impl(k);
+  std::array<nb::handle, 33> handles;
+  const std::size_t n = bind_keywords(impl, args, kwargs, handles);
+  launch_kernel(k, impl, handles.data(), n);
+}
+
+// tp_vectorcall-free fast path: nanobind hands the positional arguments over as a tuple.
+void call_kernel(const Kernel& k, nb::args args) {
+  check_globals(k);
   const auto& impl = *tack::detail::Access::impl(k);
   std::size_t n = args.size();
   std::array<nb::handle, 33> handles;
-  // Keywords, or a count that does not match: refused as a Python function refuses it.
-  if (kwargs.size() != 0 || (!impl.param_names.empty() && n != impl.param_names.size()))
-    n = bind_keywords(impl, args, kwargs, handles);
-  else
-    for (std::size_t i = 0; i < std::min(n, handles.size()); ++i) handles[i] = args[i];
-  convert_args(impl, handles.data(), n, false, call);  // refuses more than 32 before reading any
-  nb::gil_scoped_release release;
-  k.launch(std::span<const KernelArg>(call.items.data(), call.count));
+  // A count that does not match is refused as a Python function refuses it.
+  if (!impl.param_names.empty() && n != impl.param_names.size()) {
+    call_kernel_keywords(k, args, nb::kwargs());
+    return;
+  }
+  for (std::size_t i = 0; i < std::min(n, handles.size()); ++i) handles[i] = args[i];
+  launch_kernel(k, impl, handles.data(), n);
 }
 
 // tack.precompile: [(kernel, [args...]), ...], compiled `threads` at a time with the GIL released.
@@ -282,7 +297,8 @@ void bind_kernels(nb::module_& m) {
             return k.ir();
           },
           "The traced, untyped IR (traces the kernel)")
-      .def("__call__", &call_kernel);
+      .def("__call__", &call_kernel)
+      .def("__call__", &call_kernel_keywords);
 
   m.def("inspect", &inspect_kernel, nb::arg("kernel"), nb::arg("backend"), nb::arg("args"));
   m.def("_precompile", &precompile_kernels, nb::arg("device"), nb::arg("requests"), nb::arg("threads"));
