@@ -78,7 +78,7 @@ void check_globals(const Kernel& k) {
   auto it = t.find(impl.get());
   if (it == t.end()) return;
   KernelGuards& entry = it->second;
-  if (entry.impl.expired() || entry.impl.lock() != impl) {  // an old kernel's entry at a reused address
+  if (entry.impl.lock() != impl) {  // a dead kernel's entry, maybe at a reused address
     t.erase(it);
     return;
   }

@@ -218,11 +218,8 @@ void call_kernel(const Kernel& k, nb::args args) {
   const auto& impl = *tack::detail::Access::impl(k);
   std::size_t n = args.size();
   std::array<nb::handle, 33> handles;
-  // A count that does not match is refused as a Python function refuses it.
-  if (!impl.param_names.empty() && n != impl.param_names.size()) {
-    call_kernel_keywords(k, args, nb::kwargs());
-    return;
-  }
+  // A count that does not match is refused as a Python function refuses it (bind_keywords throws).
+  if (!impl.param_names.empty() && n != impl.param_names.size()) bind_keywords(impl, args, nb::kwargs(), handles);
   for (std::size_t i = 0; i < std::min(n, handles.size()); ++i) handles[i] = args[i];
   launch_kernel(k, impl, handles.data(), n);
 }

@@ -23,10 +23,10 @@ _BUILTINS = (builtins.abs, builtins.min, builtins.max, builtins.float, builtins.
 _NUMPY_TWINS = {"sqrt": "sqrt", "exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "log10": "log10",
                 "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
                 "arctan2": "atan2", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "floor": "floor",
-                "ceil": "ceil", "trunc": "trunc", "rint": "round", "abs": "abs", "absolute": "abs", "fabs": "abs",
+                "ceil": "ceil", "trunc": "trunc", "rint": "round", "absolute": "abs", "fabs": "abs",
                 "minimum": "min", "maximum": "max", "fmin": "min", "fmax": "max", "power": "pow",
                 "copysign": "copysign", "isnan": "isnan", "isinf": "isinf", "floor_divide": "floordiv",
-                "remainder": "floormod", "mod": "floormod", "where": "select", "clip": "clamp"}
+                "remainder": "floormod", "where": "select", "clip": "clamp"}
 # math's functions on a traced value: the same, under their tack names.
 _MATH_TWINS = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log2": "log2", "log10": "log10", "sin": "sin",
                "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos", "atan": "atan", "atan2": "atan2",

@@ -62,6 +62,12 @@ def is_value(x: Any) -> bool:
     return isinstance(x, _core.Value)
 
 
+def is_number(x: Any) -> bool:
+    """What a Var may hold: a traced Value or a Python / NumPy number."""
+    import numpy as np
+    return is_value(x) or isinstance(x, (bool, int, float, np.generic))
+
+
 def has_value(x: Any) -> bool:
     """Whether x is, or (in a tuple, list or dict) holds, a traced object."""
     if isinstance(x, CORE_TYPES):

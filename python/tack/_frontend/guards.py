@@ -16,9 +16,12 @@ _FIXED_MODULES = ("numpy", "math", "cmath", "builtins", "tack", "operator")
 _MUTABLE = (list, dict, set, bytearray)
 
 
+def _fixed_name(name: Any) -> bool:
+    return str(name).split(".")[0] in _FIXED_MODULES
+
+
 def _fixed_module(m: Any) -> bool:
-    name = getattr(m, "__name__", "")
-    return isinstance(m, types.ModuleType) and name.split(".")[0] in _FIXED_MODULES
+    return isinstance(m, types.ModuleType) and _fixed_name(getattr(m, "__name__", ""))
 
 
 def _snapshot(value: Any) -> Any:
@@ -66,7 +69,7 @@ class Reads:
         self.records: dict = {}
 
     def note(self, where: Any, name: Any, value: Any) -> None:
-        if _fixed_module(value) or (isinstance(where, dict) and _fixed_module_dict(where)):
+        if _fixed_module(value) or (isinstance(where, dict) and _fixed_name(where.get("__name__", ""))):
             return
         key = (id(where), name)
         if key not in self.records:
@@ -76,13 +79,6 @@ class Reads:
 
     def as_list(self) -> list:
         return list(self.records.values())
-
-
-def _fixed_module_dict(d: dict) -> bool:
-    return str(d.get("__name__", "")).split(".")[0] in _FIXED_MODULES
-
-
-_MISSING = object()
 
 
 def changed(record: tuple, now: Any, present: bool) -> bool:

@@ -16,7 +16,8 @@ from typing import Any
 
 from .. import _core
 from .analysis import is_boolish
-from .expressions import CORE_TYPES, describe, is_value
+from .calls import _is_numpy_scalar_type, _member
+from .expressions import CORE_TYPES, describe, is_number, is_value
 
 _PURE_BUILTINS = (builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int, builtins.round,
                   builtins.bool)
@@ -71,13 +72,12 @@ class ShortCircuitMixin:
 
         def assign_from(side: Any) -> None:
             v = self.eval(side) if isinstance(side, ast.AST) else side
-            if not _is_number(v):
+            if not is_number(v):
                 raise self.error(node, f"'{ast.unparse(node)}' on a traced condition gives a number, not "
                                        f"{describe(v)}", "type")
             self.at(node)
             result.assign(v)
 
-        self.at(node)
         _core.if_(cond, lambda: assign_from(then_node), lambda: assign_from(else_node))
         self.at(node)
         return result.value
@@ -139,22 +139,4 @@ def _known_bool(node: ast.AST) -> bool:
     classification, or `and` / `or` of such."""
     if isinstance(node, ast.BoolOp):
         return all(_known_bool(v) for v in node.values)
-    return isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)) or (
-        is_boolish(node) and not isinstance(node, ast.BoolOp))
-
-
-def _is_number(x: Any) -> bool:
-    import numpy as np
-    return is_value(x) or isinstance(x, (bool, int, float, np.generic))
-
-
-def _member(x: Any, group: frozenset) -> bool:
-    try:
-        return x in group
-    except TypeError:
-        return False
-
-
-def _is_numpy_scalar_type(fn: Any) -> bool:
-    import numpy as np
-    return isinstance(fn, type) and issubclass(fn, np.generic)
+    return is_boolish(node)

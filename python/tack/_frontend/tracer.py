@@ -16,17 +16,12 @@ from .calls import CallMixin
 from .control import ControlMixin
 from .guards import Reads
 from .lazy import ShortCircuitMixin
-from .expressions import _BINOPS, ARRAY_TYPES, CORE_TYPES, ExpressionMixin, describe, has_value, is_value
+from .expressions import (_BINOPS, ARRAY_TYPES, CORE_TYPES, ExpressionMixin, describe, has_value, is_number,
+                          is_value)
 from .source import Source, message
 
 _TRACED_BODIES = ("if", "else", "for", "while")
 _MISSING = object()
-
-
-def is_number(x: Any) -> bool:
-    """What a Var may hold: a traced Value or a Python / NumPy number."""
-    import numpy as np
-    return is_value(x) or isinstance(x, (bool, int, float, np.generic))
 
 
 def accumulator_start(init: Any) -> Any:
@@ -68,7 +63,7 @@ class Frame:
         self.ended: dict = {}            # name -> where it was bound, for names of bodies that have ended
         self.range_indices: dict = {}    # name -> line, for the indices of the range loops being traced
         # Names that are Vars but not bound on every path to here (first bound
-        # inside a traced body): name -> (line of a binding, line of its if/for/while).
+        # inside a traced body): name -> the line of that if/for/while.
         self.unbound: dict = {}
         self.bound_in: list = []         # per traced body being run: the names it binds on every path
         self.first_bound: dict = {}      # name -> the line that first bound it
@@ -201,8 +196,7 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
         finally:
             frame.ctl.pop()
             bound = frame.bound_in.pop()
-            # What one path bound, the others may not have; say where it was bound.
-            frame.unbound = {n: (frame.first_bound.get(n), at) for n, (_, at) in unbound_before.items()}
+            frame.unbound = unbound_before     # what one path bound, the others may not have
         for name in [n for n in frame.locals if n not in before]:
             del frame.locals[name]
             frame.ended[name] = (f"it was bound in the {kind} body at line {line}, which has ended (a name "
@@ -223,11 +217,11 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
         """Python raises UnboundLocalError where a name is read on a path that
         never bound it; a trace covers every path at once, so a read of a name
         bound on some paths only is refused here, naming both lines."""
-        where = self.frame.unbound.get(name)
-        if where is None:
+        statement_at = self.frame.unbound.get(name)
+        if statement_at is None:
             return
         from .._errors import UnboundNameError
-        bound_at, statement_at = where
+        bound_at = self.frame.first_bound.get(name)
         how = f"line {bound_at} binds it" if bound_at else "it is bound"
         raise self.error_as(UnboundNameError, node, f"'{name}' is read here, but {how} only on some paths (inside "
                                                     f"the if/for/while at line {statement_at}); Python would "
@@ -275,7 +269,7 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             frame.locals[name] = self.new_var(current, s, name, literal_as_is=missing)
             frame.ended.pop(name, None)
             if missing:
-                frame.unbound[name] = (None, s.lineno)
+                frame.unbound[name] = s.lineno
 
     def assign_name(self, name: str, value: Any, node: Any) -> None:
         frame = self.frame
@@ -292,10 +286,7 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
         else:
             frame.locals[name] = value
         frame.ended.pop(name, None)
-        line = getattr(node, "lineno", 0)
-        frame.first_bound.setdefault(name, line)
-        if name in frame.unbound:
-            frame.unbound[name] = (frame.first_bound[name], frame.unbound[name][1])
+        frame.first_bound.setdefault(name, getattr(node, "lineno", 0))
         self.mark_bound({name})
 
     def assign(self, target: ast.expr, value: Any, node: Any) -> None:
