@@ -5,7 +5,7 @@
 
 #include <tack/error.hpp>
 
-#include <cctype>
+#include <optional>
 #include <string>
 
 namespace tack::runtime {
@@ -16,10 +16,8 @@ bool effective_fp_contract(std::optional<bool> option) {
   // set it between kernels, and making a kernel is far from any hot path.
   const std::optional<std::string> value = support::env_text("TACK_FP_CONTRACT");
   if (!value) return true;
-  std::string s = *value;
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (s == "1" || s == "on" || s == "true" || s == "yes") return true;
-  if (s == "0" || s == "off" || s == "false" || s == "no") return false;
+  // Strict, unlike a flag: a typo must not silently keep contraction on.
+  if (const std::optional<bool> on = support::parse_env_bool(value->c_str())) return *on;
   throw InvalidArgument("TACK_FP_CONTRACT='" + *value +
                         "' is neither on nor off: write 0, off, false or no to forbid float contraction "
                         "(the same bits on every backend), 1, on, true or yes (or leave it unset) to allow it "

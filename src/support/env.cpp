@@ -20,11 +20,18 @@ static_assert(table_well_formed(), "kEnvVariables: keep it sorted by name, and a
 
 }  // namespace
 
-bool parse_env_flag(const char* value, bool fallback) {
-  if (!value || !*value) return fallback;
+std::optional<bool> parse_env_bool(const char* value) {
+  if (!value || !*value) return std::nullopt;
   std::string s(value);
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return !(s == "0" || s == "false" || s == "no" || s == "off");
+  if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
+  if (s == "0" || s == "false" || s == "no" || s == "off") return false;
+  return std::nullopt;
+}
+
+bool parse_env_flag(const char* value, bool fallback) {
+  if (!value || !*value) return fallback;
+  return parse_env_bool(value).value_or(true);
 }
 
 bool env_flag(EnvName<EnvKind::Flag> name) {

@@ -94,8 +94,12 @@ class EnvName {
   std::size_t index_;
 };
 
-// The one boolean parser: null or empty is `fallback`; "0", "false", "no" and
-// "off" in any case are false; anything else is true.
+// The words of a boolean, in any case: "1", "true", "yes" and "on" are true, "0",
+// "false", "no" and "off" false; anything else (null and empty too) is nullopt.
+std::optional<bool> parse_env_bool(const char* value);
+
+// The one flag parser: null or empty is `fallback`; the false words of
+// parse_env_bool are false; anything else is true.
 bool parse_env_flag(const char* value, bool fallback);
 
 // The flag's value, its table fallback when unset or empty.
