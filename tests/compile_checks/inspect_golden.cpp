@@ -10,7 +10,10 @@
 // The corpus is the compile checks' (compile_checks.cpp): the distinct typed
 // kernels the conformance suite specializes on interp. For each, the text is
 // what tack::inspect's last step produces, Backend::source of the typed kernel:
-//   cpu         the LLVM IR the CPU backend generates (before optimization)
+//   cpu         the LLVM IR the CPU backend generates (before optimization), for a
+//               pinned target whatever the host is: x86-64 with AVX-512 (gangs in
+//               512-bit vectors) and glibc's libmvec, SIMD gangs on even under
+//               TACK_CPU_SIMD=0 (kPinnedCpu below)
 //   interp      the typed IR (so the typed IR of every kernel is pinned once, there)
 //   cuda, hip, level_zero, metal, opencl
 //               the C-family source, through the source-only backends inspect
@@ -28,8 +31,14 @@
 // (inspect_golden_<backend>.txt and inspect_golden_<backend>.golden.txt) for
 // diffing. The update rewrites only the files whose text changed. Without zlib
 // the test skips (77).
+//
+// The files are written by the code under test: they say that a change left the
+// generated code as it was, not that the code is right. Whether kernels compute
+// the right values is for the conformance tests, which compute what they expect
+// independently of Tack.
 #include "compile_checks/inspect_golden.hpp"
 
+#include "backends/cpu/cpu_backend.hpp"
 #include "ir/printer.hpp"
 #include "runtime/access.hpp"
 #include "runtime/resolve_variant.hpp"
@@ -66,10 +75,20 @@ std::string without_checkout(std::string text) {
   return text;
 }
 
+// The CPU target the cpu file is generated for (LLVM's x86 feature names): the host's
+// would tie the file to the machine (gang widths and libmvec calls follow its vectors).
+constexpr const char* kPinnedCpu = "+sse4.2,+avx,+avx2,+fma,+avx512f";
+
 struct Target {
   std::string name;
-  std::shared_ptr<runtime::Backend> backend;
+  std::shared_ptr<runtime::Backend> backend;  // its capabilities decide refusals
 };
+
+// Backend::source, but the cpu backend's for the pinned target.
+std::string source(const Target& t, const ir::Kernel& k) {
+  if (t.name == "cpu") return backends::cpu::source_for_pinned_target(k, kPinnedCpu);
+  return t.backend->source(k);
+}
 
 // cpu and interp through their devices; the C-family backends through their source-only stand-ins.
 std::vector<Target> targets() {
@@ -88,7 +107,8 @@ std::vector<Target> targets() {
 }
 
 // One kernel's section of a backend's file.
-std::string render(const ir::Kernel& typed, runtime::Backend& backend) {
+std::string render(const ir::Kernel& typed, const Target& t) {
+  runtime::Backend& backend = *t.backend;
   std::string head = "==== " + typed.name + " ====\n";
   ir::Kernel k = typed;
   try {
@@ -98,7 +118,7 @@ std::string render(const ir::Kernel& typed, runtime::Backend& backend) {
     runtime::check_capabilities(k, backend.caps());
     for (ir::Param& p : k.params)
       if (p.kind == ir::ParamKind::Texture3D) p.hardware_texture = backend.texture_in_hardware({2, 2, 2});
-    return head + backend.source(k);
+    return head + source(t, k);
   } catch (const TypeError& e) {
     return head + "refused: " + without_checkout(e.what()) + "\n";
   } catch (const InvalidArgument& e) {
@@ -159,7 +179,7 @@ int run_inspect_golden(std::vector<ir::Kernel> kernels) {
   for (const Target& t : targets()) {
     std::string text = "# tack::inspect(...).source on " + t.name + " for the " + std::to_string(order.size()) +
                        " kernels of the compile-check corpus (tests/compile_checks/inspect_golden.cpp)\n";
-    for (const auto& [key, k] : order) text += render(*k, *t.backend);
+    for (const auto& [key, k] : order) text += render(*k, t);
     const std::string path = std::string(TACK_GOLDEN_DIR) + "/" + t.name + ".txt.gz";
     const std::string want = read_gzip(path);
     if (want == text) {

@@ -19,12 +19,16 @@ struct CodegenOptions {
   bool simd = true;      // SIMD gangs where the kernel allows (TACK_CPU_SIMD)
   // The process has loaded glibc's libmvec: the SIMD path's transcendentals call it (x86-64).
   bool vector_math = false;
+  // Empty: generate for the host. Otherwise the x86-64 LLVM features ("+avx,+avx2,+avx512f") of the
+  // target to generate for instead; ir_text() only, so that the inspect golden's text does not depend
+  // on the machine that writes or checks it (compile() refuses it: no TargetMachine is made for it).
+  std::string pinned_x86_features;
 };
 
 class Compiler {
  public:
   // Bumped whenever this interface changes: a plugin of another version is refused.
-  static constexpr std::uint32_t kInterfaceVersion = 3;
+  static constexpr std::uint32_t kInterfaceVersion = 4;
 
   virtual ~Compiler() = default;
   // Generates, optimizes (llvm/pass_pipeline.hpp) and emits relocatable object code (PIC, small

@@ -89,7 +89,7 @@ bool calls_transcendentals(const ir::Kernel& typed) {
 cpu::CodegenOptions codegen_options(const ir::Kernel& typed, bool noalias) {
   const bool simd = simd_enabled();
   const bool vector_math = simd && calls_transcendentals(typed) && vector_math_loaded();
-  return cpu::CodegenOptions{.noalias = noalias, .simd = simd, .vector_math = vector_math};
+  return cpu::CodegenOptions{.noalias = noalias, .simd = simd, .vector_math = vector_math, .pinned_x86_features = {}};
 }
 
 void run_chunk(void* context, std::int64_t begin, std::int64_t end) {
@@ -192,6 +192,11 @@ class CpuBackend final : public Backend {
     return jit().ir_text(lowered_kernel, codegen_options(lowered_kernel, true));
   }
 
+  // What the code generator gets: a workgroup kernel as loops over its work-items.
+  static ir::Kernel lowered(const ir::Kernel& typed) {
+    return passes::lower_for_backend(typed, passes::kCpuLowering).kernel;
+  }
+
   void launch(const Launch& l) override {
     const auto& v = static_cast<const CpuVariant&>(*l.variant);
     std::array<std::uint64_t, kMaxPackSlots> pack;
@@ -212,11 +217,6 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  // What the code generator gets: a workgroup kernel as loops over its work-items.
-  static ir::Kernel lowered(const ir::Kernel& typed) {
-    return passes::lower_for_backend(typed, passes::kCpuLowering).kernel;
-  }
-
   static void fill_pack(const CpuVariant& v, const Launch& l, std::uint64_t* pack) {
     for (std::size_t i = 0; i < l.arg_count; ++i) {
       const BoundArg& b = l.args[i];
@@ -256,6 +256,15 @@ std::shared_ptr<Backend> make_cpu_backend(const DeviceOptions& options) {
     threads = cpu::default_cpu_threads();
   }
   return std::make_shared<CpuBackend>(threads);
+}
+
+std::string source_for_pinned_target(const ir::Kernel& typed, const std::string& x86_features) {
+  const ir::Kernel lowered_kernel = CpuBackend::lowered(typed);
+  const cpu::CodegenOptions options{.noalias = true,
+                                    .simd = true,
+                                    .vector_math = calls_transcendentals(lowered_kernel),
+                                    .pinned_x86_features = x86_features};
+  return shared_jit().ir_text(lowered_kernel, options);
 }
 
 }  // namespace tack::backends::cpu

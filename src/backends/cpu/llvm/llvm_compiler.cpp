@@ -91,10 +91,10 @@ class CodegenPasses final : public llvm::legacy::PassManager {
   }
 };
 
-// The widest vector register of the host: the gang width's budget.
-unsigned vector_bits(const llvm::SubtargetFeatures& features) {
+// The widest vector register of the target: the gang width's budget.
+unsigned vector_bits(const std::vector<std::string>& features) {
   unsigned bits = 128;  // SSE2 (every x86-64) and NEON
-  for (const std::string& f : features.getFeatures()) {
+  for (const std::string& f : features) {
     if (f == "+avx512f") bits = std::max(bits, 512u);
     if (f == "+avx" || f == "+avx2") bits = std::max(bits, 256u);
   }
@@ -144,6 +144,8 @@ class LlvmCompiler final : public Compiler {
  public:
   std::string compile(const ir::Kernel& typed, const CodegenOptions& options, std::string* chunk_symbol,
                       double* codegen_ms, double* compile_ms) override {
+    if (!options.pinned_x86_features.empty())
+      throw CompileError("kernel '" + typed.name + "': a pinned target is for ir_text only (a Tack bug)");
     auto start = std::chrono::steady_clock::now();
     auto elapsed = [&start] {
       const auto now = std::chrono::steady_clock::now();
@@ -208,22 +210,25 @@ class LlvmCompiler final : public Compiler {
     return addr.toPtr<void*>();
   }
 
-  analysis::SimdPlan simd_plan(const ir::Kernel& typed, const CodegenOptions& options) {
-    return analysis::plan_simd(typed, vector_bits(state_.host().getFeatures()), options.simd);
+  // The features code is generated for: the host's, or the pinned target's.
+  std::vector<std::string> target_features(const CodegenOptions& options) {
+    if (options.pinned_x86_features.empty()) return state_.host().getFeatures().getFeatures();
+    return llvm::SubtargetFeatures(options.pinned_x86_features).getFeatures();
   }
 
-  // libmvec's variants the host can run, where the backend loaded it (x86-64 only: its names are the x86
+  analysis::SimdPlan simd_plan(const ir::Kernel& typed, const CodegenOptions& options) {
+    return analysis::plan_simd(typed, vector_bits(target_features(options)), options.simd);
+  }
+
+  // libmvec's variants the target can run, where the backend loaded it (x86-64 only: its names are the x86
   // vector ABI's).
   codegen::VectorMath vector_math(const CodegenOptions& options) {
     codegen::VectorMath math;
-    llvm::orc::JITTargetMachineBuilder& host = state_.host();
-    if (!options.vector_math || host.getTargetTriple().getArch() != llvm::Triple::x86_64) return math;
-    const llvm::SubtargetFeatures& features = host.getFeatures();
-    auto has = [&](const char* f) {
-      for (const std::string& g : features.getFeatures())
-        if (g == f) return true;
-      return false;
-    };
+    const bool x86 = !options.pinned_x86_features.empty() ||
+                     state_.host().getTargetTriple().getArch() == llvm::Triple::x86_64;
+    if (!options.vector_math || !x86) return math;
+    const std::vector<std::string> features = target_features(options);
+    auto has = [&](const char* f) { return std::find(features.begin(), features.end(), f) != features.end(); };
     math.isa_128 = 'b';
     math.isa_256 = has("+avx2") ? 'd' : has("+avx") ? 'c' : 0;
     math.isa_512 = has("+avx512f") ? 'e' : 0;
