@@ -4,11 +4,16 @@
 // message naming the kernel and both lines. On a GPU the alternative is a hang.
 // Loads at uniform indices are uniform, so a loop bound read from a shared value or
 // an array element every work-item reads alike is accepted everywhere.
+//
+// Each test runs once per backend of the build: what tack::inspect generates or
+// refuses is checked for every backend, the launch where the backend has a device
+// (elsewhere the test ends SKIPPED with the reason).
 #include "errors/error_helpers.hpp"
+#include "support/per_backend.hpp"
 
 #include <tack/tack.hpp>
 
-#include <iostream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,20 +22,19 @@ using namespace tack::lang;
 namespace {
 
 constexpr std::int64_t kGroup = 256;
-const std::vector<std::string> kAllBackends = {"interp", "cpu", "cuda", "hip", "level_zero", "metal", "opencl"};
+const std::string kFile = "workgroup_barriers.cpp:";
 
-// The devices that can run here (interp and cpu always; opencl where PoCL is).
-std::vector<tack::Device> running_devices() {
-  std::vector<tack::Device> out;
-  for (const std::string& name : tack::backend_names()) {
-    try {
-      tack::Device d = tack::device(name);
-      if (d.capabilities().supports_workgroups) out.push_back(d);
-    } catch (const tack::BackendUnavailable& e) {
-      std::cout << "[ NOTE     ] " << name << " cannot run here: " << e.what() << "\n";
-    }
+TACK_PER_BACKEND_SUITE(WorkgroupBarriers);
+
+// Whether `msg` names `what` at this file's `line` ("barrier at ../tests/errors/workgroup_barriers.cpp:63").
+bool names_at(const std::string& msg, const std::string& what, int line) {
+  const std::string place = kFile + std::to_string(line);
+  for (std::size_t at = msg.find(what + " at "); at != std::string::npos; at = msg.find(what + " at ", at + 1)) {
+    const std::size_t end = msg.find_first_of(",)", at);
+    if (msg.substr(at, end - at).ends_with("/" + place) || msg.substr(at, end - at).ends_with(" " + place))
+      return true;
   }
-  return out;
+  return false;
 }
 
 std::string refusal(const std::function<void()>& call) {
@@ -42,7 +46,28 @@ std::string refusal(const std::function<void()>& call) {
   return "";
 }
 
-TEST(WorkgroupBarriers, BarrierInDivergentIfIsRefusedAtTheCallOnEveryBackend) {
+// The message of a refused launch on the backend's device, after checking that
+// nothing ran: `out` (zeros) stays zeros.
+// `arrays` is how many I32 arrays of `items` elements the kernel takes.
+std::string launch_refusal(tack::Device& dev, const tack::Kernel& k, std::int64_t items, int arrays = 1) {
+  tack::Array out = dev.zeros(tack::DType::I32, {items});
+  tack::Array other = dev.zeros(tack::DType::I32, {items});
+  std::string msg = refusal([&] {
+    if (arrays == 1)
+      k(out);
+    else
+      k(out, other);
+  });
+  EXPECT_EQ(out.sum<std::int32_t>(), 0) << "refused before launching";
+  return msg;
+}
+
+// A device that runs workgroup kernels, or a skip naming why not.
+#define NEED_WORKGROUP_DEVICE()                                                                         \
+  TACK_NEED_DEVICE();                                                                                   \
+  if (!dev().capabilities().supports_workgroups) GTEST_SKIP() << backend() << " runs no workgroup kernels"
+
+TEST_P(WorkgroupBarriers, BarrierInDivergentIfIsRefusedAtTheCallOnEveryBackend) {
   const int if_line = __LINE__ + 3;
   auto k = tack::kernel("divergent_barrier", [](Array out) {
     workgroup_for(out.size() / 256, [&](Group g) {
@@ -50,47 +75,38 @@ TEST(WorkgroupBarriers, BarrierInDivergentIfIsRefusedAtTheCallOnEveryBackend) {
       out[g.global_id()] = 1;
     });
   });
-  const std::string file = "workgroup_barriers.cpp:";
-  std::string first;
-  for (tack::Device& dev : running_devices()) {
-    SCOPED_TRACE(dev.name());
-    tack::Array out = dev.zeros(tack::DType::I32, {512});
-    std::string msg = refusal([&] { k(out); });
-    EXPECT_NE(msg.find("kernel 'divergent_barrier': a barrier inside control flow that depends on the work-item"),
-              std::string::npos)
-        << msg;
-    EXPECT_NE(msg.find("barrier at "), std::string::npos) << msg;
-    EXPECT_NE(msg.find("if_ at "), std::string::npos) << msg;
-    EXPECT_NE(msg.find(file + std::to_string(if_line)), std::string::npos) << msg;
-    EXPECT_EQ(out.sum<std::int32_t>(), 0) << "refused before launching";
-    if (first.empty()) first = msg;
-    EXPECT_EQ(msg, first) << "every backend refuses with the same message";
-  }
-  // The GPU backends that cannot run here refuse it the same way when only generating code.
-  for (const std::string& name : kAllBackends) {
-    SCOPED_TRACE(name);
-    std::string msg = refusal([&] { tack::inspect(k, name, tack::ArraySpec{tack::DType::I32, 1}); });
-    EXPECT_EQ(msg, first);
-  }
+  const std::string inspected = refusal([&] { tack::inspect(k, backend(), tack::ArraySpec{tack::DType::I32, 1}); });
+  EXPECT_NE(inspected.find("kernel 'divergent_barrier': a barrier inside control flow that depends on the work-item"),
+            std::string::npos)
+      << inspected;
+  EXPECT_TRUE(names_at(inspected, "barrier", if_line)) << inspected;
+  EXPECT_TRUE(names_at(inspected, "if_", if_line)) << inspected;
+  // One message on every backend: interp's, the reference.
+  if (backend() != "interp")
+    EXPECT_EQ(inspected, refusal([&] { tack::inspect(k, "interp", tack::ArraySpec{tack::DType::I32, 1}); }));
+  NEED_WORKGROUP_DEVICE();
+  EXPECT_EQ(launch_refusal(dev(), k, 2 * kGroup), inspected) << "the call refuses as inspect does";
 }
 
-TEST(WorkgroupBarriers, ReductionInLoopWithPerItemBoundsIsRefusedEverywhere) {
+TEST_P(WorkgroupBarriers, ReductionInLoopWithPerItemBoundsIsRefusedEverywhere) {
   const int for_line = __LINE__ + 3;
   auto k = tack::kernel("divergent_reduce", [](Array out) {
     workgroup_for(
         1, [&](Group g) { for_range(0, g.local_id() % 3, [&](Index) { out[g.local_id()] = g.reduce_add(1); }); });
   });
-  for (const std::string& name : kAllBackends) {
-    SCOPED_TRACE(name);
-    std::string msg = refusal([&] { tack::inspect(k, name, tack::ArraySpec{tack::DType::I32, 1}); });
-    EXPECT_NE(msg.find("a group reduce_add inside control flow that depends on the work-item"), std::string::npos)
-        << msg;
-    EXPECT_NE(msg.find("for_range at "), std::string::npos) << msg;
-    EXPECT_NE(msg.find("workgroup_barriers.cpp:" + std::to_string(for_line)), std::string::npos) << msg;
-  }
+  const std::string inspected = refusal([&] { tack::inspect(k, backend(), tack::ArraySpec{tack::DType::I32, 1}); });
+  EXPECT_NE(inspected.find("kernel 'divergent_reduce': a group reduce_add inside control flow that depends on the "
+                           "work-item"),
+            std::string::npos)
+      << inspected;
+  EXPECT_TRUE(names_at(inspected, "reduce_add", for_line)) << inspected;
+  EXPECT_TRUE(names_at(inspected, "for_range", for_line)) << inspected;
+  NEED_WORKGROUP_DEVICE();
+  EXPECT_EQ(launch_refusal(dev(), k, kGroup), inspected);
 }
 
-TEST(WorkgroupBarriers, BreakOnPerItemLoadInLoopWithBarrierIsRefusedEverywhere) {
+TEST_P(WorkgroupBarriers, BreakOnPerItemLoadInLoopWithBarrierIsRefusedEverywhere) {
+  const int if_line = __LINE__ + 5;
   auto k = tack::kernel("divergent_break", [](Array out) {
     workgroup_for(1, [&](Group g) {
       for_range(0, 4, [&](Index) {
@@ -99,28 +115,49 @@ TEST(WorkgroupBarriers, BreakOnPerItemLoadInLoopWithBarrierIsRefusedEverywhere) 
       });
     });
   });
-  for (const std::string& name : kAllBackends) {
-    SCOPED_TRACE(name);
-    std::string msg = refusal([&] { tack::inspect(k, name, tack::ArraySpec{tack::DType::I32, 1}); });
-    EXPECT_NE(msg.find("a break_ inside control flow that depends on the work-item, in a loop that contains a barrier"),
-              std::string::npos)
-        << msg;
-  }
+  const std::string inspected = refusal([&] { tack::inspect(k, backend(), tack::ArraySpec{tack::DType::I32, 1}); });
+  EXPECT_NE(inspected.find("kernel 'divergent_break': a break_ inside control flow that depends on the work-item, "
+                           "in a loop that contains a barrier"),
+            std::string::npos)
+      << inspected;
+  EXPECT_TRUE(names_at(inspected, "break_", if_line)) << inspected;
+  EXPECT_TRUE(names_at(inspected, "if_", if_line)) << inspected;
+  NEED_WORKGROUP_DEVICE();
+  EXPECT_EQ(launch_refusal(dev(), k, kGroup), inspected);
 }
 
-TEST(WorkgroupBarriers, BarrierInUniformControlFlowRuns) {
+TEST_P(WorkgroupBarriers, LoopBoundLoadedAtPerItemIndexIsRefused) {
+  const int for_line = __LINE__ + 3;
+  auto k = tack::kernel("per_item_load_bound", [](Array out, Array rounds) {
+    workgroup_for(1, [&](Group g) {
+      for_range(0, rounds[g.local_id()], [&](Index) { g.barrier(); });
+      out[g.local_id()] = 1;
+    });
+  });
+  const std::string inspected = refusal([&] {
+    tack::inspect(k, backend(), tack::ArraySpec{tack::DType::I32, 1}, tack::ArraySpec{tack::DType::I32, 1});
+  });
+  EXPECT_NE(inspected.find("kernel 'per_item_load_bound': a barrier inside control flow that depends on the work-item"),
+            std::string::npos)
+      << inspected;
+  EXPECT_TRUE(names_at(inspected, "barrier", for_line)) << inspected;
+  EXPECT_TRUE(names_at(inspected, "for_range", for_line)) << inspected;
+  NEED_WORKGROUP_DEVICE();
+  EXPECT_EQ(launch_refusal(dev(), k, kGroup, 2), inspected);
+}
+
+TEST_P(WorkgroupBarriers, BarrierInUniformControlFlowRuns) {
   auto k = tack::kernel("uniform_barrier", [](Array out) {
     workgroup_for(out.size() / 256, [&](Group g) {
       if_(g.group_id() < 1, [&] { g.barrier(); });
       out[g.global_id()] = 1;
     });
   });
-  for (tack::Device& dev : running_devices()) {
-    SCOPED_TRACE(dev.name());
-    auto out = dev.zeros(tack::DType::I32, {512});
-    k(out);
-    EXPECT_EQ(out.sum<std::int32_t>(), 512);
-  }
+  EXPECT_NO_THROW(tack::inspect(k, backend(), tack::ArraySpec{tack::DType::I32, 1}));
+  NEED_WORKGROUP_DEVICE();
+  auto out = dev().zeros(tack::DType::I32, {512});
+  k(out);
+  EXPECT_EQ(out.to_host<std::int32_t>(), std::vector<std::int32_t>(512, 1));
 }
 
 // Loop bounds read from memory every work-item reads alike: a shared value written by
@@ -143,33 +180,36 @@ tack::Kernel uniform_load_bounds() {
   });
 }
 
-TEST(WorkgroupBarriers, LoopBoundFromUniformSharedValueOrArrayElementRunsEverywhere) {
+TEST_P(WorkgroupBarriers, LoopBoundFromUniformSharedValueOrArrayElementRunsEverywhere) {
   tack::Kernel k = uniform_load_bounds();
+  EXPECT_NO_THROW(
+      tack::inspect(k, backend(), tack::ArraySpec{tack::DType::I32, 1}, tack::ArraySpec{tack::DType::I32, 1}));
+  NEED_WORKGROUP_DEVICE();
   const std::vector<std::int32_t> rounds = {3, 5};
-  auto run = [&](tack::Device& dev) {
-    tack::Array out = dev.zeros(tack::DType::I32, {2 * kGroup});
-    tack::Array r = dev.from_host(rounds);
+  // Work-item l of group g reads acc[(l + 1) % 256], the sum over r in [0, rounds[g]] of (l + 1) % 256 + r
+  // (shared memory starts zeroed).
+  std::vector<std::int32_t> expected(2 * kGroup);
+  for (std::int64_t g = 0; g < 2; ++g)
+    for (std::int64_t l = 0; l < kGroup; ++l) {
+      const std::int32_t slot = static_cast<std::int32_t>((l + 1) % kGroup);
+      std::int32_t sum = 0;
+      for (std::int32_t r = 0; r <= rounds[g]; ++r) sum += slot + r;
+      expected[g * kGroup + l] = sum;
+    }
+  ASSERT_EQ(expected[kGroup], 1 + 2 + 3 + 4 + 5 + 6);
+  auto run = [&] {
+    tack::Array out = dev().zeros(tack::DType::I32, {2 * kGroup});
+    tack::Array r = dev().from_host(rounds);
     k(out, r);
     return out.to_host<std::int32_t>();
   };
-  tack::Device interp = tack::device("interp");
-  const std::vector<std::int32_t> expected = run(interp);
-  // Work-item 0 of group 1 reads acc[1]: rounds 0..5 of (1 + r).
-  EXPECT_EQ(expected[kGroup], 1 + 2 + 3 + 4 + 5 + 6);
-  for (tack::Device& dev : running_devices()) {
-    SCOPED_TRACE(dev.name());
-    EXPECT_EQ(run(dev), expected);
-    tack::set_debug(true);  // the checked loads of debug mode stay uniform
-    EXPECT_EQ(run(dev), expected);
-    tack::set_debug(false);
-  }
-  for (const std::string& name : kAllBackends) {
-    SCOPED_TRACE(name);
-    EXPECT_NO_THROW(tack::inspect(k, name, tack::ArraySpec{tack::DType::I32, 1}, tack::ArraySpec{tack::DType::I32, 1}));
-  }
+  EXPECT_EQ(run(), expected);
+  tack::set_debug(true);  // the checked loads of debug mode stay uniform
+  EXPECT_EQ(run(), expected) << "in debug mode";
+  tack::set_debug(false);
 }
 
-TEST(WorkgroupBarriers, VarSetUnderUniformIfBoundsALoopWithABarrier) {
+TEST_P(WorkgroupBarriers, VarSetUnderUniformIfBoundsALoopWithABarrier) {
   auto k = tack::kernel("uniform_var_bound", [](Array out, Scalar n) {
     workgroup_for(out.size() / 256, [&](Group g) {
       Var trips = 1;
@@ -182,31 +222,12 @@ TEST(WorkgroupBarriers, VarSetUnderUniformIfBoundsALoopWithABarrier) {
       out[g.global_id()] = s[255 - g.local_id()];
     });
   });
-  for (tack::Device& dev : running_devices()) {
-    SCOPED_TRACE(dev.name());
-    tack::Array out = dev.zeros(tack::DType::I32, {3 * kGroup});
-    k(out, 4);
-    std::vector<std::int32_t> host = out.to_host<std::int32_t>();
-    EXPECT_EQ(host[0], 1);
-    EXPECT_EQ(host[kGroup], 4);
-    EXPECT_EQ(host[2 * kGroup + 7], 4);
-  }
-}
-
-TEST(WorkgroupBarriers, LoopBoundLoadedAtPerItemIndexIsRefused) {
-  auto k = tack::kernel("per_item_load_bound", [](Array out, Array rounds) {
-    workgroup_for(1, [&](Group g) {
-      for_range(0, rounds[g.local_id()], [&](Index) { g.barrier(); });
-      out[g.local_id()] = 1;
-    });
-  });
-  for (const std::string& name : kAllBackends) {
-    SCOPED_TRACE(name);
-    std::string msg = refusal([&] {
-      tack::inspect(k, name, tack::ArraySpec{tack::DType::I32, 1}, tack::ArraySpec{tack::DType::I32, 1});
-    });
-    EXPECT_NE(msg.find("a barrier inside control flow that depends on the work-item"), std::string::npos) << msg;
-  }
+  NEED_WORKGROUP_DEVICE();
+  tack::Array out = dev().zeros(tack::DType::I32, {3 * kGroup});
+  k(out, 4);
+  std::vector<std::int32_t> want(3 * kGroup, 4);
+  std::fill(want.begin(), want.begin() + kGroup, 1);  // group 0 keeps one trip
+  EXPECT_EQ(out.to_host<std::int32_t>(), want);
 }
 
 }  // namespace
