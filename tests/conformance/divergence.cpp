@@ -8,8 +8,11 @@
 // while the others go on. ctest runs the cpu rows again with TACK_CPU_SIMD=0
 // (conformance.cpu_scalar_path), so both CPU paths answer the same.
 #include "conformance/backend_param.hpp"
+#include "support/guarded_memory.hpp"
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 using namespace tack::lang;
@@ -105,7 +108,11 @@ TEST_P(Divergence, NestedLoopsWithBreakAndContinue) {
 }
 
 // Lanes that do not take a branch compute indices far out of range there; nothing may read or write
-// through them (a gathering load, a contiguous load past the end, a store, an atomic).
+// through them (a gathering load, a contiguous load past the end, a store, an atomic). Where the
+// device wraps host memory (cpu, interp) the arrays lie in GuardedMemory, flush against 12 MB of
+// inaccessible guard on each side, where every stray index of the kernel lands (1e6 or 2e6 elements
+// off, or just past the end), so a stray access ends the test with a message naming the array; on
+// the other devices a stray access is the driver's fault report.
 TEST_P(Divergence, MaskedOffLanesNeverTouchTheirOutOfRangeElements) {
   auto k = tack::kernel("masked_out_of_range", [](Array out, Array a, Array count) {
     parallel_for(out.size(), [&](Index i) {
@@ -139,9 +146,19 @@ TEST_P(Divergence, MaskedOffLanesNeverTouchTheirOutOfRangeElements) {
       }
       want[static_cast<std::size_t>(i)] = v;
     }
-    tack::Array out = dev().zeros(tack::DType::I32, {size});
-    tack::Array count = dev().zeros(tack::DType::I32, {m});
-    k(out, dev().from_host(a), count);
+    std::vector<std::unique_ptr<tack_test::GuardedMemory>> guarded;
+    // An array of `values`, in guarded memory where the device can wrap it.
+    auto array = [&](const char* name, const std::vector<std::int32_t>& values) {
+      if (!dev().capabilities().supports_wrapped_memory) return dev().from_host(values);
+      constexpr std::size_t kGuard = std::size_t{12} << 20;
+      auto& memory = guarded.emplace_back(
+          std::make_unique<tack_test::GuardedMemory>(name, values.size() * sizeof(std::int32_t), kGuard));
+      std::memcpy(memory->data(), values.data(), memory->bytes());
+      return tack::array_from_ptr(dev(), memory->data(), tack::DType::I32, {static_cast<std::int64_t>(values.size())});
+    };
+    tack::Array out = array("out", std::vector<std::int32_t>(static_cast<std::size_t>(size), 0));
+    tack::Array count = array("count", std::vector<std::int32_t>(static_cast<std::size_t>(m), 0));
+    k(out, array("a", a), count);
     EXPECT_EQ(out.to_host<std::int32_t>(), want) << "size " << size;
     EXPECT_EQ(count.to_host<std::int32_t>(), want_count) << "size " << size;
   }
