@@ -2,6 +2,7 @@
 // clear error and keeps the arrays it holds; a GPU compiler rejecting code gives
 // CompileError with the compiler's log and the source.
 #include "errors/error_helpers.hpp"
+#include "support/per_backend.hpp"
 
 #include "backends/cuda/nvrtc_compile.hpp"
 #include "backends/level_zero/ocloc_compile.hpp"
@@ -15,26 +16,19 @@ namespace {
 // 2^62 bytes: more than any machine or device has, and still addressable.
 constexpr std::int64_t kHugeElements = std::int64_t{1} << 60;
 
-TEST(Faults, AllocationLargerThanTheDeviceKeepsEarlierArrays) {
-  for (const std::string& name : tack::backend_names()) {
-    tack::Device dev;
-    try {
-      dev = tack::device(name);
-    } catch (const tack::BackendUnavailable& e) {
-      std::cout << "[ NOTE     ] " << name << " unavailable: " << e.what() << "\n";
-      continue;
-    }
-    std::vector<float> data = {1, 2, 3, 4};
-    tack::Array kept = dev.from_host(data);
-    try {
-      tack::Array huge = dev.empty(tack::DType::F32, {kHugeElements});
-      ADD_FAILURE() << name << ": an allocation of 2^62 bytes succeeded";
-    } catch (const tack::InvalidArgument& e) {
-      EXPECT_NE(std::string(e.what()).find(std::to_string(kHugeElements * 4)), std::string::npos)
-          << name << ": " << e.what();
-    }
-    EXPECT_EQ(kept.to_host<float>(), data) << name;
+TACK_PER_BACKEND_SUITE(Faults);
+
+TEST_P(Faults, AllocationLargerThanTheDeviceKeepsEarlierArrays) {
+  TACK_NEED_DEVICE();
+  std::vector<float> data = {1, 2, 3, 4};
+  tack::Array kept = dev().from_host(data);
+  try {
+    tack::Array huge = dev().empty(tack::DType::F32, {kHugeElements});
+    ADD_FAILURE() << "an allocation of 2^62 bytes succeeded";
+  } catch (const tack::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(kHugeElements * 4)), std::string::npos) << e.what();
   }
+  EXPECT_EQ(kept.to_host<float>(), data);
 }
 
 // Each GPU compiler Tack loads reports a rejected source the same way.
@@ -55,7 +49,7 @@ void expect_compile_error(const std::function<void()>& compile, const char* comp
 const char* kBroken = "extern \"C\" __global__ void tack_kernel_broken(int* a) { a[0] = 1; }\n"
                       "static __device__ int f() { return undeclared_name; }\n";
 
-TEST(Faults, NvrtcRejectionIsACompileErrorWithLogAndSource) {
+TEST(CompilerFaults, NvrtcRejectionIsACompileErrorWithLogAndSource) {
   expect_compile_error([] { tack::backends::cuda::compile_ptx(kBroken, "tack_kernel_broken", true); }, "NVRTC");
 }
 
@@ -63,7 +57,7 @@ TEST(Faults, NvrtcRejectionIsACompileErrorWithLogAndSource) {
 // command-line options collide with LLVM 19's once the CPU backend has initialized it in this process
 // ("Option ... registered more than once", an abort inside LLVM).
 
-TEST(Faults, OclocRejectionIsACompileErrorWithLogAndSource) {
+TEST(CompilerFaults, OclocRejectionIsACompileErrorWithLogAndSource) {
   expect_compile_error(
       [] {
         tack::backends::level_zero::compile_with_ocloc(

@@ -1,5 +1,6 @@
 // The host's Array::sum/min/max loops (src/runtime/host_reduce_loops.hpp), in
-// every copy the host runs (baseline, AVX2, AVX-512): the f64 sum adds in 16
+// each copy (baseline, AVX2, AVX-512; a copy the host cannot run is SKIPPED,
+// naming it): the f64 sum adds in 16
 // fixed lanes, bit for bit at every vector width; min/max find the extreme
 // wherever it sits (every lane and the tail), skip every NaN, tell infinity
 // from all-NaN, keep the first of two equal zeros; and the whole reduction
@@ -12,7 +13,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <limits>
 #include <random>
 #include <string>
@@ -29,10 +29,30 @@ std::vector<std::pair<int, const ReduceLoops*>> copies() {
   std::vector<std::pair<int, const ReduceLoops*>> out;
   for (int bytes : {16, 32, 64})
     if (const ReduceLoops* loops = tack::runtime::reduce_loops(bytes)) out.emplace_back(bytes, loops);
-  if (out.size() < 3)
-    std::cout << "[ NOTE     ] this host runs " << out.size() << " of the 3 copies (no AVX2 or AVX-512)\n";
   return out;
 }
+
+// One copy per test instance: the parameter is its vector bytes.
+class HostReduceLoops : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    loops_ = tack::runtime::reduce_loops(GetParam());
+    if (!loops_)
+      GTEST_SKIP() << "this host cannot run the " << GetParam() << "-byte copy ("
+                   << (GetParam() == 64 ? "no AVX-512" : "no AVX2") << ")";
+  }
+  // Runs check(loops, F{}) for F = float and for F = double.
+  template <class Check>
+  void in_both_types(Check check) {
+    check(*loops_, float{});
+    check(*loops_, double{});
+  }
+  const ReduceLoops* loops_ = nullptr;
+};
+INSTANTIATE_TEST_SUITE_P(Copies, HostReduceLoops, ::testing::Values(16, 32, 64),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::to_string(info.param) + "_bytes";
+                         });
 
 double sum_as_f64(const ReduceLoops& l, const float* x, std::int64_t n) { return l.sum_f32(x, n); }
 double sum_as_f64(const ReduceLoops& l, const double* x, std::int64_t n) { return l.sum_f64(x, n); }
@@ -40,16 +60,6 @@ Extreme min_of(const ReduceLoops& l, const float* x, std::int64_t n) { return l.
 Extreme min_of(const ReduceLoops& l, const double* x, std::int64_t n) { return l.min_f64(x, n); }
 Extreme max_of(const ReduceLoops& l, const float* x, std::int64_t n) { return l.max_f32(x, n); }
 Extreme max_of(const ReduceLoops& l, const double* x, std::int64_t n) { return l.max_f64(x, n); }
-
-// Runs check(loops, F{}) for F = float and for F = double in every copy, under a trace naming the copy.
-template <class Check>
-void in_every_copy(Check check) {
-  for (const auto& [bytes, loops] : copies()) {
-    SCOPED_TRACE("the " + std::to_string(bytes) + "-byte copy");
-    check(*loops, float{});
-    check(*loops, double{});
-  }
-}
 
 template <class F>
 std::vector<F> random_values(std::size_t n, unsigned seed) {
@@ -79,8 +89,8 @@ void expect_sums_in_sixteen_lanes(const ReduceLoops& loops) {
   }
 }
 
-TEST(HostReduceLoops, SumsAddInSixteenFixedLanes) {
-  in_every_copy([](const ReduceLoops& loops, auto f) { expect_sums_in_sixteen_lanes<decltype(f)>(loops); });
+TEST_P(HostReduceLoops, SumsAddInSixteenFixedLanes) {
+  in_both_types([](const ReduceLoops& loops, auto f) { expect_sums_in_sixteen_lanes<decltype(f)>(loops); });
 }
 
 template <class F>
@@ -99,8 +109,8 @@ void expect_extremes_found_at_every_position(const ReduceLoops& loops) {
   }
 }
 
-TEST(HostReduceLoops, ExtremesFoundInEveryLaneAndTheTail) {
-  in_every_copy([](const ReduceLoops& loops, auto f) { expect_extremes_found_at_every_position<decltype(f)>(loops); });
+TEST_P(HostReduceLoops, ExtremesFoundInEveryLaneAndTheTail) {
+  in_both_types([](const ReduceLoops& loops, auto f) { expect_extremes_found_at_every_position<decltype(f)>(loops); });
 }
 
 template <class F>
@@ -156,12 +166,12 @@ void expect_nan_zero_and_infinity_rules(const ReduceLoops& loops) {
   EXPECT_EQ(max_of(loops, negatives.data(), 4).value, -static_cast<double>(denormal));
 }
 
-TEST(HostReduceLoops, NaNZerosAndInfinities) {
-  in_every_copy([](const ReduceLoops& loops, auto f) { expect_nan_zero_and_infinity_rules<decltype(f)>(loops); });
+TEST_P(HostReduceLoops, NaNZerosAndInfinities) {
+  in_both_types([](const ReduceLoops& loops, auto f) { expect_nan_zero_and_infinity_rules<decltype(f)>(loops); });
 }
 
 // The functions Array::sum/min/max call run the widest copy; a width the host lacks has none.
-TEST(HostReduceLoops, TheEntryPointsRunTheWidestCopy) {
+TEST(HostReduceEntryPoints, RunTheWidestCopy) {
   const auto all = copies();
   ASSERT_FALSE(all.empty());
   EXPECT_EQ(all.front().first, 16) << "the baseline copy is always there";
