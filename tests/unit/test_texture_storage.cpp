@@ -5,6 +5,7 @@
 #include "runtime/access.hpp"
 #include "runtime/backend.hpp"
 #include "runtime/host_buffer.hpp"
+#include "support/per_backend.hpp"
 
 #include <tack/tack.hpp>
 
@@ -63,26 +64,22 @@ TEST(TextureStorage, ChosenPerShapeAndPartOfTheVariantKey) {
 
 // Each built-in backend's generated code samples as its texture_in_hardware answers (CUDA in hardware; the
 // host backends and OpenCL in software).
-TEST(TextureStorage, BuiltInBackendsSampleAsTheyStore) {
+TACK_PER_BACKEND_SUITE(BuiltInTextureStorage);
+
+TEST_P(BuiltInTextureStorage, SamplesAsItStores) {
   auto k = tack::kernel("tex_soft", [](Array out, Texture3D t) {
     parallel_for(out.size(), [&](Index i) { out[i] = t.sample(0.5f, 0.5f, 0.5f); });
   });
-  for (const std::string& name : tack::backend_names()) {
-    tack::Device dev;
-    try {
-      dev = tack::device(name);
-    } catch (const tack::BackendUnavailable& e) {
-      std::cout << "[ NOTE     ] " << name << " unavailable: " << e.what() << "\n";
-      continue;
-    }
-    tack::Texture t = tack::texture3d(dev.from_host(std::vector<float>(8, 1.0f)), {2, 2, 2});
-    std::string ir = tack::inspect(k, name, tack::ArraySpec{}, t).typed_ir;
-    const bool hardware = tack::detail::Access::backend(dev)->texture_in_hardware({2, 2, 2});
-    EXPECT_NE(ir.find(hardware ? "Texture3D<f32, hardware>" : "Texture3D<f32, software>"), std::string::npos)
-        << name << ":\n" << ir;
-    EXPECT_EQ(tack::detail::Access::storage(t)->image != nullptr, hardware) << name;
-    EXPECT_EQ(tack::detail::Access::storage(t)->copy == nullptr, hardware) << name;
-  }
+  TACK_NEED_DEVICE();
+  tack::Texture t = tack::texture3d(dev().from_host(std::vector<float>(8, 1.0f)), {2, 2, 2});
+  std::string ir = tack::inspect(k, backend(), tack::ArraySpec{}, t).typed_ir;
+  const bool hardware = tack::detail::Access::backend(dev())->texture_in_hardware({2, 2, 2});
+  EXPECT_NE(ir.find(hardware ? "Texture3D<f32, hardware>" : "Texture3D<f32, software>"), std::string::npos) << ir;
+  EXPECT_EQ(tack::detail::Access::storage(t)->image != nullptr, hardware);
+  EXPECT_EQ(tack::detail::Access::storage(t)->copy == nullptr, hardware);
+  tack::Array out = dev().zeros(tack::DType::F32, {4});
+  k(out, t);
+  EXPECT_EQ(out.to_host<float>(), std::vector<float>(4, 1.0f)) << "the kernel samples what was stored";
 }
 
 // An image stand-in that records its uploads.
