@@ -53,6 +53,48 @@ class Ticker:
         return self.count
 
 
+class GilWitness:
+    """A thread that runs Python bytecode without pause and records every stretch of more than
+    a millisecond in which it made no progress. A call that keeps the GIL while it waits is one
+    such stretch, as long as the call; a call that releases it leaves only the short ones of
+    the GIL's hand-over (the switch interval, 5 ms) and of the OS scheduler. Counting steps
+    instead cannot tell them apart: after a GIL-holding call returns, the counter is given a
+    switch interval of its own before the caller reads the count."""
+
+    def __init__(self):
+        self.stalls = []  # (from, to): perf_counter times between which the thread did not run
+        self._done = threading.Event()
+        running = threading.Event()
+
+        def run():
+            clock = time.perf_counter
+            last = clock()
+            running.set()
+            while not self._done.is_set():
+                now = clock()
+                if now - last > 1e-3:
+                    self.stalls.append((last, now))
+                last = now
+
+        self._thread = threading.Thread(target=run)
+        self._thread.start()
+        assert running.wait(timeout=30), "the witness thread did not start"
+
+    def stop(self):
+        self._done.set()
+        self._thread.join(timeout=30)
+        assert not self._thread.is_alive()
+
+    def assert_ran_throughout(self, start, end, what):
+        """The thread ran during [start, end] but for stalls shorter than half of it."""
+        window = end - start
+        # A window too short to tell a held GIL from the hand-over must not pass unmeasured.
+        assert window >= 0.05, f"{what} took {window * 1e3:.1f} ms: too short to measure"
+        longest = max((min(b, end) - max(a, start) for a, b in self.stalls), default=0.0)
+        assert longest < window / 2, (f"another thread could not run for {longest * 1e3:.1f} ms of the "
+                                      f"{window * 1e3:.1f} ms {what} took: it kept the GIL")
+
+
 def queued_device():
     """opencl (PoCL): its launches are queued, so sync_async has something to wait for."""
     from conftest import make_device
@@ -106,25 +148,12 @@ def test_device_synchronize_async(device):
 def test_cpu_launch_releases_the_gil():
     dev = tack.device("cpu")
     out, n = spin_args(dev, 0.2)
-    counter = 0
-    running = threading.Event()
-    done = threading.Event()
-
-    def count():
-        nonlocal counter
-        running.set()
-        while not done.is_set():
-            counter += 1
-
-    t = threading.Thread(target=count)
-    t.start()
-    running.wait()
-    before = counter
+    witness = GilWitness()
+    start = time.perf_counter()
     spin(out, n)  # a long launch on the calling thread, with the GIL released
-    during = counter - before
-    done.set()
-    t.join()
-    assert during > 1000, f"another thread ran {during} steps during the launch"
+    end = time.perf_counter()
+    witness.stop()
+    witness.assert_ran_throughout(start, end, "the CPU launch")
 
 
 def test_cpu_kernel_in_an_executor_keeps_the_loop_running():
@@ -142,21 +171,13 @@ def test_cpu_kernel_in_an_executor_keeps_the_loop_running():
 def test_blocking_reads_release_the_gil():
     dev = queued_device()
     out, n = spin_args(dev, 0.2)
-    counter = 0
-    done = threading.Event()
-
-    def count():
-        nonlocal counter
-        while not done.is_set():
-            counter += 1
-
-    spin(out, n)
-    t = threading.Thread(target=count)
-    t.start()
+    spin(out, n)  # queued: returns at once, the device works on
+    witness = GilWitness()
+    start = time.perf_counter()
     out.numpy()  # waits for the queued launch with the GIL released
-    done.set()
-    t.join()
-    assert counter > 1000
+    end = time.perf_counter()
+    witness.stop()
+    witness.assert_ran_throughout(start, end, "the blocking read")
 
 
 def test_threads_dispatch_one_kernel_with_different_scalars(device):
