@@ -3,6 +3,7 @@ loop keeps running during a long kernel, and every blocking call releases the
 GIL. Measured as the reference does: count how often another coroutine or
 thread runs while the device works."""
 import asyncio
+import inspect
 import threading
 import time
 
@@ -138,11 +139,14 @@ def test_numpy_async_returns_the_data(device):
 
 
 def test_device_synchronize_async(device):
-    async def main():
-        await device.synchronize_async()
-        return True
+    from conftest import assert_the_wait_finished_the_work, busy_work
 
-    assert asyncio.run(main())
+    async def main():
+        waiting = device.synchronize_async()
+        assert inspect.isawaitable(waiting)
+        await waiting
+
+    assert_the_wait_finished_the_work(device, busy_work(device), lambda: asyncio.run(main()))
 
 
 def test_cpu_launch_releases_the_gil():

@@ -206,8 +206,10 @@ def test_texture3d_snapshot(device):
 
 
 def test_sync_and_synchronize(device):
-    device.synchronize()
-    tack.sync()
+    from conftest import assert_the_wait_finished_the_work, busy_work
+    work = busy_work(device)
+    assert_the_wait_finished_the_work(device, work, device.synchronize)
+    assert_the_wait_finished_the_work(device, work, tack.sync)
 
 
 def test_debug_flag_round_trip():
