@@ -283,12 +283,17 @@ def test_func_inlining(dev):
 
     @tack.kernel
     def fade(y: tack.Array, x: tack.Array):
-        for i in tack.parallel(y.size):
-            y[i] = smoothstep(0.0, 1.0, x[i]) + sq(2.0) * 0 + accumulate(x, 3) * 0
-    y = dev.zeros(33, np.float32)
+        for i in tack.parallel(x.size):        # a column per result, so that each one is checked
+            y[i, 0] = smoothstep(0.0, 1.0, x[i])
+            y[i, 1] = smoothstep(0.0, 1.0, x[i], clip=False)
+            y[i, 2] = sq(x[i])
+            y[i, 3] = accumulate(x, i % 4)     # a trip count that is a kernel value
+    y = dev.zeros((33, 4), np.float32)
     fade(y, dev.array(x))
     t = np.clip(x, 0, 1)
-    np.testing.assert_allclose(y.numpy(), t * t * (3 - 2 * t), atol=1e-6)
+    want = np.stack([t * t * (3 - 2 * t), x * x * (3 - 2 * x), x * x,
+                     [x[:k].sum(dtype=np.float32) for k in np.arange(33) % 4]], axis=1)
+    np.testing.assert_allclose(y.numpy(), want, atol=1e-6)
     assert sq(3) == 9                          # outside a kernel: the Python function
 
 
