@@ -16,7 +16,7 @@ def dev(request):
         pytest.skip(f"{request.param}: not in this build (backends: {', '.join(tack.backend_names())})")
     try:
         return tack.device(request.param)
-    except tack.Error as e:          # BackendUnavailable: no driver or device here
+    except tack.BackendUnavailable as e:  # no driver or device here; any other error fails the test
         pytest.skip(f"{request.param}: {e}")
 
 
