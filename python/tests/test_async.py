@@ -214,13 +214,16 @@ def test_threads_dispatch_one_kernel_with_different_scalars(device):
 
 
 def test_exit_right_after_sync_async_is_clean(tmp_path):
-    """A tack-wait thread finishing its callback while Python exits must not abort
-    the process (it did about one run in six before the exit gate)."""
+    """A tack-wait thread finishing its callback while Python exits must not abort the process
+    (it did about one run in six before the exit gate: "Fatal Python error: PyGILState_Release:
+    thread state ... must be current when releasing", the runtime finalizing). The script holds
+    the wait thread in its callback until the exit has begun, so every run crosses the window
+    (without the gate, every run aborts) instead of one in six."""
     import subprocess
     import sys
     script = tmp_path / "exit_after_await.py"
     script.write_text(
-        "import asyncio, numpy as np, tack\n"
+        "import asyncio, atexit, sys, threading, time, numpy as np, tack\n"
         "@tack.kernel\n"
         "def inc(y: tack.Array):\n"
         "    for i in tack.parallel(y.size):\n"
@@ -228,9 +231,21 @@ def test_exit_right_after_sync_async_is_clean(tmp_path):
         "d = tack.device(%r)\n"
         "a = d.zeros(1 << 20, np.float32)\n"
         "inc(a); tack.sync()\n"
+        "exiting = threading.Event()\n"
+        "atexit.register(exiting.set)  # runs before tack's own handler (atexit is LIFO): the exit has begun\n"
+        "when_all_done = tack._core._when_all_done\n"
+        "def held(done):\n"
+        "    def callback(error):\n"
+        "        done(error)  # resumes the coroutine, and the main thread goes on to exit\n"
+        "        if exiting.wait(30):  # the tack-wait thread stays in its callback until the exit begins\n"
+        "            sys.stdout.write('in the callback at exit\\n'); sys.stdout.flush()\n"
+        "        time.sleep(0.01)  # gives the GIL up once more\n"
+        "    when_all_done(callback)\n"
+        "tack._core._when_all_done = held\n"
         "async def main():\n"
         "    inc(a); await tack.sync_async()\n"
         "asyncio.run(main())\n" % queued_device().name)
-    for _ in range(12):
+    for _ in range(3):
         r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stderr
+        assert "in the callback at exit" in r.stdout, "the wait thread was not in its callback at exit: " + r.stderr
