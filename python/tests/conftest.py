@@ -1,4 +1,5 @@
-"""Fixtures shared by the Python tests: the devices that can run here.
+"""Fixtures shared by the Python tests: the devices that can run here; and a
+long launch with the check that a wait finished it (the sync tests).
 
 `device` is parametrized over the executing backends (interp, cpu, opencl);
 one that cannot be made here is skipped with the reason Tack gives. Every

@@ -1,7 +1,8 @@
 """asyncio and the GIL: waits run in Tack's tack-wait threads, so an event
 loop keeps running during a long kernel, and every blocking call releases the
-GIL. Measured as the reference does: count how often another coroutine or
-thread runs while the device works."""
+GIL. Measured while the device works: how often another coroutine runs (as
+the reference counts), and the longest stretch in which another thread could
+not run (a call that keeps the GIL is one such stretch, as long as the call)."""
 import asyncio
 import inspect
 import threading
