@@ -119,12 +119,12 @@ def test_a_python_kernel_hits_the_cpp_kernels_disk_cache(tmp_path):
         return tuple(int(v) for v in r.stdout.split()[-3:])
 
     variants, hits, misses = run("cpp")
-    assert (variants, hits, misses) == (1, 0, 1), \
-        f"the C++ kernel should compile its one variant and store it: {variants} variants, {hits} hits, {misses} misses"
+    assert variants >= 1 and (hits, misses) == (0, variants), \
+        f"the C++ kernel should compile its variant and store it: {variants} variants, {hits} hits, {misses} misses"
     files = sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
     assert files, "the C++ kernel wrote no cache entry"
     variants, hits, misses = run("python")
-    assert (variants, hits, misses) == (1, 1, 0), \
+    assert variants >= 1 and (hits, misses) == (variants, 0), \
         (f"the Python kernel should load the C++ kernel's variant from the disk cache: {variants} variants, "
          f"{hits} hits, {misses} misses")
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == files, \
