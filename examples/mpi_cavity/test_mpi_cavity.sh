@@ -6,8 +6,9 @@
 #   bitwise  1 rank (also against examples/cavity's Lattice), 2 and 4 ranks, 2
 #            ranks without overlap and 2 staging halos through the host: the same bytes
 #   cache    4 ranks compile the kernels at once into one fresh TACK_CACHE_DIR;
-#            the entries are valid (a second run loads them without a warning,
-#            adds none) and both runs give the 1-rank result
+#            the entries are valid (a second run loads every variant from them, as
+#            TACK_LOG=compile reports, without a warning, adds none) and both runs
+#            give the 1-rank result
 #   ghia     2 ranks to a steady state at Re = 100, within 0.01 of Ghia et al.
 # Exit 77 (ctest: skipped) with the reason when MPI is absent.
 set -uo pipefail
@@ -59,9 +60,15 @@ cache)
   cat "$out/entries1.txt"
   [[ -s "$out/entries1.txt" ]] || fail "nothing was stored in $TACK_CACHE_DIR"
   grep -qvE '^[0-9a-f]{32}\.v[0-9]+\.tack$' "$out/entries1.txt" && fail "a file that is not a finished cache entry was left behind"
-  run 4 "$out/again.log" "${small[@]}" --dump "$out/again.bin"
-  grep -q "disk cache" "$out/race.log" "$out/again.log" && fail "a disk-cache warning (a damaged entry?)"
-  ls -A "$TACK_CACHE_DIR" | sort | cmp - "$out/entries1.txt" || fail "the second run changed the entries: it did not load them all"
+  # TACK_LOG=compile: a line per variant each rank made, which says whether the disk cache served it.
+  TACK_LOG=compile run 4 "$out/again.log" "${small[@]}" --dump "$out/again.bin"
+  grep -q "warning: disk cache" "$out/race.log" "$out/again.log" && fail "a disk-cache warning (a damaged entry?)"
+  made=$(grep -c "^tack: kernel '" "$out/again.log")
+  loaded=$(grep -c "^tack: kernel '.*, disk cache hit$" "$out/again.log")
+  echo "the second run made $made variants (4 ranks), $loaded of them loaded from the disk cache"
+  ((made >= 4)) || fail "the second run reported $made variants (TACK_LOG=compile): fewer than one per rank"
+  ((loaded == made)) || fail "the second run compiled $((made - loaded)) of its $made variants: it did not load them all"
+  ls -A "$TACK_CACHE_DIR" | sort | cmp - "$out/entries1.txt" || fail "the second run changed the entries"
   cmp "$out/ref.bin" "$out/race.bin" && cmp "$out/ref.bin" "$out/again.bin" || fail "a result differs from 1 rank's"
   echo "4 ranks compiling into one cache at once: valid entries, loaded by the second run, results as 1 rank"
   ;;

@@ -1,8 +1,10 @@
 """asyncio and the GIL: waits run in Tack's tack-wait threads, so an event
 loop keeps running during a long kernel, and every blocking call releases the
-GIL. Measured as the reference does: count how often another coroutine or
-thread runs while the device works."""
+GIL. Measured while the device works: how often another coroutine runs (as
+the reference counts), and the longest stretch in which another thread could
+not run (a call that keeps the GIL is one such stretch, as long as the call)."""
 import asyncio
+import inspect
 import threading
 import time
 
@@ -53,6 +55,48 @@ class Ticker:
         return self.count
 
 
+class GilWitness:
+    """A thread that runs Python bytecode without pause and records every stretch of more than
+    a millisecond in which it made no progress. A call that keeps the GIL while it waits is one
+    such stretch, as long as the call; a call that releases it leaves only the short ones of
+    the GIL's hand-over (the switch interval, 5 ms) and of the OS scheduler. Counting steps
+    instead cannot tell them apart: after a GIL-holding call returns, the counter is given a
+    switch interval of its own before the caller reads the count."""
+
+    def __init__(self):
+        self.stalls = []  # (from, to): perf_counter times between which the thread did not run
+        self._done = threading.Event()
+        running = threading.Event()
+
+        def run():
+            clock = time.perf_counter
+            last = clock()
+            running.set()
+            while not self._done.is_set():
+                now = clock()
+                if now - last > 1e-3:
+                    self.stalls.append((last, now))
+                last = now
+
+        self._thread = threading.Thread(target=run)
+        self._thread.start()
+        assert running.wait(timeout=30), "the witness thread did not start"
+
+    def stop(self):
+        self._done.set()
+        self._thread.join(timeout=30)
+        assert not self._thread.is_alive()
+
+    def assert_ran_throughout(self, start, end, what):
+        """The thread ran during [start, end] but for stalls shorter than half of it."""
+        window = end - start
+        # A window too short to tell a held GIL from the hand-over must not pass unmeasured.
+        assert window >= 0.05, f"{what} took {window * 1e3:.1f} ms: too short to measure"
+        longest = max((min(b, end) - max(a, start) for a, b in self.stalls), default=0.0)
+        assert longest < window / 2, (f"another thread could not run for {longest * 1e3:.1f} ms of the "
+                                      f"{window * 1e3:.1f} ms {what} took: it kept the GIL")
+
+
 def queued_device():
     """opencl (PoCL): its launches are queued, so sync_async has something to wait for."""
     from conftest import make_device
@@ -96,35 +140,25 @@ def test_numpy_async_returns_the_data(device):
 
 
 def test_device_synchronize_async(device):
-    async def main():
-        await device.synchronize_async()
-        return True
+    from conftest import assert_the_wait_finished_the_work, busy_work
 
-    assert asyncio.run(main())
+    async def main():
+        waiting = device.synchronize_async()
+        assert inspect.isawaitable(waiting)
+        await waiting
+
+    assert_the_wait_finished_the_work(device, busy_work(device), lambda: asyncio.run(main()))
 
 
 def test_cpu_launch_releases_the_gil():
     dev = tack.device("cpu")
     out, n = spin_args(dev, 0.2)
-    counter = 0
-    running = threading.Event()
-    done = threading.Event()
-
-    def count():
-        nonlocal counter
-        running.set()
-        while not done.is_set():
-            counter += 1
-
-    t = threading.Thread(target=count)
-    t.start()
-    running.wait()
-    before = counter
+    witness = GilWitness()
+    start = time.perf_counter()
     spin(out, n)  # a long launch on the calling thread, with the GIL released
-    during = counter - before
-    done.set()
-    t.join()
-    assert during > 1000, f"another thread ran {during} steps during the launch"
+    end = time.perf_counter()
+    witness.stop()
+    witness.assert_ran_throughout(start, end, "the CPU launch")
 
 
 def test_cpu_kernel_in_an_executor_keeps_the_loop_running():
@@ -142,21 +176,13 @@ def test_cpu_kernel_in_an_executor_keeps_the_loop_running():
 def test_blocking_reads_release_the_gil():
     dev = queued_device()
     out, n = spin_args(dev, 0.2)
-    counter = 0
-    done = threading.Event()
-
-    def count():
-        nonlocal counter
-        while not done.is_set():
-            counter += 1
-
-    spin(out, n)
-    t = threading.Thread(target=count)
-    t.start()
+    spin(out, n)  # queued: returns at once, the device works on
+    witness = GilWitness()
+    start = time.perf_counter()
     out.numpy()  # waits for the queued launch with the GIL released
-    done.set()
-    t.join()
-    assert counter > 1000
+    end = time.perf_counter()
+    witness.stop()
+    witness.assert_ran_throughout(start, end, "the blocking read")
 
 
 def test_threads_dispatch_one_kernel_with_different_scalars(device):
@@ -189,13 +215,16 @@ def test_threads_dispatch_one_kernel_with_different_scalars(device):
 
 
 def test_exit_right_after_sync_async_is_clean(tmp_path):
-    """A tack-wait thread finishing its callback while Python exits must not abort
-    the process (it did about one run in six before the exit gate)."""
+    """A tack-wait thread finishing its callback while Python exits must not abort the process
+    (it did about one run in six before the exit gate: "Fatal Python error: PyGILState_Release:
+    thread state ... must be current when releasing", the runtime finalizing). The script holds
+    the wait thread in its callback until the exit has begun, so every run crosses the window
+    (without the gate, every run aborts) instead of one in six."""
     import subprocess
     import sys
     script = tmp_path / "exit_after_await.py"
     script.write_text(
-        "import asyncio, numpy as np, tack\n"
+        "import asyncio, atexit, sys, threading, time, numpy as np, tack\n"
         "@tack.kernel\n"
         "def inc(y: tack.Array):\n"
         "    for i in tack.parallel(y.size):\n"
@@ -203,9 +232,21 @@ def test_exit_right_after_sync_async_is_clean(tmp_path):
         "d = tack.device(%r)\n"
         "a = d.zeros(1 << 20, np.float32)\n"
         "inc(a); tack.sync()\n"
+        "exiting = threading.Event()\n"
+        "atexit.register(exiting.set)  # runs before tack's own handler (atexit is LIFO): the exit has begun\n"
+        "when_all_done = tack._core._when_all_done\n"
+        "def held(done):\n"
+        "    def callback(error):\n"
+        "        done(error)  # resumes the coroutine, and the main thread goes on to exit\n"
+        "        if exiting.wait(30):  # the tack-wait thread stays in its callback until the exit begins\n"
+        "            sys.stdout.write('in the callback at exit\\n'); sys.stdout.flush()\n"
+        "        time.sleep(0.01)  # gives the GIL up once more\n"
+        "    when_all_done(callback)\n"
+        "tack._core._when_all_done = held\n"
         "async def main():\n"
         "    inc(a); await tack.sync_async()\n"
         "asyncio.run(main())\n" % queued_device().name)
-    for _ in range(12):
+    for _ in range(3):
         r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stderr
+        assert "in the callback at exit" in r.stdout, "the wait thread was not in its callback at exit: " + r.stderr

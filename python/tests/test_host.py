@@ -162,21 +162,54 @@ def test_read_range(device):
         a.read_range(-1, 2)
 
 
-def test_texture3d_snapshot(cpu):
-    host = np.arange(24, dtype=np.float32)
-    a = cpu.array(host)
+@tack.kernel
+def sample_texels(out: tack.Array, t: tack.Texture3D, w: tack.Scalar, h: tack.Scalar, d: tack.Scalar):
+    """out[i]: the texture sampled at the centre of texel i (x fastest, then y, then z)."""
+    for i in tack.parallel(out.size):
+        x = i % w
+        y = (i // w) % h
+        z = i // (w * h)
+        out[i] = t.sample(tack.cast(x, np.float32) / tack.cast(w - 1, np.float32),
+                          tack.cast(y, np.float32) / tack.cast(h - 1, np.float32),
+                          tack.cast(z, np.float32) / tack.cast(d - 1, np.float32))
+
+
+@tack.kernel
+def rewrite(a: tack.Array):
+    for i in tack.parallel(a.size):
+        a[i] = 100.0 - 3.0 * tack.cast(i, np.float32)
+
+
+def test_texture3d_snapshot(device):
+    host = np.arange(24, dtype=np.float32)  # texel (x, y, z) is element (z * 3 + y) * 4 + x
+    a = device.array(host)
     tex = tack.texture3d(a, (4, 3, 2))
-    assert tex.shape == (4, 3, 2) and tex.device == cpu
+    assert tex.shape == (4, 3, 2) and tex.device == device
+    out = device.zeros(24, np.float32)
+
+    def sampled():
+        sample_texels(out, tex, 4, 3, 2)
+        return out.numpy()
+
+    np.testing.assert_allclose(sampled(), host, atol=1e-4, err_msg="the texture's texels")
+    rewrite(a)
+    changed = 100.0 - 3.0 * host
+    np.testing.assert_array_equal(a.numpy(), changed)
+    np.testing.assert_allclose(sampled(), host, atol=1e-4,
+                               err_msg="the texture saw a later write to its array: it is no snapshot")
     tex.update()
+    np.testing.assert_allclose(sampled(), changed, atol=1e-4, err_msg="update() did not copy the array again")
     with pytest.raises(tack.InvalidArgument):
         tack.texture3d(a, (4, 3, 3))
     with pytest.raises(tack.Error):
-        tack.texture3d(cpu.array(np.arange(24, dtype=np.int32)), (4, 3, 2))
+        tack.texture3d(device.array(np.arange(24, dtype=np.int32)), (4, 3, 2))
 
 
 def test_sync_and_synchronize(device):
-    device.synchronize()
-    tack.sync()
+    from conftest import assert_the_wait_finished_the_work, busy_work
+    work = busy_work(device)
+    assert_the_wait_finished_the_work(device, work, device.synchronize)
+    assert_the_wait_finished_the_work(device, work, tack.sync)
 
 
 def test_debug_flag_round_trip():

@@ -52,7 +52,11 @@ def test_precompile_errors(cpu):
 
 def test_precompile_on_every_executing_device(device):
     k = make_kernel(40)
+    tack.reset_compile_stats()
     k.precompile(device, tack.ArraySpec(np.float32), np.float32)
+    made = tack.compile_stats().variants
+    assert made == 1, f"precompile on {device.name} made {made} variants, not the one asked for"
     y = device.array(np.ones(3, np.float32))
     k(y, np.float32(3.0))
+    assert tack.compile_stats().variants == made, f"the call on {device.name} made a variant precompile had made"
     np.testing.assert_array_equal(y.numpy(), [43, 43, 43])

@@ -108,11 +108,24 @@ def test_a_python_kernel_hits_the_cpp_kernels_disk_cache(tmp_path):
         "import test_twins\n"
         "k = tack._core._cpp_twin('saxpy') if sys.argv[1] == 'cpp' else test_twins.saxpy\n"
         "d = tack.device('cpu'); y = d.zeros(8, np.float32); x = d.array(np.ones(8, np.float32))\n"
-        "k(y, x, np.float32(2)); assert y.numpy()[0] == 2\n" % os.path.dirname(__file__))
+        "k(y, x, np.float32(2)); assert y.numpy()[0] == 2\n"
+        "s = tack.compile_stats(); print(s.variants, s.disk_hits, s.disk_misses)\n" % os.path.dirname(__file__))
     env = dict(os.environ, TACK_CACHE_DIR=str(tmp_path))
-    subprocess.run([sys.executable, "-c", script, "cpp"], env=env, check=True, timeout=120)
+
+    def run(which):
+        """(variants, disk hits, disk misses) of the process that ran the `which` kernel."""
+        r = subprocess.run([sys.executable, "-c", script, which], env=env, check=True, timeout=120,
+                           capture_output=True, text=True)
+        return tuple(int(v) for v in r.stdout.split()[-3:])
+
+    variants, hits, misses = run("cpp")
+    assert variants >= 1 and (hits, misses) == (0, variants), \
+        f"the C++ kernel should compile its variant and store it: {variants} variants, {hits} hits, {misses} misses"
     files = sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
     assert files, "the C++ kernel wrote no cache entry"
-    subprocess.run([sys.executable, "-c", script, "python"], env=env, check=True, timeout=120)
+    variants, hits, misses = run("python")
+    assert variants >= 1 and (hits, misses) == (variants, 0), \
+        (f"the Python kernel should load the C++ kernel's variant from the disk cache: {variants} variants, "
+         f"{hits} hits, {misses} misses")
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == files, \
         "the Python kernel compiled a variant of its own instead of loading the C++ kernel's"
