@@ -450,24 +450,53 @@ TEST_F(CudaRuntime, SumOfAProgramWithoutBlocksOf256RunsOnTheHost) {
   EXPECT_THROW(block(y), tack::BackendError);
 }
 
+// Everything a device made is given back when the last thing holding it goes, although nothing waited: its
+// stream, its memory, its kernels' modules and pack buffers, its events and its primary-context retain. Each
+// count is compared with its value before the device was made: any leak shows as a difference.
 TEST_F(CudaRuntime, TeardownWithQueuedWorkIsClean) {
   std::thread([&] {
-    const int refs = fake_cuda_primary_refcount(0);
+    struct Counts {
+      int refs, allocations, arrays, streams, events, modules;
+      bool operator==(const Counts&) const = default;
+    };
+    auto now = [] {
+      return Counts{fake_cuda_primary_refcount(0), fake_cuda_live_allocations(), fake_cuda_live_arrays(),
+                    fake_cuda_live_streams(),      fake_cuda_live_events(),      fake_cuda_live_modules()};
+    };
+    const Counts before = now();
     {
-      tack::Device d = fresh_device();
-      tack::Array x = d.zeros(tack::DType::F32, {1000}), y = d.zeros(tack::DType::F32, {1000});
-      try {
-        saxpy()(y, x, 1.0f);
-      } catch (const tack::BackendUnavailable&) {
-        // NVRTC missing: teardown is still checked
+      // A kernel of this test, which outlives the device.
+      const tack::Kernel k = tack::kernel("teardown_saxpy", [](Array y, Array x, Scalar a) {
+        parallel_for(y.size(), [&](Index i) { y[i] = a * x[i] + y[i]; });
+      });
+      {
+        tack::Device d = fresh_device();
+        EXPECT_EQ(fake_cuda_primary_refcount(0), before.refs + 1) << "the device retains the primary context";
+        tack::Array x = d.zeros(tack::DType::F32, {1000}), y = d.zeros(tack::DType::F32, {1000});
+        EXPECT_EQ(fake_cuda_live_streams(), before.streams + 1) << "the device has a stream of its own";
+        tack::Texture t = tack::texture3d(d.zeros(tack::DType::F32, {64}), {4, 4, 4});
+        bool launched = true;
+        try {
+          k(y, x, 1.0f);
+        } catch (const tack::BackendUnavailable&) {
+          launched = false;  // NVRTC missing: teardown is still checked
+        }
+        const Counts during = now();
+        EXPECT_GE(during.allocations, before.allocations + 3) << "the arrays' memory";
+        if (launched) EXPECT_EQ(during.modules, before.modules + 1) << "the kernel's module for this device";
+        // Dropped without a wait: the work queued, then the texture and arrays, then the device, whose variants
+        // (pack buffers, modules) go with it while the kernel lives on; nothing may be misused on the way
+        // (TearDown checks).
       }
-      // Dropped without a wait: the work queued, then the arrays, then the device.
     }
-    const int live_before = fake_cuda_live_allocations();
-    (void)live_before;
-    // The kernel's variant for that device keeps its context (its pack buffers) until the kernel goes; the
-    // context must not be destroyed under it, and nothing was misused (TearDown checks).
-    EXPECT_GE(fake_cuda_primary_refcount(0), refs);
+    const Counts after = now();
+    EXPECT_EQ(after.refs, before.refs) << "primary-context retains not released";
+    EXPECT_EQ(after.allocations, before.allocations) << "device memory not freed";
+    EXPECT_EQ(after.arrays, before.arrays) << "3-D arrays not destroyed";
+    EXPECT_EQ(after.streams, before.streams) << "streams not destroyed";
+    EXPECT_EQ(after.events, before.events) << "events not destroyed";
+    EXPECT_EQ(after.modules, before.modules) << "modules not unloaded";
+    EXPECT_TRUE(after == before);
   }).join();
 }
 
