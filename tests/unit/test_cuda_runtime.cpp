@@ -11,6 +11,7 @@
 
 #include "support/alloc_count.hpp"
 #include "support/fake_driver.hpp"
+#include "support/scoped_env.hpp"
 
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_kernel.hpp"
@@ -26,6 +27,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <thread>
@@ -528,6 +530,21 @@ TEST_F(CudaRuntime, OutOfMemoryMidRunKeepsEarlierArrays) {
 // built again on the next call: neither the variant cache nor the disk cache
 // keeps the failure, and the entry the retry stores is what a new device loads.
 TEST_F(CudaRuntime, CompileThatFailsOnceSucceedsOnRetryAndCachesNoFailure) {
+  // A disk cache of this test's own, on whatever the caller's TACK_CACHE says: the process's cache is configured
+  // from the environment at its first compile, which is this test's when it runs in a process of its own (ctest).
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / ("tack-cuda-retry-" + std::to_string(::getpid()));
+  struct RemovedAtTheEnd {
+    std::filesystem::path dir;
+    ~RemovedAtTheEnd() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);  // a later store recreates it
+    }
+  } removed{dir};
+  tack_test::ScopedEnv cache_dir("TACK_CACHE_DIR", dir.c_str());
+  tack_test::ScopedEnv cache_on("TACK_CACHE", nullptr);
+  if (!tack::runtime::DiskCache::global().enabled())
+    GTEST_SKIP() << "the disk cache was configured off by an earlier test of this process; run this test alone";
   // A kernel of this process alone (the name holds the pid): no earlier run's disk entry answers first.
   const std::string name = "retryonce" + std::to_string(::getpid());
   const tack::Kernel k = tack::kernel(name, [](Array y) { parallel_for(y.size(), [&](Index i) { y[i] = 2.0f; }); });
@@ -551,7 +568,6 @@ TEST_F(CudaRuntime, CompileThatFailsOnceSucceedsOnRetryAndCachesNoFailure) {
   const std::string ptx = fake_cuda_module_ptx(modules);
   ASSERT_EQ(fake_cuda_launch_count(), 1);
   EXPECT_EQ(launches()[0].name, "tack_kernel_" + name);
-  if (!tack::runtime::DiskCache::global().enabled()) return;  // TACK_CACHE=0: nothing more to check
   // A new device (a variant cache of its own) loads the retry's PTX from disk, with no compile.
   const std::uint64_t loads = tack::backends::cuda::ptx_cache_load_count();
   tack::Device other = fresh_device();
