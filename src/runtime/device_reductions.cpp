@@ -15,6 +15,13 @@
 #include <memory>
 
 namespace tack::runtime {
+namespace {
+
+std::atomic<std::uint64_t> g_launches{0};
+
+}  // namespace
+
+std::uint64_t DeviceReductions::launch_count() { return g_launches.load(); }
 
 bool DeviceReductions::run(const ArrayStorage& array, ReduceOp op, std::uint64_t max_groups, double* out) {
   TACK_CHECK(array.dtype == DType::F32);
@@ -46,6 +53,7 @@ bool DeviceReductions::run(const ArrayStorage& array, ReduceOp op, std::uint64_t
   float value = 0;
   result->buffer->read(0, &value, sizeof value);  // waits for the launch
   *out = static_cast<double>(value);
+  g_launches.fetch_add(1);
   return true;
 }
 

@@ -20,6 +20,9 @@ class DeviceReductions {
   // *out, or false where the device cannot run the kernel's groups of 256 (then the host reduces, and every later
   // reduction of `op` on this device too). An empty array's sum is 0.0 without a launch.
   bool run(const ArrayStorage& array, ReduceOp op, std::uint64_t max_groups, double* out);
+  // How many reductions this process has run on a device (launched and read back): the tests of
+  // Array::sum/min/max tell the device path from the host's, whose results are the same.
+  static std::uint64_t launch_count();
 
  private:
   std::array<std::atomic<bool>, 3> declined_{};

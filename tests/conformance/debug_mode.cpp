@@ -111,16 +111,28 @@ TEST_P(DebugMode, InRangeKernelsRunUnchangedAndModeIsPartOfTheVariant) {
   });
   std::vector<float> hx(100, 2.0f), hy(100, 1.0f);
   tack::Array x = dev().from_host(hx), y = dev().from_host(hy);
+  // The variant cache: a variant is made (compiled or loaded from disk) only when the mode flips to one this
+  // kernel has no variant for yet; a call in a mode seen before finds its variant in memory.
+  auto made = [] { return tack::compile_stats().variants; };
+  const std::uint64_t before = made();
   axpy(y, x, 3.0f);  // a plain variant
+  EXPECT_EQ(made(), before + 1) << "the first call makes the plain variant";
+  axpy(y, x, -3.0f);
+  EXPECT_EQ(made(), before + 1) << "the same mode: the plain variant again";
   {
     DebugOn debug;
     axpy(y, x, 3.0f);  // a checked one
+    EXPECT_EQ(made(), before + 2) << "debug mode on: a checked variant of its own, not the plain one";
+    axpy(y, x, 1.5f);
+    EXPECT_EQ(made(), before + 2) << "debug mode still on: the checked variant again";
     std::string checked = tack::inspect(axpy, backend(), tack::ArraySpec{}, tack::ArraySpec{}, 1.0f).typed_ir;
     EXPECT_NE(checked.find("Array<i32, rank 1>"), std::string::npos) << "no error array in:\n" << checked;
   }
+  axpy(y, x, 1.5f);
+  EXPECT_EQ(made(), before + 2) << "debug mode off again: the plain variant made first";
   std::string plain = tack::inspect(axpy, backend(), tack::ArraySpec{}, tack::ArraySpec{}, 1.0f).typed_ir;
   EXPECT_EQ(plain.find("Array<i32, rank 1>"), std::string::npos) << plain;
-  EXPECT_EQ(y.to_host<float>(), std::vector<float>(100, 13.0f));
+  EXPECT_EQ(y.to_host<float>(), std::vector<float>(100, 13.0f));  // 1 + 2 * (3 - 3 + 3 + 1.5 + 1.5)
 }
 
 TEST_P(DebugMode, SharedArraysAreCheckedInWorkgroupKernels) {

@@ -5,6 +5,7 @@
 // bools as true/false); lines past the capacity (TACK_PRINT_LINES) are counted
 // in one last line. Every backend must print what interp prints.
 #include "conformance/backend_param.hpp"
+#include "support/scoped_env.hpp"
 
 #include <cstdint>
 #include <cstdlib>
@@ -35,10 +36,9 @@ std::string stderr_of(F&& run) {
   return testing::internal::GetCapturedStderr();
 }
 
-// Sets TACK_PRINT_LINES for one test.
-struct PrintLines {
-  explicit PrintLines(const char* n) { ::setenv("TACK_PRINT_LINES", n, 1); }
-  ~PrintLines() { ::unsetenv("TACK_PRINT_LINES"); }
+// Sets TACK_PRINT_LINES for one test and puts back the value it had, however the test ends.
+struct PrintLines : tack_test::ScopedEnv {
+  explicit PrintLines(const char* n) : ScopedEnv("TACK_PRINT_LINES", n) {}
 };
 
 std::vector<std::string> lines_of(const std::string& text) {

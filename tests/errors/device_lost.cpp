@@ -11,6 +11,11 @@
 
 #include <tack/tack.hpp>
 
+#include <chrono>
+#include <cstddef>
+#include <mutex>
+#include <set>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -39,6 +44,41 @@ cl::cl_int lost_launch(cl::cl_command_queue, cl::cl_kernel, cl::cl_uint, const s
   return cl::CL_OUT_OF_RESOURCES;
 }
 
+// Buffers and events (the waits' markers) made and not yet released, while the counting entries below are in
+// the table: what a teardown must give back even when every wait fails.
+std::mutex g_live_mutex;
+std::set<void*> g_live;
+void note_made(void* handle) {
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  if (handle) g_live.insert(handle);
+}
+void note_released(void* handle) {
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  g_live.erase(handle);
+}
+std::size_t live_count() {
+  std::lock_guard<std::mutex> lock(g_live_mutex);
+  return g_live.size();
+}
+cl::cl_mem counted_create_buffer(cl::cl_context c, cl::cl_mem_flags f, std::size_t n, void* host, cl::cl_int* err) {
+  cl::cl_mem m = g_real.clCreateBuffer(c, f, n, host, err);
+  note_made(m);
+  return m;
+}
+cl::cl_int counted_release_mem(cl::cl_mem m) {
+  note_released(m);
+  return g_real.clReleaseMemObject(m);
+}
+cl::cl_int counted_marker(cl::cl_command_queue q, cl::cl_uint n, const cl::cl_event* wait, cl::cl_event* out) {
+  const cl::cl_int err = g_real.clEnqueueMarkerWithWaitList(q, n, wait, out);
+  if (err == cl::CL_SUCCESS && out) note_made(*out);
+  return err;
+}
+cl::cl_int counted_release_event(cl::cl_event e) {
+  note_released(e);
+  return g_real.clReleaseEvent(e);
+}
+
 const tack::Kernel scale = tack::kernel(
     "scale", [](Array y, Array x, Scalar a) { parallel_for(y.size(), [&](Index i) { y[i] = a * x[i]; }); });
 
@@ -63,6 +103,22 @@ class DeviceLost : public tack_test::OpenCLDeviceTest {
   }
   void restore() {
     if (saved_) *cl::api_for_tests() = g_real;
+  }
+  // The driver answers again; other replaced entries stay.
+  void found() {
+    cl::Api& t = *cl::api_for_tests();
+    t.clFinish = g_real.clFinish;
+    t.clEnqueueReadBuffer = g_real.clEnqueueReadBuffer;
+    t.clWaitForEvents = g_real.clWaitForEvents;
+  }
+  // Buffers and markers are tracked from now on (live_count()).
+  void count_handles() {
+    g_live.clear();
+    cl::Api& t = *cl::api_for_tests();
+    t.clCreateBuffer = counted_create_buffer;
+    t.clReleaseMemObject = counted_release_mem;
+    t.clEnqueueMarkerWithWaitList = counted_marker;
+    t.clReleaseEvent = counted_release_event;
   }
 
   bool saved_ = false;
@@ -95,7 +151,15 @@ TEST_F(DeviceLost, LaunchAfterTheDriverNoticedRaisesAtTheLaunch) {
                     "CL_OUT_OF_RESOURCES (-5)");
 }
 
+// Nothing crashes, and the teardown gives back every buffer and marker it made, although every wait failed.
 TEST_F(DeviceLost, TeardownDuringTheLossDoesNotCrash) {
+  {
+    // The kernel's variant (and what it keeps for its launches) made before counting.
+    tack::Array v = dev_.zeros(tack::DType::F32, {256}), w = dev_.zeros(tack::DType::F32, {256});
+    scale(w, v, 1.0f);
+    dev_.synchronize();
+  }
+  count_handles();
   lose();
   {
     // Arrays, staged writes, queued launches and unwaited futures all dropped while waits fail.
@@ -104,9 +168,16 @@ TEST_F(DeviceLost, TeardownDuringTheLossDoesNotCrash) {
     scale(y, x, 2.0f);
     std::future<void> dropped = dev_.synchronize_async();
     std::future<std::vector<float>> also_dropped = y.to_host_async<float>();
+    EXPECT_GE(live_count(), 2u) << "the counting entries see the arrays' buffers";
   }
-  restore();
+  found();
   dev_.synchronize();
+  // The dropped futures' markers are released by the tack-wait threads, which may still be at them: a bounded wait.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (live_count() != 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(live_count(), 0u) << "buffers or markers made during the loss were not released within 10 s";
+  restore();
 }
 
 TEST_F(DeviceLost, SameBackendWorksOnceTheDriverAnswersAgain) {

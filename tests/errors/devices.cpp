@@ -1,6 +1,7 @@
 // Bad device requests: unknown names and misspelled options are refused before
 // any backend is constructed, with a suggestion.
 #include "errors/error_helpers.hpp"
+#include "support/scoped_env.hpp"
 
 #include <tack/tack.hpp>
 
@@ -17,9 +18,8 @@ TEST(Devices, UnknownName) {
 }
 
 TEST(Devices, UnknownNameFromEnvironment) {
-  ::setenv("TACK_DEVICE", "gpu9", 1);
+  tack_test::ScopedEnv env("TACK_DEVICE", "gpu9");  // restored however the test ends
   EXPECT_TACK_ERROR(tack::device(), tack::InvalidArgument, "unknown device 'gpu9' from TACK_DEVICE");
-  ::unsetenv("TACK_DEVICE");
 }
 
 // The documented rule (docs/language.md, "Devices"): with no name, TACK_DEVICE
@@ -30,11 +30,15 @@ TEST(Devices, DefaultIsTackDeviceElseTheDocumentedDefault) {
 #else
   const std::string documented = "interp";
 #endif
-  ::setenv("TACK_DEVICE", "interp", 1);
-  EXPECT_EQ(tack::device().name(), "interp") << "TACK_DEVICE=interp";
-  ::setenv("TACK_DEVICE", "", 1);
-  EXPECT_EQ(tack::device().name(), documented) << "TACK_DEVICE set but empty";
-  ::unsetenv("TACK_DEVICE");
+  {
+    tack_test::ScopedEnv env("TACK_DEVICE", "interp");
+    EXPECT_EQ(tack::device().name(), "interp") << "TACK_DEVICE=interp";
+  }
+  {
+    tack_test::ScopedEnv env("TACK_DEVICE", "");
+    EXPECT_EQ(tack::device().name(), documented) << "TACK_DEVICE set but empty";
+  }
+  tack_test::ScopedEnv env("TACK_DEVICE", nullptr);
   EXPECT_EQ(tack::device().name(), documented) << "TACK_DEVICE unset";
 }
 

@@ -2,6 +2,7 @@
 // lone brace, and a print outside the kernel's parallel loop; each names the
 // kernel and the line.
 #include "errors/error_helpers.hpp"
+#include "support/scoped_env.hpp"
 
 #include <tack/tack.hpp>
 
@@ -55,10 +56,9 @@ TEST(Print, OutsideTheParallelLoop) {
 
 TEST(Print, BadLineCapacity) {
   auto k = tack::kernel("print_env", [](Array out) { parallel_for(out.size(), [&](Index i) { print("{}", i); }); });
-  ::setenv("TACK_PRINT_LINES", "lots", 1);
+  tack_test::ScopedEnv lines("TACK_PRINT_LINES", "lots");  // restored however the test ends
   EXPECT_TACK_ERROR(k(tack::device("interp").zeros(tack::DType::F32, {2})), tack::InvalidArgument,
                     "TACK_PRINT_LINES=\"lots\" is not a number of lines");
-  ::unsetenv("TACK_PRINT_LINES");
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 
 #include <csignal>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -301,12 +302,27 @@ TEST_F(CpuCache, DirectoryFilledToItsCapByAnotherProcess) {
   ASSERT_TRUE(WIFEXITED(filler_status) && WEXITSTATUS(filler_status) == 0);
   ASSERT_EQ(cache_files(dir_).size(), static_cast<std::size_t>(kFillers));
   ASSERT_EQ(total_bytes(cache_files(dir_)), cap) << "the directory is exactly at the cap";
+  // Their last uses (mtimes, what LRU orders by), all a while before this process, in the reverse order of
+  // their file names: an eviction by name (or by directory order) picks other entries than one by age.
+  std::vector<fs::path> filler_by_age = cache_files(dir_);  // oldest use first
+  std::sort(filler_by_age.begin(), filler_by_age.end(), std::greater<>());
+  const auto now = fs::file_time_type::clock::now();
+  for (std::size_t r = 0; r < filler_by_age.size(); ++r)
+    fs::last_write_time(filler_by_age[r], now - std::chrono::minutes(60 - static_cast<int>(r)));
 
   auto capped = [cap] { ::setenv("TACK_CACHE_MAX_BYTES", std::to_string(cap).c_str(), 1); };
   EXPECT_EQ(run_child(dir_, {true, ""}, capped), kOk);
   const auto files = cache_files(dir_);
   EXPECT_LE(total_bytes(files), cap) << files.size() << " files";
-  EXPECT_LT(files.size(), static_cast<std::size_t>(kFillers) + 1) << "some filler entries were evicted";
+  // The evicted entries are the least recently used: a run of the oldest fillers, every kept filler newer
+  // than every evicted one.
+  std::string kept_pattern;  // one letter per filler, oldest first: 'k' kept, 'e' evicted
+  for (const fs::path& f : filler_by_age) kept_pattern += fs::exists(f) ? 'k' : 'e';
+  const std::size_t evicted = kept_pattern.find('k') == std::string::npos ? kFillers : kept_pattern.find('k');
+  EXPECT_GT(evicted, 0u) << "no filler entry was evicted";
+  EXPECT_EQ(kept_pattern, std::string(evicted, 'e') + std::string(kFillers - evicted, 'k'))
+      << "oldest use first ('e' evicted, 'k' kept): not the least recently used";
+  EXPECT_EQ(files.size(), kFillers - evicted + 1) << "the fillers kept and this process's entry";
   EXPECT_EQ(run_child(dir_, {false, ""}, capped), kOk) << "this process's entry was kept (it is the newest)";
   EXPECT_LE(total_bytes(cache_files(dir_)), cap);
 }

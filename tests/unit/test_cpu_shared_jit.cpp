@@ -25,8 +25,14 @@ TEST(CpuSharedJit, EveryCpuDeviceUsesTheOneJit) {
   tack::Device one = tack::device("cpu", {{"num_threads", std::int64_t{1}}});
   tack::Device two = tack::device("cpu", {{"num_threads", std::int64_t{2}}});
   auto k = add_one();
+  // A new kernel: each device makes a variant of its own (compiled, or loaded from the disk cache), and the
+  // Jit that makes it counts it; a backend with a Jit of its own would leave the shared one's count unchanged.
+  const std::uint64_t before = jit.uses();
   EXPECT_TRUE(adds_one(one, k));
+  const std::uint64_t after_one = jit.uses();
+  EXPECT_GT(after_one, before) << "device one's variant was made by another Jit";
   EXPECT_TRUE(adds_one(two, k));  // a variant of its own, in its own JIT library of the same Jit
+  EXPECT_GT(jit.uses(), after_one) << "device two's variant was made by another Jit";
   EXPECT_EQ(&jit, &tack::backends::cpu::shared_jit());
 }
 

@@ -11,6 +11,7 @@
 
 #include "support/alloc_count.hpp"
 #include "support/fake_driver.hpp"
+#include "support/scoped_env.hpp"
 
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_kernel.hpp"
@@ -26,6 +27,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <thread>
@@ -84,14 +86,15 @@ TEST_F(CudaRuntime, ZerosQueuesAFill) {
 }
 
 // DESIGN §5's warm path: once a variant is compiled and its arrays exist, a
-// launch allocates nothing in Tack (the fake driver's own log is left out).
+// launch allocates nothing in Tack, on any thread, by new or malloc (the fake
+// driver's own bookkeeping is left out).
 TEST_F(CudaRuntime, AWarmLaunchAllocatesNothing) {
   tack::Array x = dev_.from_host(std::vector<float>(1000, 1.0f));
   tack::Array y = dev_.from_host(std::vector<float>(1000, 2.0f));
   const tack::Kernel k = saxpy();
   compile_or_skip([&] { k(y, x, 3.0f); });
   k(y, x, 2.0f);  // the variant's pack buffers and scratch are made by now
-  ASSERT_EQ(alloc_count::count_in("tack_fake_cuda", [] { delete new std::vector<int>(3); }), 2) << "the counter counts";
+  ASSERT_EQ(alloc_count::self_check("tack_fake_cuda"), "") << "the counter counts";
   const int allocations = alloc_count::count_in("tack_fake_cuda", [&] { k(y, x, 1.5f); });
   EXPECT_EQ(allocations, 0) << "first allocation from " << alloc_count::first_caller();
 }
@@ -450,24 +453,53 @@ TEST_F(CudaRuntime, SumOfAProgramWithoutBlocksOf256RunsOnTheHost) {
   EXPECT_THROW(block(y), tack::BackendError);
 }
 
+// Everything a device made is given back when the last thing holding it goes, although nothing waited: its
+// stream, its memory, its kernels' modules and pack buffers, its events and its primary-context retain. Each
+// count is compared with its value before the device was made: any leak shows as a difference.
 TEST_F(CudaRuntime, TeardownWithQueuedWorkIsClean) {
   std::thread([&] {
-    const int refs = fake_cuda_primary_refcount(0);
+    struct Counts {
+      int refs, allocations, arrays, streams, events, modules;
+      bool operator==(const Counts&) const = default;
+    };
+    auto now = [] {
+      return Counts{fake_cuda_primary_refcount(0), fake_cuda_live_allocations(), fake_cuda_live_arrays(),
+                    fake_cuda_live_streams(),      fake_cuda_live_events(),      fake_cuda_live_modules()};
+    };
+    const Counts before = now();
     {
-      tack::Device d = fresh_device();
-      tack::Array x = d.zeros(tack::DType::F32, {1000}), y = d.zeros(tack::DType::F32, {1000});
-      try {
-        saxpy()(y, x, 1.0f);
-      } catch (const tack::BackendUnavailable&) {
-        // NVRTC missing: teardown is still checked
+      // A kernel of this test, which outlives the device.
+      const tack::Kernel k = tack::kernel("teardown_saxpy", [](Array y, Array x, Scalar a) {
+        parallel_for(y.size(), [&](Index i) { y[i] = a * x[i] + y[i]; });
+      });
+      {
+        tack::Device d = fresh_device();
+        EXPECT_EQ(fake_cuda_primary_refcount(0), before.refs + 1) << "the device retains the primary context";
+        tack::Array x = d.zeros(tack::DType::F32, {1000}), y = d.zeros(tack::DType::F32, {1000});
+        EXPECT_EQ(fake_cuda_live_streams(), before.streams + 1) << "the device has a stream of its own";
+        tack::Texture t = tack::texture3d(d.zeros(tack::DType::F32, {64}), {4, 4, 4});
+        bool launched = true;
+        try {
+          k(y, x, 1.0f);
+        } catch (const tack::BackendUnavailable&) {
+          launched = false;  // NVRTC missing: teardown is still checked
+        }
+        const Counts during = now();
+        EXPECT_GE(during.allocations, before.allocations + 3) << "the arrays' memory";
+        if (launched) EXPECT_EQ(during.modules, before.modules + 1) << "the kernel's module for this device";
+        // Dropped without a wait: the work queued, then the texture and arrays, then the device, whose variants
+        // (pack buffers, modules) go with it while the kernel lives on; nothing may be misused on the way
+        // (TearDown checks).
       }
-      // Dropped without a wait: the work queued, then the arrays, then the device.
     }
-    const int live_before = fake_cuda_live_allocations();
-    (void)live_before;
-    // The kernel's variant for that device keeps its context (its pack buffers) until the kernel goes; the
-    // context must not be destroyed under it, and nothing was misused (TearDown checks).
-    EXPECT_GE(fake_cuda_primary_refcount(0), refs);
+    const Counts after = now();
+    EXPECT_EQ(after.refs, before.refs) << "primary-context retains not released";
+    EXPECT_EQ(after.allocations, before.allocations) << "device memory not freed";
+    EXPECT_EQ(after.arrays, before.arrays) << "3-D arrays not destroyed";
+    EXPECT_EQ(after.streams, before.streams) << "streams not destroyed";
+    EXPECT_EQ(after.events, before.events) << "events not destroyed";
+    EXPECT_EQ(after.modules, before.modules) << "modules not unloaded";
+    EXPECT_TRUE(after == before);
   }).join();
 }
 
@@ -499,6 +531,21 @@ TEST_F(CudaRuntime, OutOfMemoryMidRunKeepsEarlierArrays) {
 // built again on the next call: neither the variant cache nor the disk cache
 // keeps the failure, and the entry the retry stores is what a new device loads.
 TEST_F(CudaRuntime, CompileThatFailsOnceSucceedsOnRetryAndCachesNoFailure) {
+  // A disk cache of this test's own, on whatever the caller's TACK_CACHE says: the process's cache is configured
+  // from the environment at its first compile, which is this test's when it runs in a process of its own (ctest).
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / ("tack-cuda-retry-" + std::to_string(::getpid()));
+  struct RemovedAtTheEnd {
+    std::filesystem::path dir;
+    ~RemovedAtTheEnd() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);  // a later store recreates it
+    }
+  } removed{dir};
+  tack_test::ScopedEnv cache_dir("TACK_CACHE_DIR", dir.c_str());
+  tack_test::ScopedEnv cache_on("TACK_CACHE", nullptr);
+  if (!tack::runtime::DiskCache::global().enabled())
+    GTEST_SKIP() << "the disk cache was configured off by an earlier test of this process; run this test alone";
   // A kernel of this process alone (the name holds the pid): no earlier run's disk entry answers first.
   const std::string name = "retryonce" + std::to_string(::getpid());
   const tack::Kernel k = tack::kernel(name, [](Array y) { parallel_for(y.size(), [&](Index i) { y[i] = 2.0f; }); });
@@ -522,7 +569,6 @@ TEST_F(CudaRuntime, CompileThatFailsOnceSucceedsOnRetryAndCachesNoFailure) {
   const std::string ptx = fake_cuda_module_ptx(modules);
   ASSERT_EQ(fake_cuda_launch_count(), 1);
   EXPECT_EQ(launches()[0].name, "tack_kernel_" + name);
-  if (!tack::runtime::DiskCache::global().enabled()) return;  // TACK_CACHE=0: nothing more to check
   // A new device (a variant cache of its own) loads the retry's PTX from disk, with no compile.
   const std::uint64_t loads = tack::backends::cuda::ptx_cache_load_count();
   tack::Device other = fresh_device();

@@ -5,8 +5,10 @@
 #include "support/markdown_table.hpp"
 #include "support/scoped_env.hpp"
 
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -57,6 +59,29 @@ TEST(Env, FlagSpellings) {
     for (const char* on : {"1", "true", "TRUE", "yes", "on", "On", "2", "enabled", " 0", "0 ", "nope"})
       EXPECT_TRUE(parse_env_flag(on, fallback)) << on;
   }
+}
+
+// The guard tests that set TACK_* variables use (errors/print.cpp, errors/devices.cpp,
+// conformance/print.cpp): an ASSERT that fails between the set and the end of the
+// scope still puts back the value the variable had before, so the next test of a
+// whole suite run in one process (scripts/asan.sh) sees the environment it started with.
+TEST(Env, ScopedEnvRestoresThePreviousValueWhenAnAssertFails) {
+  ScopedEnv outer("TACK_PRINT_LINES", "17");  // the value "before"
+  EXPECT_FATAL_FAILURE(
+      {
+        ScopedEnv inner("TACK_PRINT_LINES", "lots");
+        ASSERT_TRUE(false) << "an assertion failing inside the scope";
+      },
+      "an assertion failing inside the scope");
+  ASSERT_NE(std::getenv("TACK_PRINT_LINES"), nullptr) << "unset instead of restored";
+  EXPECT_STREQ(std::getenv("TACK_PRINT_LINES"), "17");
+  EXPECT_FATAL_FAILURE(
+      {
+        ScopedEnv inner("TACK_PRINT_LINES", nullptr);
+        ASSERT_TRUE(false) << "a failure with the variable unset";
+      },
+      "a failure with the variable unset");
+  EXPECT_STREQ(std::getenv("TACK_PRINT_LINES"), "17");
 }
 
 TEST(Env, FlagsFallBackToTheirTableDefault) {

@@ -1,20 +1,24 @@
 // The hip backend through Tack's public API, over the stand-in runtime
 // (tests/support/fake_hip): what it asks the runtime to do, in which order, on
 // a machine without an AMD GPU. Memory, copies, fills, the buffer cache, the
-// pool, waits and device choice; no launches (hipRTC needs a device to
-// compile for), which tests/device/ would check on a GPU.
+// pool, waits and device choice, and the allocations of a warm launch (which
+// the fake records, never runs; tests/device/ would check results on a GPU).
 //
 // ctest sets TACK_HIP_LIBRARY to the fake; run by hand, main sets it to the
 // fake this executable was built with.
+#include "support/alloc_count.hpp"
 #include "support/fake_driver.hpp"
 #include "support/fake_hip/fake_hip.hpp"
 
 #include "backends/hip/hip_kernel.hpp"
+#include "codegen/identifiers.hpp"
 #include "drivers/hip_api.hpp"
 #include "drivers/rtc_api.hpp"
+#include "ir/printer.hpp"
 #include "runtime/cache_key.hpp"
 #include "runtime/cached_binary.hpp"
 #include "runtime/disk_cache.hpp"
+#include "runtime/resolve_variant.hpp"
 #include "runtime/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
@@ -25,12 +29,15 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <unistd.h>
 
 namespace {
+
+using namespace tack::lang;
 
 int count(const std::vector<std::string>& calls, const std::string& name) {
   return static_cast<int>(std::count(calls.begin(), calls.end(), name));
@@ -268,6 +275,55 @@ TEST(HipDiskCache, ASecondBuildLoadsTheCachedCodeObjectWithoutHipRtc) {
   EXPECT_EQ(m->entry(), "tack_kernel_cached");
   EXPECT_EQ(tack::backends::hip::code_object_cache_load_count(), loads + 1);
   EXPECT_EQ(tack::backends::hip::hiprtc_compile_count(), compiles);
+}
+
+// DESIGN §5's warm path, as on cuda and level_zero: once a variant is built and
+// its arrays exist, a launch allocates nothing in Tack, on any thread, by new or
+// malloc (the fake runtime's own call log is left out). hipRTC cannot compile
+// without a GPU, so the kernel's code object is put in the disk cache under the
+// key its build asks for (the typed IR the specialize observer sees); the fake
+// loads it and records the launches.
+TEST(HipRuntime, AWarmLaunchAllocatesNothing) {
+  tack::runtime::DiskCache& cache = tack::runtime::DiskCache::global();
+  if (!cache.enabled() || !std::getenv("TACK_CACHE_DIR")) GTEST_SKIP() << "run through ctest, with the disk cache on";
+  std::string why;
+  int major = 0, minor = 0;
+  const tack::drivers::RtcApi* rtc = tack::drivers::hiprtc(&why);
+  if (!rtc || rtc->version(&major, &minor) != 0) GTEST_SKIP() << "hipRTC is not available: " << why;
+  const std::shared_ptr<tack::backends::hip::Device> device = tack::backends::hip::Device::open({});
+  const std::string name = "hip_warm_" + std::to_string(::getpid());  // no other run's entry
+  bool stored = false;
+  tack::runtime::set_specialize_observer([&](const tack::ir::Kernel& typed) {
+    if (typed.name != name) return;
+    const std::optional<tack::runtime::CacheKey> key =
+        tack::backends::hip::cache_key(device->info().arch, device->info().runtime_version, major, minor,
+                                       tack::ir::to_string(typed), typed.fp_contract);
+    if (!key) return;
+    cache.store(tack::runtime::key_text(*key),
+                tack::runtime::encode_cached_binary(tack::codegen::kernel_entry_name(name), "CODE"));
+    stored = true;
+  });
+  struct Cleanup {
+    Cleanup() { fake_hip::state().modules_load = true; }
+    ~Cleanup() {
+      fake_hip::state().modules_load = false;
+      tack::runtime::set_specialize_observer({});
+    }
+  } cleanup;
+  tack::Device d = hip();
+  const tack::Kernel k = tack::kernel(
+      name, [](Array y, Array x, Scalar a) { parallel_for(y.size(), [&](Index i) { y[i] = a * x[i] + y[i]; }); });
+  tack::Array x = d.from_host(std::vector<float>(1000, 1.0f)), y = d.from_host(std::vector<float>(1000, 2.0f));
+  const std::uint64_t compiles = tack::backends::hip::hiprtc_compile_count();
+  k(y, x, 3.0f);
+  ASSERT_TRUE(stored) << "the hip key could not be made";
+  ASSERT_EQ(tack::backends::hip::hiprtc_compile_count(), compiles) << "the code object came from the cache";
+  k(y, x, 2.0f);  // the variant's pack buffers and scratch are made by now
+  fake_hip::take_calls();
+  ASSERT_EQ(alloc_count::self_check("tack_fake_hip"), "") << "the counter counts";
+  const int allocations = alloc_count::count_in("tack_fake_hip", [&] { k(y, x, 1.5f); });
+  EXPECT_EQ(allocations, 0) << "first allocation from " << alloc_count::first_caller();
+  EXPECT_EQ(count(fake_hip::take_calls(), "hipModuleLaunchKernel"), 1) << "the warm call launched";
 }
 
 TEST(HipFakeRuntime, ExportsEveryEntryTheTableResolves) {

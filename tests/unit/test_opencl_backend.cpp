@@ -10,6 +10,7 @@
 #include "backends/opencl/opencl_kernel.hpp"
 #include "errors/error_helpers.hpp"
 #include "runtime/access.hpp"
+#include "runtime/device_reductions.hpp"
 #include "support/opencl_device_test.hpp"
 
 #include <spawn.h>
@@ -197,7 +198,11 @@ TEST_F(OpenCL, DeviceReductionsMatchTheHostWithNaNRules) {
   tack::Device host = tack::device("interp");
   auto check = [&](const std::vector<float>& v, const std::string& what) {
     tack::Array a = dev_.from_host(v), h = host.from_host(v);
-    double got_min = a.min<double>(), got_max = a.max<double>(), want_min = h.min<double>(), want_max = h.max<double>();
+    const std::uint64_t launches = tack::runtime::DeviceReductions::launch_count();
+    const double got_min = a.min<double>(), got_max = a.max<double>(), got_sum = a.sum<double>();
+    // Not a host fallback (whose results are the same): the device ran all three.
+    EXPECT_EQ(tack::runtime::DeviceReductions::launch_count(), launches + 3) << what << ": reduced on the host";
+    double want_min = h.min<double>(), want_max = h.max<double>();
     if (std::isnan(want_min)) {
       EXPECT_TRUE(std::isnan(got_min)) << what;
       EXPECT_TRUE(std::isnan(got_max)) << what;
@@ -207,7 +212,7 @@ TEST_F(OpenCL, DeviceReductionsMatchTheHostWithNaNRules) {
     }
     double abs_sum = 0;
     for (float x : v) abs_sum += std::isnan(x) ? 0 : std::fabs(x);
-    double got_sum = a.sum<double>(), want_sum = h.sum<double>();
+    double want_sum = h.sum<double>();
     if (std::isnan(want_sum))
       EXPECT_TRUE(std::isnan(got_sum)) << what;
     else

@@ -6,6 +6,7 @@
 #include <tack/tack.hpp>
 
 #include "backends/cpu/jit.hpp"
+#include "runtime/resolve_variant.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,8 +15,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace tack::lang;
@@ -30,6 +34,40 @@ namespace {
 tack::Kernel scale(int k) {
   return tack::kernel("scale_" + std::to_string(k) + "_" + std::to_string(getpid()), [k](Array y, Scalar a) {
     parallel_for(y.size(), [&](Index i) { y[i] = y[i] * a + static_cast<float>(k); });
+  });
+}
+
+// The threads that specialize kernels (on the worker that makes the variant) while it lives.
+class SpecializingThreads {
+ public:
+  SpecializingThreads() {
+    tack::runtime::set_specialize_observer([this](const tack::ir::Kernel&) {
+      std::lock_guard lock(mutex_);
+      ids_.insert(std::this_thread::get_id());
+    });
+  }
+  ~SpecializingThreads() { tack::runtime::set_specialize_observer({}); }
+  SpecializingThreads(const SpecializingThreads&) = delete;
+  SpecializingThreads& operator=(const SpecializingThreads&) = delete;
+  std::size_t count() {
+    std::lock_guard lock(mutex_);
+    return ids_.size();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::set<std::thread::id> ids_;
+};
+
+// A kernel whose type error is in its last statement, after `statements` others: typing it takes long (about
+// 100 ms for 20'000), so its failure comes after a small kernel's started at the same time.
+tack::Kernel slow_to_fail(const std::string& name, int statements) {
+  return tack::kernel(name, [statements](Array y) {
+    parallel_for(y.size(), [&](Index i) {
+      Var v = y[i];
+      for (int j = 0; j < statements; ++j) v = v * 1.0001f + 0.5f;
+      y[i] = v & 1;  // f32 & int: refused at the end
+    });
   });
 }
 
@@ -57,7 +95,12 @@ TEST_F(PrecompileOnCpu, ManyKernelsCompileInParallelAndAreCounted) {
   for (const auto& k : kernels) requests.push_back({k, {tack::ArraySpec{DType::F32, 1}, tack::KernelArg(1.0f)}});
   tack::reset_compile_stats();
   const auto compiled = tack::backends::cpu::Jit::compile_count();
-  tack::precompile(cpu, requests, 2);
+  {
+    SpecializingThreads threads;
+    tack::precompile(cpu, requests, 2);
+    // Each compile takes milliseconds, the second worker starts in microseconds: both take requests.
+    EXPECT_EQ(threads.count(), 2u) << "the variants were not made by the two workers asked for";
+  }
   EXPECT_EQ(tack::backends::cpu::Jit::compile_count(), compiled + 8);
   const tack::CompileStats s = tack::compile_stats();
   EXPECT_EQ(s.variants, 8u);
@@ -92,6 +135,24 @@ TEST_F(PrecompileOnCpu, FailuresComeBackInRequestOrderAfterEveryRequestWasTried)
   EXPECT_EQ(tack::backends::cpu::Jit::compile_count(), compiled + 1) << "the good request was not compiled";
   requests.erase(requests.begin());
   EXPECT_THROW(tack::precompile(cpu, requests), tack::TypeError);
+}
+
+// Two failures that complete out of request order, on two workers: request 0 is slow to fail, request 1 fails at
+// once. The error thrown is still request 0's.
+TEST_F(PrecompileOnCpu, FailuresComeBackInRequestOrderWhenTheyCompleteOutOfOrder) {
+  tack::Device cpu = tack::device("cpu");
+  auto fast = tack::kernel("fast_to_fail", [](Array y) { parallel_for(y.size(), [&](Index i) { y[i] = y[i] & 1; }); });
+  const std::vector<tack::PrecompileRequest> requests = {
+      {slow_to_fail("slow_to_fail", 20'000), {tack::ArraySpec{DType::F32, 1}}},
+      {fast, {tack::ArraySpec{DType::F32, 1}}},
+  };
+  try {
+    tack::precompile(cpu, requests, 2);
+    FAIL() << "no error";
+  } catch (const tack::TypeError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("kernel 'slow_to_fail'"), std::string::npos) << "not request 0's error: " << m;
+  }
 }
 
 TEST(Precompile, BadDevicesAndThreadCounts) {

@@ -4,6 +4,7 @@
 #include <tack/tack.hpp>
 
 #include <string>
+#include <vector>
 
 using namespace tack::lang;
 
@@ -207,5 +208,20 @@ TEST(Trace, ValuesComputedInsideABodyAreFineThere) {
     });
   });
   EXPECT_NO_THROW(k.ir());
+  // And they compute what the body says where it runs: element 0 is left alone, the others doubled where the
+  // double is over 3.
+  const std::vector<float> in = {5.0f, 1.0f, 1.5f, 2.0f, -4.0f, 3.0f};
+  const std::vector<float> want = {5.0f, 1.0f, 1.5f, 4.0f, -4.0f, 6.0f};
+  for (const char* device : {"interp", "cpu"}) {
+    tack::Device d;
+    try {
+      d = tack::device(device);
+    } catch (const tack::BackendUnavailable&) {
+      continue;  // a build without LLVM: interp alone
+    }
+    tack::Array a = d.from_host(in);
+    k(a);
+    EXPECT_EQ(a.to_host<float>(), want) << "on " << device;
+  }
 }
 }  // namespace

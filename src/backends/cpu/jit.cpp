@@ -40,6 +40,7 @@ Jit::~Jit() = default;
 std::string Jit::compile(const ir::Kernel& typed, const CodegenOptions& options, std::string* chunk_symbol,
                          double* codegen_ms, double* compile_ms) {
   g_compiles.fetch_add(1);
+  uses_.fetch_add(1);
   return llvm_compiler().compile(typed, options, chunk_symbol, codegen_ms, compile_ms);
 }
 
@@ -48,6 +49,7 @@ std::string Jit::ir_text(const ir::Kernel& typed, const CodegenOptions& options)
 }
 
 Jit::Loaded Jit::load(const std::string& object, const std::string& symbol) {
+  uses_.fetch_add(1);
   if (LoadedObject::host_supported()) {
     try {
       std::shared_ptr<LoadedObject> image = LoadedObject::load(object, symbol);

@@ -8,6 +8,7 @@
 #include "ir/ir.hpp"
 #include "support/no_copy.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -47,9 +48,13 @@ class Jit : support::NoCopy {
   Loaded load_with_lljit(const std::string& object, const std::string& symbol);
   // How many objects went to LLJIT since the process started: for tests.
   static std::uint64_t lljit_load_count();
+  // How many kernels this Jit has compiled or loaded: unlike the process-wide
+  // counts, it ties a device's code to the Jit that made it (for tests).
+  std::uint64_t uses() const { return uses_.load(); }
 
  private:
   std::string target_id_;
+  std::atomic<std::uint64_t> uses_{0};
 };
 
 // The process's one Jit, shared by every CPU device (each variant's object code is

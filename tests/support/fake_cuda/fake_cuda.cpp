@@ -1066,6 +1066,24 @@ int fake_cuda_live_arrays() {
   return static_cast<int>(s.arrays.size());
 }
 
+int fake_cuda_live_streams() {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  return static_cast<int>(s.streams.size());
+}
+
+int fake_cuda_live_events() {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  return static_cast<int>(s.events.size());
+}
+
+int fake_cuda_live_modules() {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  return static_cast<int>(s.live_modules.size());
+}
+
 const char* fake_cuda_misuse() {
   State& s = state();
   std::lock_guard lock(s.mutex);

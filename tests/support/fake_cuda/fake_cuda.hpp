@@ -99,6 +99,10 @@ const char* fake_cuda_module_ptx(int index);
 // Texture objects and 3-D arrays currently alive.
 int fake_cuda_live_textures();
 int fake_cuda_live_arrays();
+// Streams, events and modules currently alive (made and not yet destroyed or unloaded).
+int fake_cuda_live_streams();
+int fake_cuda_live_events();
+int fake_cuda_live_modules();
 
 // Misuses seen since the last reset (a free of an unknown pointer, a copy
 // outside any live allocation, a call with a destroyed stream), one per line;

@@ -2,9 +2,9 @@
 // AMD GPU (tests/unit/test_hip_runtime.cpp): it exports the entry points Tack
 // resolves, keeps "device memory" in host memory, runs copies and fills at
 // once, and records every call by name, so a test checks what Tack asked for
-// and in which order. It does not run kernels (there are no launches in its
-// tests: hipRTC needs a device or an architecture to compile for); it loads
-// modules only when a test asks (modules_load), to check the disk cache's loads.
+// and in which order. It does not run kernels (hipRTC cannot compile here
+// without a GPU); it loads modules only when a test asks (modules_load), for a
+// code object a test put in the disk cache, and records their launches.
 #pragma once
 
 #include <cstddef>
