@@ -35,6 +35,9 @@ inline constexpr EnvVariable kEnvVariables[] = {
      "the disk cache's folder"},
     {"TACK_CACHE_MAX_BYTES", EnvKind::Text, "1G", "runtime (disk cache)",
      "the disk cache's size cap: bytes, or a number with K, M or G"},
+    {"TACK_CPU_OBJECT_LOADER", EnvKind::Flag, "on", "cpu backend",
+     "map compiled code with Tack's own loader where the host allows (x86-64 Linux); off: always through "
+     "LLVM's LLJIT"},
     {"TACK_CPU_SIMD", EnvKind::Flag, "on", "cpu backend",
      "run a kernel's work-items in SIMD gangs where it allows (docs/cpu-codegen.md); off: one at a time"},
     {"TACK_CPU_THREADS", EnvKind::Text, "the physical core count", "cpu backend",

@@ -1,7 +1,7 @@
 // The CPU backend's own object loader (backends/cpu/object_loader.hpp): object
 // code the Jit compiles, with libm calls (stubs and GOT slots) and constant
 // pools, runs bit for bit as the same object linked by LLJIT does; the Jit's
-// load() uses it without going to LLJIT; and each malformed, foreign or
+// load() uses it without going to LLJIT unless TACK_CPU_OBJECT_LOADER=0; and each malformed, foreign or
 // unresolvable object is refused with a BackendError that says what was wrong.
 #include "backends/cpu/compiler.hpp"
 #include "backends/cpu/jit.hpp"
@@ -11,6 +11,7 @@
 #include "passes/pipeline.hpp"
 #include "runtime/access.hpp"
 #include "runtime/kernel_impl.hpp"
+#include "support/scoped_env.hpp"
 #include "support/typed_kernel.hpp"
 
 #include <tack/tack.hpp>
@@ -143,6 +144,29 @@ TEST_F(ObjectLoader, TheJitLoadsWithItAndNotWithLljit) {
   ASSERT_NE(loaded.image, nullptr) << "the code is owned by a LoadedObject";
   const std::vector<float> y = run(loaded.entry, c.typed, inputs());
   EXPECT_EQ(y.size(), inputs().size());
+}
+
+// TACK_CPU_OBJECT_LOADER=0 sends every load to LLJIT (conformance.cpu_lljit_path runs the CPU's rows so),
+// and a device's kernels still run.
+TEST_F(ObjectLoader, TheLoaderCanBeTurnedOffForLljit) {
+  tack_test::ScopedEnv off("TACK_CPU_OBJECT_LOADER", "0");
+  const Compiled c = compile_for_f32_arrays(transcendental_kernel());
+  const auto lljit_before = cpu::Jit::lljit_load_count();
+  const cpu::Jit::Loaded loaded = cpu::shared_jit().load(c.object, c.symbol);
+  EXPECT_EQ(cpu::Jit::lljit_load_count(), lljit_before + 1);
+  EXPECT_EQ(loaded.image, nullptr) << "LLJIT holds the code";
+  EXPECT_EQ(run(loaded.entry, c.typed, inputs()), run(cpu::LoadedObject::load(c.object, c.symbol)->entry(), c.typed,
+                                                      inputs()));
+  // A kernel compiled and launched through a device takes the same path.
+  auto k = tack::kernel("lljit_path_axpy", [](Array y, Array x) {
+    parallel_for(y.size(), [&](Index i) { y[i] = y[i] + 2.0f * x[i]; });
+  });
+  tack::Device cpu = tack::device("cpu");
+  tack::Array y = cpu.from_host(std::vector<float>{1, 2, 3}), x = cpu.from_host(std::vector<float>{1, 1, 2});
+  const auto before_call = cpu::Jit::lljit_load_count();
+  k(y, x);
+  EXPECT_EQ(y.to_host<float>(), (std::vector<float>{3, 4, 7}));
+  EXPECT_EQ(cpu::Jit::lljit_load_count(), before_call + 1);
 }
 
 TEST_F(ObjectLoader, ManyImagesLoadAndUnloadIndependently) {
