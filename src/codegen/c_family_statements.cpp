@@ -6,6 +6,7 @@
 
 #include "codegen/statement_uses.hpp"
 #include "ir/check.hpp"
+#include "ir/visitor.hpp"
 
 namespace tack::codegen {
 
@@ -22,6 +23,15 @@ std::string parenthesized(const std::string& e) {
     if (i == e.size() - 1) return e;
   }
   return "(" + e + ")";
+}
+
+// Whether s holds a barrier or a group reduction (which ends with one).
+bool synchronizes(const ir::Stmt& s) {
+  bool found = false;
+  ir::for_each_stmt(s, [&](const ir::Stmt& c) {
+    found = found || c->kind == ir::StmtKind::Barrier || c->kind == ir::StmtKind::GroupReduce;
+  });
+  return found;
 }
 }  // namespace
 
@@ -103,11 +113,13 @@ void CFamilyCodeGen::stmt(const ir::Stmt& s) {
       line("if " + parenthesized(c) + " {");
       ++indent_;
       stmt(n->then_case);
+      if (close_conditional_barrier_regions() && synchronizes(n->then_case)) line(barrier());
       --indent_;
       if (n->else_case) {
         line("} else {");
         ++indent_;
         stmt(n->else_case);
+        if (close_conditional_barrier_regions() && synchronizes(n->else_case)) line(barrier());
         --indent_;
       }
       line("}");

@@ -68,6 +68,7 @@ class OpenCLCodeGen : public CFamilyCodeGen {
     return "__local " + type_name(t) + " " + name + "[" + std::to_string(count) + "] __attribute__((aligned(16)));";
   }
   std::string barrier() const override { return "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"; }
+  bool close_conditional_barrier_regions() const override { return true; }  // PoCL 3.1 (see c_family.hpp)
   std::string math(const std::string& name, DType) const override { return name; }
   std::string float_from_bits(DType t, std::uint64_t bits) const override {
     char buf[48];
