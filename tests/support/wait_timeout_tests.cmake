@@ -3,3 +3,11 @@
 # (ctest ignores properties of a test it does not know, e.g. before the first build.)
 set_tests_properties(errors.WaitTimeout.EndlessOpenclKernelRaisesBackendErrorNamingIt
                      errors.WaitTimeout.MalformedTimeoutIsRefusedByName PROPERTIES TIMEOUT 90)
+# Kernels that once hung (conformance/fuzz_regressions.cpp): their waits are bounded on the queued
+# backends; interp and cpu run on the calling thread, so this bounds those.
+foreach(backend interp cpu opencl cuda hip level_zero metal)
+  foreach(test ConditionalBarrierThenLocalIdBoundedLoopWithAGatheredAtomicOrFinishes
+               ConditionalBarrierThenLocalIdBoundedLoopWithAGatheredLoadFinishes)
+    set_tests_properties(conformance.Backends/FuzzRegressions.${test}/${backend} PROPERTIES TIMEOUT 300)
+  endforeach()
+endforeach()
