@@ -39,11 +39,20 @@ class BoundedWaits {
 // launch's wait (seconds under load); the kernels themselves take microseconds.
 constexpr double kWaitBound = 30;
 
-// tack_fuzz --seed=900720, reduced: a barrier under a group-uniform if_ (no
-// else), then a for_range bounded by local_id % 4 whose body branches (floormod
-// by a runtime size is a helper with an early return) to a u64 atomic_or at a
-// gathered index. PoCL 3.1 never finished the group (docs/backends-opencl.md,
-// PoCL); the OpenCL C now ends such a branch with a barrier.
+// tack_fuzz --seed=900720: a barrier under a group-uniform if_ (no else), then
+// a for_range bounded by local_id % 4 doing a u64 atomic_or at a gathered
+// index. The fuzzer's shrinker reduced it to
+//   if_(cast<u16>(s) >= cast<u16>(2u), [&] {
+//     g.barrier();
+//     for_range(0, cast<i64>(cast<u32>(g.local_id())), [&](Index j0) {
+//       atomic_or(at0, floormod(cast<i64>(in1[floormod(cast<i64>(cast<u32>(0u)), in1.size())]), at0.size()),
+//                 cast<u64>(0ull));
+//     });
+//   });
+// whose loop body branches (floormod by a run-time size is a helper with early
+// returns). PoCL 3.1 never finished the group (docs/backends-opencl.md, PoCL);
+// the OpenCL C now ends such a branch with a barrier. Here the same shape with
+// values that show the atomics' results.
 TEST_P(FuzzRegressions, ConditionalBarrierThenLocalIdBoundedLoopWithAGatheredAtomicOrFinishes) {
   if (!caps().supports_workgroups) GTEST_SKIP() << backend() << " has no workgroups";
   if (!has_atomic<std::uint64_t>()) return;

@@ -10,7 +10,9 @@
 // reductions) where every backend taking part runs workgroups.
 //
 // On a mismatch the kernel is shrunk while the mismatch persists and printed
-// as C++, with the inputs and both outputs; the run then fails.
+// as C++, with the inputs and both outputs; the run then fails. A kernel that
+// never ends is a hang, caught by bounded waits and a watchdog, and shrunk in
+// child processes (see "hangs" below and README.md).
 //
 //   tack_fuzz                  seeds 1..200 (TACK_FUZZ_START, TACK_FUZZ_SEEDS); OpenCL
 //                              on every 5th seed (TACK_FUZZ_EVERY_OPENCL=1: all)
@@ -18,24 +20,39 @@
 //   tack_fuzz --start=S --seeds=K
 //   tack_fuzz --no-contract    kernels made with KernelOptions::fp_contract off, float
 //                              products anywhere (in sums above all): still bit for bit
+//   tack_fuzz --check=N --backend=B [--edits=...]   one shrinker candidate (a child's job)
 #include "fuzz/kernel_generator.hpp"
 
 #include <tack/tack.hpp>
 
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
+
+extern char** environ;
 
 namespace {
 using tack::DType;
@@ -156,6 +173,7 @@ std::string show(DType t, std::uint64_t b) {
 
 struct Outcome {
   std::optional<std::string> error;  // the exception a backend raised, if any
+  bool hang = false;                 // error is a wait that ran past TACK_WAIT_TIMEOUT_S
   Bits arrays[5];
 };
 
@@ -169,6 +187,10 @@ Outcome run_on(const tack::Device& d, const tack::Kernel& k, const Program& p, c
       k.launch(args);
     });
     for (int a = 0; a < 5; ++a) o.arrays[a] = download(arr[a]);
+  } catch (const tack::BackendError& e) {
+    o.error = e.what();
+    // docs/reliability.md, Waits: the one BackendError a kernel that never ends gives.
+    o.hang = o.error->find("(TACK_WAIT_TIMEOUT_S)") != std::string::npos;
   } catch (const std::exception& e) {
     o.error = e.what();
   }
@@ -188,7 +210,8 @@ bool same(DType t, std::uint64_t a, std::uint64_t b) {
 
 const char* kArrayNames[5] = {"out0", "out1", "in0", "in1", "at0"};
 
-// Empty when the two agree; else a description of the differences.
+// Empty when the two agree; else a description of the differences. (A hang is
+// told apart before: it is no difference of results.)
 std::string differences(const Program& p, const Outcome& ref, const Outcome& got, const std::string& backend) {
   if (ref.error || got.error) {
     if (ref.error && got.error) return {};  // both refused the kernel alike
@@ -211,24 +234,30 @@ struct Backend {
   int runs = 0;
 };
 
-std::string mismatch(const Program& p, const Inputs& in, const tack::Device& ref, const Backend& b) {
-  tack::Kernel k = make_kernel(p);
-  Outcome r = run_on(ref, k, p, in);
-  if (r.error) return {};  // a shrunk candidate the interpreter refuses is no reproducer
-  return differences(p, r, run_on(b.dev, k, p, in), b.name);
+std::int64_t env_int(const char* name, std::int64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoll(v, nullptr, 10) : fallback;
+}
+double env_seconds(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtod(v, nullptr) : fallback;
 }
 
-// ---- shrinking ------------------------------------------------------------------
+// ---- edits: the shrinker's steps, replayable in another process -----------------
 
 // The k-th candidate edit of one kind, applied in place; false when there are
 // fewer than k + 1 candidates. Kinds: 0 drop a statement; 1 replace an
 // if_/for_range/while_ by its body; 2 replace an expression by a zero constant;
-// 3 replace an expression by an operand of the same dtype.
+// 3 replace an expression by one of its operands of the same dtype.
 struct Edit {
   int kind;
   int k;
   int seen = 0;
 };
+
+// The edits a shrunk program is made of, in order, from the seed's program:
+// a child process (--check) rebuilds a candidate from its seed and these.
+using Path = std::vector<std::pair<int, int>>;
 
 Expr zero_of(DType t) {
   Expr z;
@@ -250,14 +279,11 @@ bool edit_expr(Expr& x, Edit& ed) {
     return true;
   }
   if (ed.kind == 3) {
-    for (auto& kid : x.kids)
-      if (kid.type == x.type) {
-        if (ed.seen++ == ed.k) {
-          Expr keep = kid;
-          x = std::move(keep);
-          return true;
-        }
-        break;
+    for (auto& kid : x.kids)  // each operand in turn: a | b may keep b
+      if (kid.type == x.type && ed.seen++ == ed.k) {
+        Expr keep = kid;
+        x = std::move(keep);
+        return true;
       }
   }
   for (auto& kid : x.kids)
@@ -290,19 +316,54 @@ bool edit_stmts(std::vector<Stmt>& b, Edit& ed) {
   return false;
 }
 
-Program shrink(Program cur, const std::function<bool(const Program&)>& still_fails) {
+bool apply_path(Program& p, const Path& path) {
+  for (auto [kind, k] : path) {
+    Edit ed{kind, k};
+    if (!edit_stmts(p.body, ed)) return false;
+  }
+  return true;
+}
+
+std::string path_text(const Path& path) {
+  std::string s;
+  for (auto [kind, k] : path) s += (s.empty() ? "" : ",") + std::to_string(kind) + ":" + std::to_string(k);
+  return s;
+}
+
+std::optional<Path> parse_path(const std::string& s) {
+  Path path;
+  for (std::size_t at = 0; at < s.size();) {
+    char* end = nullptr;
+    const long kind = std::strtol(s.c_str() + at, &end, 10);
+    if (*end != ':') return std::nullopt;
+    const long k = std::strtol(end + 1, &end, 10);
+    path.emplace_back(static_cast<int>(kind), static_cast<int>(k));
+    at = static_cast<std::size_t>(end - s.c_str());
+    if (at < s.size() && s[at++] != ',') return std::nullopt;
+  }
+  return path;
+}
+
+// Greedy: each candidate edit of each kind, kept while the failure persists,
+// until no edit is kept or `limit_s` has passed. `path` grows by the kept edits.
+Program shrink(Program cur, Path& path, const std::function<bool(const Program&, const Path&)>& still_fails,
+               double limit_s) {
   auto start = std::chrono::steady_clock::now();
   int tries = 0;
   for (bool progress = true; progress;) {
     progress = false;
     for (int kind = 0; kind < 4; ++kind) {
       for (int k = 0;; ++k) {
-        if (++tries > 600 || std::chrono::steady_clock::now() - start > std::chrono::seconds(120)) return cur;
+        if (++tries > 600 || std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit_s)
+          return cur;
         Program c = cur;
         Edit ed{kind, k};
         if (!edit_stmts(c.body, ed)) break;
-        if (!well_formed(c) || !still_fails(c)) continue;
+        Path cp = path;
+        cp.emplace_back(kind, k);
+        if (!well_formed(c) || !still_fails(c, cp)) continue;
         cur = std::move(c);
+        path = std::move(cp);
         progress = true;
         --k;  // the next candidate now has this number
       }
@@ -321,39 +382,261 @@ std::string show_inputs(const Program& p, const Inputs& in) {
   return s;
 }
 
-std::int64_t env_int(const char* name, std::int64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::strtoll(v, nullptr, 10) : fallback;
+// ---- hangs ------------------------------------------------------------------------
+//
+// A kernel that never ends must fail its seed, not stop the run. The queued
+// backends' waits (opencl, cuda, hip, level_zero, metal) are bounded by
+// TACK_WAIT_TIMEOUT_S, which main sets to kDefaultWaitS when the environment
+// leaves it unset; a wait past it is a hang. interp and cpu run a launch on the
+// calling thread, which no wait bounds, so a watchdog thread declares a hang
+// when one run (its compilation included) lasts past run_limit_s(). After a
+// hang this process is spent: PoCL's worker threads stay in the kernel for
+// good, a cpu launch never returns. So a hang is shrunk by running each
+// candidate in a child process (this program with --check, killed at a
+// deadline), and the seeds after it run in another child.
+
+constexpr double kDefaultWaitS = 10;
+
+// Seconds a queued wait may take here (TACK_WAIT_TIMEOUT_S; 0: unbounded).
+double wait_bound_s() { return std::max(0.0, env_seconds("TACK_WAIT_TIMEOUT_S", 0)); }
+
+// The most one run (upload, compile, launch, download) may take before the
+// watchdog calls it a hang (TACK_FUZZ_RUN_S): by default well past the wait
+// bound, since compiling comes on top.
+double run_limit_s() {
+  const double w = wait_bound_s();
+  return env_seconds("TACK_FUZZ_RUN_S", 60 + 3 * (w > 0 ? w : kDefaultWaitS));
 }
 
-}  // namespace
+// The options of the run, to start this program again with.
+struct Options {
+  std::int64_t start = 1, count = 200;
+  bool verbose = false, single = false, all_backends = false, fp_contract = true;
+};
 
-int main(int argc, char** argv) {
-  std::int64_t start = env_int("TACK_FUZZ_START", 1);
-  std::int64_t count = env_int("TACK_FUZZ_SEEDS", 200);
-  bool verbose = false;
-  bool single = false;  // --seed=N runs every backend on it
-  bool all_backends = false;  // --all: every seed on every backend (the ctest), whatever TACK_FUZZ_EVERY_* say
-  bool fp_contract = true;    // --no-contract: the generator's no-contract mode
-  for (int a = 1; a < argc; ++a) {
-    std::string arg = argv[a];
-    auto value = [&](const char* prefix) { return std::strtoll(arg.c_str() + std::strlen(prefix), nullptr, 10); };
-    if (arg.rfind("--seed=", 0) == 0) { start = value("--seed="); count = 1; verbose = true; single = true; }
-    else if (arg.rfind("--start=", 0) == 0) start = value("--start=");
-    else if (arg.rfind("--seeds=", 0) == 0) count = value("--seeds=");
-    else if (arg == "--print") verbose = true;
-    else if (arg == "--all") all_backends = true;
-    else if (arg == "--no-contract") fp_contract = false;
-    else {
-      std::fprintf(stderr, "usage: %s [--seed=N | --start=S --seeds=K] [--print] [--all] [--no-contract]\n", argv[0]);
-      return 2;
+struct Child {
+  int status = -1;      // the exit status, -1 when killed or not started
+  bool killed = false;  // ran past its deadline
+  std::string out;      // stdout and stderr, when captured
+};
+
+// Runs this program with `args`. capture: its output is read into Child::out
+// and it is killed after limit_s; else it shares this process's stdout and
+// stderr and is waited for without a limit (each of its runs is bounded).
+Child run_self(const std::vector<std::string>& args, bool capture, double limit_s) {
+  Child c;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  int fds[2] = {-1, -1};
+  if (capture && pipe(fds) != 0) return c;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (capture) {
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+  }
+  std::string exe = "/proc/self/exe";
+  std::vector<std::string> all{exe};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (capture) close(fds[1]);
+  if (spawned != 0) {
+    if (capture) close(fds[0]);
+    c.out = "(posix_spawn failed)";
+    return c;
+  }
+  if (capture) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+    for (;;) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0) {
+        c.killed = true;
+        kill(pid, SIGKILL);
+        break;
+      }
+      pollfd p{fds[0], POLLIN, 0};
+      if (poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000))) <= 0) continue;
+      char buf[4096];
+      const ssize_t n = read(fds[0], buf, sizeof buf);
+      if (n <= 0) break;  // the child closed its end: it has exited
+      c.out.append(buf, static_cast<std::size_t>(n));
+    }
+    close(fds[0]);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!c.killed && WIFEXITED(status)) c.status = WEXITSTATUS(status);
+  return c;
+}
+
+// --check's exit statuses.
+enum CheckStatus { kAgree = 0, kDiffer = 1, kHang = 2, kRefused = 3 };
+
+std::vector<std::string> check_args(const Options& o, std::int64_t seed, const std::string& backend, const Path& path) {
+  std::vector<std::string> a{"--check=" + std::to_string(seed), "--backend=" + backend};
+  if (!path.empty()) a.push_back("--edits=" + path_text(path));
+  if (!o.fp_contract) a.push_back("--no-contract");
+  return a;
+}
+
+// Whether the candidate hangs in a fresh process; `message` gets what it said.
+bool hangs_in_child(const Options& o, std::int64_t seed, const std::string& backend, const Path& path,
+                    std::string& message) {
+  // A backstop: the child's own watchdog ends a run past run_limit_s(); it also starts its devices.
+  const double limit = 2 * run_limit_s() + 60;
+  Child c = run_self(check_args(o, seed, backend, path), true, limit);
+  while (!c.out.empty() && c.out.back() == '\n') c.out.pop_back();
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "(the child process was killed after %g s)", limit);
+  message = c.killed ? (c.out.empty() ? "" : c.out + "\n") + buf : c.out;
+  return c.killed || c.status == kHang;
+}
+
+std::atomic<int> g_failures{0};
+GeneratorLimits g_limits;  // what every backend of the run accepts (set up once, before any seed)
+
+// Reports a hang found in this process: confirms it in a fresh one, shrinks it
+// (each candidate in a child), prints the kernel, then runs the seeds after
+// `seed` in a child, and ends this process, whose backend is still busy.
+[[noreturn]] void report_hang(const Options& o, std::int64_t seed, const Path& path, const std::string& backend,
+                              const std::string& message) {
+  // One report per process: the watchdog may fire while the main thread reports (its run still counts).
+  static std::atomic<bool> entered{false};
+  if (entered.exchange(true))
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  std::printf("[fuzz] seed %lld: %s hangs%s:\n  %s\n", static_cast<long long>(seed), backend.c_str(),
+              path.empty() ? "" : " (a candidate of the shrinker)", message.c_str());
+  std::string last;
+  const bool reproduced = hangs_in_child(o, seed, backend, path, last);
+  if (!reproduced) {
+    // The bound is generous (the kernels run in microseconds), but a machine can be loaded past it.
+    std::printf("[fuzz] seed %lld: it finished in a fresh process, so this was no hang (a machine loaded past "
+                "TACK_WAIT_TIMEOUT_S=%g?); not counted as a failure. The fresh process said:\n%s\n",
+                static_cast<long long>(seed), wait_bound_s(), last.empty() ? "  (nothing)" : last.c_str());
+  } else {
+    ++g_failures;
+    const double limit = env_seconds("TACK_FUZZ_SHRINK_S", 300);
+    std::printf("[fuzz] seed %lld: the hang persists in a fresh process; shrinking it, each candidate in a child "
+                "process (at most %g s)...\n",
+                static_cast<long long>(seed), limit);
+    std::fflush(stdout);
+    Program p = generate(static_cast<std::uint64_t>(seed), g_limits, o.fp_contract);
+    apply_path(p, path);
+    Path small_path = path;
+    Program small = shrink(p, small_path, [&](const Program&, const Path& cp) {
+      std::string said;
+      if (!hangs_in_child(o, seed, backend, cp, said)) return false;
+      last = said;
+      return true;
+    }, limit);
+    std::printf("---- shrunk kernel that hangs on %s (reproduce with: tack_fuzz --seed=%lld%s; the shrinker's edits: "
+                "--edits=%s) ----\n%s",
+                backend.c_str(), static_cast<long long>(seed), o.fp_contract ? "" : " --no-contract",
+                path_text(small_path).c_str(), to_cpp(small).c_str());
+    std::printf("---- inputs ----\n%s", show_inputs(small, make_inputs(small)).c_str());
+    std::printf("---- the hang ----\n%s\n", last.c_str());
+  }
+  std::fflush(stdout);
+  int rest = 0;
+  const std::int64_t next = seed + 1, end = o.start + o.count;
+  if (!o.single && next < end) {
+    std::printf("[fuzz] seeds %lld..%lld continue in a fresh process (this one's %s is still busy with the hung "
+                "kernel)\n",
+                static_cast<long long>(next), static_cast<long long>(end - 1), backend.c_str());
+    std::vector<std::string> args{"--start=" + std::to_string(next), "--seeds=" + std::to_string(end - next)};
+    if (o.verbose) args.push_back("--print");
+    if (o.all_backends) args.push_back("--all");
+    if (!o.fp_contract) args.push_back("--no-contract");
+    rest = run_self(args, false, 0).status;
+  }
+  std::fflush(stdout);
+  _exit(g_failures > 0 || rest != 0 ? 1 : 0);
+}
+
+// Declares a hang when one run in this process lasts past run_limit_s(): the
+// only bound of interp's and cpu's launches, and of any compilation.
+class Watchdog {
+ public:
+  struct Run {
+    std::int64_t seed = 0;
+    Path path;
+    std::string backend;
+  };
+  // on_hang is called on the watchdog's thread, while the run still hangs; it must end the process.
+  Watchdog(double limit_s, std::function<void(const Run&)> on_hang)
+      : limit_s_(limit_s), on_hang_(std::move(on_hang)), thread_([this] { watch(); }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  // Watches the run for as long as the returned guard lives.
+  auto watch_run(Run r) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      run_ = std::move(r);
+      since_ = std::chrono::steady_clock::now();
+      active_ = true;
+    }
+    auto stop = [this](void*) {
+      std::lock_guard<std::mutex> lock(m_);
+      active_ = false;
+    };
+    return std::unique_ptr<void, decltype(stop)>(this, stop);
+  }
+
+ private:
+  void watch() {
+    std::unique_lock<std::mutex> lock(m_);
+    while (!quit_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(500));
+      if (!active_ || std::chrono::duration<double>(std::chrono::steady_clock::now() - since_).count() <= limit_s_)
+        continue;
+      Run r = run_;
+      lock.unlock();
+      on_hang_(r);
+      return;
     }
   }
 
-  tack::Device ref = tack::device("interp");
+  double limit_s_;
+  std::function<void(const Run&)> on_hang_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool quit_ = false;
+  bool active_ = false;
+  Run run_;
+  std::chrono::steady_clock::time_point since_;
+  std::thread thread_;  // last: starts after the members it reads
+};
+
+// What the run checks: the interpreter, the other backends, and what all accept.
+struct Setup {
+  tack::Device ref;
   std::vector<Backend> backends;
-  GeneratorLimits limits{ref.capabilities().supported_dtypes, ref.capabilities().supported_atomic_dtypes,
-                         ref.capabilities().supports_workgroups};
+  std::vector<std::string> skipped;  // "[fuzz] skipping ..." lines
+};
+
+Setup set_up(bool all_backends) {
+  Setup s;
+  s.ref = tack::device("interp");
+  GeneratorLimits& limits = g_limits;
+  limits = GeneratorLimits{s.ref.capabilities().supported_dtypes, s.ref.capabilities().supported_atomic_dtypes,
+                           s.ref.capabilities().supports_workgroups};
   // The generator makes numeric arrays and scalars (bool is only the type of its conditions);
   // bool arrays are checked across backends by conformance/bool_arrays.cpp.
   std::erase(limits.dtypes, DType::Bool);
@@ -373,65 +656,193 @@ int main(int argc, char** argv) {
       std::string var = "TACK_FUZZ_EVERY_";
       for (char c : name) var += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       std::int64_t every = std::max<std::int64_t>(1, env_int(var.c_str(), name == "opencl" && !all_backends ? 5 : 1));
-      backends.push_back({name, d, every});
+      s.backends.push_back({name, d, every});
     } catch (const tack::BackendUnavailable& e) {
-      std::printf("[fuzz] skipping backend '%s': %s\n", name.c_str(), e.what());
+      s.skipped.push_back("[fuzz] skipping backend '" + name + "': " + e.what());
     }
   }
   std::erase(limits.atomic_dtypes, DType::Bool);
+  return s;
+}
+
+// --check: one candidate (the seed's program with the shrinker's edits) on
+// interp and one backend, in a child process; the verdict is the exit status.
+[[noreturn]] void check_main(const Options& o, std::int64_t seed, const std::string& backend, const Path& path) {
+  int status = kRefused;
+  try {
+    Setup s = set_up(true);
+    Program p = generate(static_cast<std::uint64_t>(seed), g_limits, o.fp_contract);
+    const Backend* b = nullptr;
+    for (const Backend& c : s.backends)
+      if (c.name == backend) b = &c;
+    if (!apply_path(p, path)) {
+      std::printf("the edits %s do not apply to seed %lld\n", path_text(path).c_str(), static_cast<long long>(seed));
+    } else if (backend != "interp" && !b) {
+      std::printf("no backend '%s' here\n", backend.c_str());
+    } else {
+      Inputs in = make_inputs(p);
+      tack::Kernel k = make_kernel(p);
+      // The parent kills this process at a later deadline; this watchdog says so sooner, and what ran.
+      Watchdog watchdog(run_limit_s(), [](const Watchdog::Run& run) {
+        std::printf("%s: one run has taken more than %g s (TACK_FUZZ_RUN_S)\n", run.backend.c_str(), run_limit_s());
+        std::fflush(stdout);
+        _exit(kHang);
+      });
+      Outcome r;
+      {
+        auto guard = watchdog.watch_run({seed, path, "interp"});
+        r = run_on(s.ref, k, p, in);
+      }
+      if (r.error) {
+        std::printf("interp: %s\n", r.error->c_str());
+      } else if (!b) {
+        status = kAgree;
+      } else {
+        auto guard = watchdog.watch_run({seed, path, b->name});
+        Outcome got = run_on(b->dev, k, p, in);
+        const std::string diff = got.hang ? "" : differences(p, r, got, b->name);
+        std::printf("%s", got.hang ? (*got.error + "\n").c_str() : diff.c_str());
+        status = got.hang ? kHang : diff.empty() ? kAgree : kDiffer;
+      }
+    }
+  } catch (const std::exception& e) {
+    std::printf("%s\n", e.what());
+  }
+  std::fflush(stdout);
+  _exit(status);  // no destructor: a backend's may wait for the kernel that hangs
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  o.start = env_int("TACK_FUZZ_START", 1);
+  o.count = env_int("TACK_FUZZ_SEEDS", 200);
+  std::optional<std::int64_t> check_seed;  // --check=SEED (internal: a child of the shrinker)
+  std::string check_backend;
+  Path check_path;
+  for (int a = 1; a < argc; ++a) {
+    std::string arg = argv[a];
+    auto value = [&](const char* prefix) { return std::strtoll(arg.c_str() + std::strlen(prefix), nullptr, 10); };
+    if (arg.rfind("--seed=", 0) == 0) { o.start = value("--seed="); o.count = 1; o.verbose = true; o.single = true; }
+    else if (arg.rfind("--start=", 0) == 0) o.start = value("--start=");
+    else if (arg.rfind("--seeds=", 0) == 0) o.count = value("--seeds=");
+    else if (arg == "--print") o.verbose = true;
+    else if (arg == "--all") o.all_backends = true;
+    else if (arg == "--no-contract") o.fp_contract = false;
+    else if (arg.rfind("--check=", 0) == 0) check_seed = value("--check=");
+    else if (arg.rfind("--backend=", 0) == 0) check_backend = arg.substr(10);
+    else if (arg.rfind("--edits=", 0) == 0 && parse_path(arg.substr(8))) check_path = *parse_path(arg.substr(8));
+    else {
+      std::fprintf(stderr,
+                   "usage: %s [--seed=N | --start=S --seeds=K] [--print] [--all] [--no-contract]\n"
+                   "       %s --check=SEED --backend=NAME [--edits=KIND:K,...] [--no-contract]   (one shrinker "
+                   "candidate: exit 0 agree, 1 differ, 2 hang, 3 refused)\n",
+                   argv[0], argv[0]);
+      return 2;
+    }
+  }
+  // Every queued wait is bounded (see "hangs" above); children inherit the bound.
+  if (!std::getenv("TACK_WAIT_TIMEOUT_S") || !*std::getenv("TACK_WAIT_TIMEOUT_S")) {
+    char v[32];
+    std::snprintf(v, sizeof v, "%g", kDefaultWaitS);
+    setenv("TACK_WAIT_TIMEOUT_S", v, 1);
+  }
+  if (check_seed) check_main(o, *check_seed, check_backend, check_path);
+
+  Setup s = set_up(o.all_backends);
+  const tack::Device& ref = s.ref;
+  std::vector<Backend>& backends = s.backends;
+  for (const std::string& line : s.skipped) std::printf("%s\n", line.c_str());
   if (backends.empty()) {
     // Comparing interp with itself would check nothing: ctest shows 77 as skipped.
     std::printf("[fuzz] skipped: no backend besides interp can run here\n");
     return 77;
   }
-  std::printf("[fuzz] seeds %lld..%lld against interp on:", static_cast<long long>(start),
-              static_cast<long long>(start + count - 1));
+  std::printf("[fuzz] seeds %lld..%lld against interp on:", static_cast<long long>(o.start),
+              static_cast<long long>(o.start + o.count - 1));
   for (const auto& b : backends)
     std::printf(b.every == 1 ? " %s" : " %s (every %lld. seed)", b.name.c_str(), static_cast<long long>(b.every));
-  std::printf(limits.workgroups ? "; workgroup kernels at seeds divisible by 3" : "; no workgroup kernels");
-  std::printf(fp_contract ? "\n" : "; no contraction (float products anywhere)\n");
+  std::printf(g_limits.workgroups ? "; workgroup kernels at seeds divisible by 3" : "; no workgroup kernels");
+  std::printf(o.fp_contract ? "" : "; no contraction (float products anywhere)");
+  if (wait_bound_s() > 0) std::printf("; waits bounded at %g s", wait_bound_s());
+  std::printf("; runs bounded at %g s\n", run_limit_s());
+
+  Watchdog watchdog(run_limit_s(), [&](const Watchdog::Run& r) {
+    char what[200];
+    std::snprintf(what, sizeof what,
+                  "one run (upload, compilation, launch, download) has taken more than %g s (the fuzzer's watchdog)",
+                  run_limit_s());
+    report_hang(o, r.seed, r.path, r.backend, what);
+  });
+  // Runs the program on a device under the watchdog; a hang does not return.
+  auto run_watched = [&](const Backend* b, const tack::Kernel& k, const Program& p, const Inputs& in,
+                         std::int64_t seed, const Path& path) {
+    auto guard = watchdog.watch_run({seed, path, b ? b->name : "interp"});
+    Outcome out = run_on(b ? b->dev : ref, k, p, in);
+    if (out.hang) report_hang(o, seed, path, b ? b->name : "interp", *out.error);
+    return out;
+  };
 
   auto t0 = std::chrono::steady_clock::now();
-  int failures = 0;
   double interp_seconds = 0;
-  for (std::int64_t seed = start; seed < start + count; ++seed) {
-    Program p = generate(static_cast<std::uint64_t>(seed), limits, fp_contract);
+  for (std::int64_t seed = o.start; seed < o.start + o.count; ++seed) {
+    Program p = generate(static_cast<std::uint64_t>(seed), g_limits, o.fp_contract);
     Inputs in = make_inputs(p);
-    if (verbose) std::printf("%s", to_cpp(p).c_str());
+    if (o.verbose) std::printf("%s", to_cpp(p).c_str());
     tack::Kernel k = make_kernel(p);
     auto ti = std::chrono::steady_clock::now();
-    Outcome r = run_on(ref, k, p, in);
+    Outcome r = run_watched(nullptr, k, p, in, seed, {});
     interp_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - ti).count();
     if (r.error) {
       std::printf("[fuzz] seed %lld: the interpreter refused a generated kernel (a generator bug):\n%s\n%s",
                   static_cast<long long>(seed), r.error->c_str(), to_cpp(p).c_str());
-      ++failures;
+      ++g_failures;
       continue;
     }
     for (Backend& b : backends) {
-      if (!single && seed % b.every != 0) continue;
+      if (!o.single && seed % b.every != 0) continue;
       auto tb = std::chrono::steady_clock::now();
-      Outcome got = run_on(b.dev, k, p, in);
+      Outcome got = run_watched(&b, k, p, in, seed, {});
       b.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count();
       ++b.runs;
       std::string diff = differences(p, r, got, b.name);
       if (diff.empty()) continue;
-      ++failures;
+      ++g_failures;
       std::printf("[fuzz] seed %lld: %s disagrees with interp; shrinking...\n", static_cast<long long>(seed), b.name.c_str());
       std::fflush(stdout);
-      Program small = shrink(p, [&](const Program& c) { return !mismatch(c, in, ref, b).empty(); });
+      // A candidate that hangs ends the shrinking: the hang is reported instead, after the mismatch.
+      Path path;
+      Program small = shrink(p, path, [&](const Program& c, const Path& cp) {
+        tack::Kernel ck = make_kernel(c);
+        Outcome cr = run_watched(nullptr, ck, c, in, seed, cp);
+        if (cr.error) return false;  // a shrunk candidate the interpreter refuses is no reproducer
+        {
+          auto guard = watchdog.watch_run({seed, cp, b.name});
+          Outcome cg = run_on(b.dev, ck, c, in);
+          if (cg.hang) {
+            std::printf("[fuzz] seed %lld: while shrinking, a candidate hangs on %s; the mismatch, unshrunk:\n%s"
+                        "---- differences ----\n%s\n",
+                        static_cast<long long>(seed), b.name.c_str(), to_cpp(p).c_str(), diff.c_str());
+            report_hang(o, seed, cp, b.name, *cg.error);
+          }
+          return !differences(c, cr, cg, b.name).empty();
+        }
+      }, env_seconds("TACK_FUZZ_SHRINK_S", 120));
       std::printf("---- shrunk kernel (reproduce with: tack_fuzz --seed=%lld%s) ----\n%s", static_cast<long long>(seed),
-                  fp_contract ? "" : " --no-contract", to_cpp(small).c_str());
+                  o.fp_contract ? "" : " --no-contract", to_cpp(small).c_str());
       std::printf("---- inputs ----\n%s", show_inputs(small, in).c_str());
-      std::string small_diff = mismatch(small, in, ref, b);
+      tack::Kernel sk = make_kernel(small);
+      Outcome sr = run_watched(nullptr, sk, small, in, seed, path);
+      std::string small_diff = sr.error ? "" : differences(small, sr, run_watched(&b, sk, small, in, seed, path), b.name);
       std::printf("---- differences ----\n%s\n", (small_diff.empty() ? diff : small_diff).c_str());
       std::fflush(stdout);
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("[fuzz] %lld seeds, %d failures, %.1f s (interp %.1f s", static_cast<long long>(count), failures, secs,
-              interp_seconds);
+  std::printf("[fuzz] %lld seeds, %d failures, %.1f s (interp %.1f s", static_cast<long long>(o.count), g_failures.load(),
+              secs, interp_seconds);
   for (const auto& b : backends) std::printf(", %s %d kernels %.1f s", b.name.c_str(), b.runs, b.seconds);
   std::printf(")\n");
-  return failures ? 1 : 0;
+  return g_failures ? 1 : 0;
 }
