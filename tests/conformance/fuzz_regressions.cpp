@@ -62,15 +62,15 @@ TEST_P(FuzzRegressions, ConditionalBarrierThenLocalIdBoundedLoopWithAGatheredAto
       Value i = g.global_id();
       if_(s > 0, [&] {
         g.barrier();
-        for_range(0, floormod(g.local_id(), cast<i64>(4)), [&](Index) {
-          atomic_or(at0, floormod(cast<i64>(out0[i]), at0.size()), cast<u64>(out0[i]));
-        });
+        for_range(0, floormod(g.local_id(), cast<i64>(4)),
+                  [&](Index) { atomic_or(at0, floormod(cast<i64>(out0[i]), at0.size()), cast<u64>(out0[i])); });
       });
     });
   });
   const std::int64_t n = 2 * kGroup;
   std::vector<std::uint64_t> x(n);
-  for (std::int64_t j = 0; j < n; ++j) x[j] = static_cast<std::uint64_t>(j) * 2654435761u + (std::uint64_t{1} << 40) * (j % 7);
+  for (std::int64_t j = 0; j < n; ++j)
+    x[j] = static_cast<std::uint64_t>(j) * 2654435761u + (std::uint64_t{1} << 40) * (j % 7);
   // Work-item j runs j % 4 iterations (256 is a multiple of 4), each or-ing x[j] into at0[x[j] % 5].
   std::vector<std::uint64_t> want(5, 0);
   for (std::int64_t j = 0; j < n; ++j)

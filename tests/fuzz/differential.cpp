@@ -518,29 +518,35 @@ GeneratorLimits g_limits;  // what every backend of the run accepts (set up once
   const bool reproduced = hangs_in_child(o, seed, backend, path, last);
   if (!reproduced) {
     // The bound is generous (the kernels run in microseconds), but a machine can be loaded past it.
-    std::printf("[fuzz] seed %lld: it finished in a fresh process, so this was no hang (a machine loaded past "
-                "TACK_WAIT_TIMEOUT_S=%g?); not counted as a failure. The fresh process said:\n%s\n",
-                static_cast<long long>(seed), wait_bound_s(), last.empty() ? "  (nothing)" : last.c_str());
+    std::printf(
+        "[fuzz] seed %lld: it finished in a fresh process, so this was no hang (a machine loaded past "
+        "TACK_WAIT_TIMEOUT_S=%g?); not counted as a failure. The fresh process said:\n%s\n",
+        static_cast<long long>(seed), wait_bound_s(), last.empty() ? "  (nothing)" : last.c_str());
   } else {
     ++g_failures;
     const double limit = env_seconds("TACK_FUZZ_SHRINK_S", 300);
-    std::printf("[fuzz] seed %lld: the hang persists in a fresh process; shrinking it, each candidate in a child "
-                "process (at most %g s)...\n",
-                static_cast<long long>(seed), limit);
+    std::printf(
+        "[fuzz] seed %lld: the hang persists in a fresh process; shrinking it, each candidate in a child "
+        "process (at most %g s)...\n",
+        static_cast<long long>(seed), limit);
     std::fflush(stdout);
     Program p = generate(static_cast<std::uint64_t>(seed), g_limits, o.fp_contract);
     apply_path(p, path);
     Path small_path = path;
-    Program small = shrink(p, small_path, [&](const Program&, const Path& cp) {
-      std::string said;
-      if (!hangs_in_child(o, seed, backend, cp, said)) return false;
-      last = said;
-      return true;
-    }, limit);
-    std::printf("---- shrunk kernel that hangs on %s (reproduce with: tack_fuzz --seed=%lld%s; the shrinker's edits: "
-                "--edits=%s) ----\n%s",
-                backend.c_str(), static_cast<long long>(seed), o.fp_contract ? "" : " --no-contract",
-                path_text(small_path).c_str(), to_cpp(small).c_str());
+    Program small = shrink(
+        p, small_path,
+        [&](const Program&, const Path& cp) {
+          std::string said;
+          if (!hangs_in_child(o, seed, backend, cp, said)) return false;
+          last = said;
+          return true;
+        },
+        limit);
+    std::printf(
+        "---- shrunk kernel that hangs on %s (reproduce with: tack_fuzz --seed=%lld%s; the shrinker's edits: "
+        "--edits=%s) ----\n%s",
+        backend.c_str(), static_cast<long long>(seed), o.fp_contract ? "" : " --no-contract",
+        path_text(small_path).c_str(), to_cpp(small).c_str());
     std::printf("---- inputs ----\n%s", show_inputs(small, make_inputs(small)).c_str());
     std::printf("---- the hang ----\n%s\n", last.c_str());
   }
@@ -548,9 +554,10 @@ GeneratorLimits g_limits;  // what every backend of the run accepts (set up once
   int rest = 0;
   const std::int64_t next = seed + 1, end = o.start + o.count;
   if (!o.single && next < end) {
-    std::printf("[fuzz] seeds %lld..%lld continue in a fresh process (this one's %s is still busy with the hung "
-                "kernel)\n",
-                static_cast<long long>(next), static_cast<long long>(end - 1), backend.c_str());
+    std::printf(
+        "[fuzz] seeds %lld..%lld continue in a fresh process (this one's %s is still busy with the hung "
+        "kernel)\n",
+        static_cast<long long>(next), static_cast<long long>(end - 1), backend.c_str());
     std::vector<std::string> args{"--start=" + std::to_string(next), "--seeds=" + std::to_string(end - next)};
     if (o.verbose) args.push_back("--print");
     if (o.all_backends) args.push_back("--all");
@@ -776,8 +783,8 @@ int main(int argc, char** argv) {
     report_hang(o, r.seed, r.path, r.backend, what);
   });
   // Runs the program on a device under the watchdog; a hang does not return.
-  auto run_watched = [&](const Backend* b, const tack::Kernel& k, const Program& p, const Inputs& in,
-                         std::int64_t seed, const Path& path) {
+  auto run_watched = [&](const Backend* b, const tack::Kernel& k, const Program& p, const Inputs& in, std::int64_t seed,
+                         const Path& path) {
     auto guard = watchdog.watch_run({seed, path, b ? b->name : "interp"});
     Outcome out = run_on(b ? b->dev : ref, k, p, in);
     if (out.hang) report_hang(o, seed, path, b ? b->name : "interp", *out.error);
@@ -809,39 +816,45 @@ int main(int argc, char** argv) {
       std::string diff = differences(p, r, got, b.name);
       if (diff.empty()) continue;
       ++g_failures;
-      std::printf("[fuzz] seed %lld: %s disagrees with interp; shrinking...\n", static_cast<long long>(seed), b.name.c_str());
+      std::printf("[fuzz] seed %lld: %s disagrees with interp; shrinking...\n", static_cast<long long>(seed),
+                  b.name.c_str());
       std::fflush(stdout);
       // A candidate that hangs ends the shrinking: the hang is reported instead, after the mismatch.
       Path path;
-      Program small = shrink(p, path, [&](const Program& c, const Path& cp) {
-        tack::Kernel ck = make_kernel(c);
-        Outcome cr = run_watched(nullptr, ck, c, in, seed, cp);
-        if (cr.error) return false;  // a shrunk candidate the interpreter refuses is no reproducer
-        {
-          auto guard = watchdog.watch_run({seed, cp, b.name});
-          Outcome cg = run_on(b.dev, ck, c, in);
-          if (cg.hang) {
-            std::printf("[fuzz] seed %lld: while shrinking, a candidate hangs on %s; the mismatch, unshrunk:\n%s"
-                        "---- differences ----\n%s\n",
-                        static_cast<long long>(seed), b.name.c_str(), to_cpp(p).c_str(), diff.c_str());
-            report_hang(o, seed, cp, b.name, *cg.error);
-          }
-          return !differences(c, cr, cg, b.name).empty();
-        }
-      }, env_seconds("TACK_FUZZ_SHRINK_S", 120));
+      Program small = shrink(
+          p, path,
+          [&](const Program& c, const Path& cp) {
+            tack::Kernel ck = make_kernel(c);
+            Outcome cr = run_watched(nullptr, ck, c, in, seed, cp);
+            if (cr.error) return false;  // a shrunk candidate the interpreter refuses is no reproducer
+            {
+              auto guard = watchdog.watch_run({seed, cp, b.name});
+              Outcome cg = run_on(b.dev, ck, c, in);
+              if (cg.hang) {
+                std::printf(
+                    "[fuzz] seed %lld: while shrinking, a candidate hangs on %s; the mismatch, unshrunk:\n%s"
+                    "---- differences ----\n%s\n",
+                    static_cast<long long>(seed), b.name.c_str(), to_cpp(p).c_str(), diff.c_str());
+                report_hang(o, seed, cp, b.name, *cg.error);
+              }
+              return !differences(c, cr, cg, b.name).empty();
+            }
+          },
+          env_seconds("TACK_FUZZ_SHRINK_S", 120));
       std::printf("---- shrunk kernel (reproduce with: tack_fuzz --seed=%lld%s) ----\n%s", static_cast<long long>(seed),
                   o.fp_contract ? "" : " --no-contract", to_cpp(small).c_str());
       std::printf("---- inputs ----\n%s", show_inputs(small, in).c_str());
       tack::Kernel sk = make_kernel(small);
       Outcome sr = run_watched(nullptr, sk, small, in, seed, path);
-      std::string small_diff = sr.error ? "" : differences(small, sr, run_watched(&b, sk, small, in, seed, path), b.name);
+      std::string small_diff =
+          sr.error ? "" : differences(small, sr, run_watched(&b, sk, small, in, seed, path), b.name);
       std::printf("---- differences ----\n%s\n", (small_diff.empty() ? diff : small_diff).c_str());
       std::fflush(stdout);
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("[fuzz] %lld seeds, %d failures, %.1f s (interp %.1f s", static_cast<long long>(o.count), g_failures.load(),
-              secs, interp_seconds);
+  std::printf("[fuzz] %lld seeds, %d failures, %.1f s (interp %.1f s", static_cast<long long>(o.count),
+              g_failures.load(), secs, interp_seconds);
   for (const auto& b : backends) std::printf(", %s %d kernels %.1f s", b.name.c_str(), b.runs, b.seconds);
   std::printf(")\n");
   return g_failures ? 1 : 0;
