@@ -8,6 +8,8 @@ set_tests_properties(errors.WaitTimeout.EndlessOpenclKernelRaisesBackendErrorNam
 foreach(backend interp cpu opencl cuda hip level_zero metal)
   foreach(test ConditionalBarrierThenLocalIdBoundedLoopWithAGatheredAtomicOrFinishes
                ConditionalBarrierThenLocalIdBoundedLoopWithAGatheredLoadFinishes)
-    set_tests_properties(conformance.Backends/FuzzRegressions.${test}/${backend} PROPERTIES TIMEOUT 300)
+    # gtest_discover_tests names a parameterized case with its parameter appended.
+    set_tests_properties("conformance.Backends/FuzzRegressions.${test}/${backend}  # GetParam() = \"${backend}\""
+                         PROPERTIES TIMEOUT 300)
   endforeach()
 endforeach()
