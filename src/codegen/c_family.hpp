@@ -83,16 +83,16 @@ class CFamilyCodeGen {
   virtual std::string atomic_load_bits(DType bits_t, const std::string& ptr) const = 0;
   virtual std::string cas_step(DType bits_t, const std::string& ptr, const std::string& old, const std::string& desired,
                                const std::string& result) const = 0;
-  // Hardware texture sampling (a Texture3D parameter with Param::hardware_texture set): whether the
-  // dialect has it (CUDA and HIP; OpenCL C and MSL not yet, so such a kernel is a bug there), the
-  // texture object's type, which the kernel takes by value in the parameter's place, and a filtered
-  // read of object `t` at normalized coordinates x, y, z, already moved to the hardware's texel centres.
   // Whether a branch of an if_ that holds a barrier (or a group reduction) ends with one more barrier, so
   // that the code after its last barrier is a region closed by a barrier rather than by the join. PoCL
   // 3.1 needs it (OpenCL): a work-item-dependent loop holding a branch, after a barrier in an if_ with no
   // else, never ends there (docs/backends-opencl.md, PoCL). The if_ is group-uniform (DESIGN §3), so every
   // work-item of the group reaches the added barrier.
   virtual bool close_conditional_barrier_regions() const { return false; }
+  // Hardware texture sampling (a Texture3D parameter with Param::hardware_texture set): whether the
+  // dialect has it (CUDA and HIP; OpenCL C and MSL not yet, so such a kernel is a bug there), the
+  // texture object's type, which the kernel takes by value in the parameter's place, and a filtered
+  // read of object `t` at normalized coordinates x, y, z, already moved to the hardware's texel centres.
   virtual bool hardware_textures() const { return false; }
   virtual std::string texture_object_type() const { return ""; }
   virtual std::string texture_fetch(const std::string& t, const std::string& x, const std::string& y,
