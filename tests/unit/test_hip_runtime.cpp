@@ -245,17 +245,26 @@ TEST(HipRuntime, AnOrdinalTheRuntimeLacksIsRefusedWithTheCount) {
   }
 }
 
+// The tests that put a code object in the disk cache under the key a build asks for: the cache must be on
+// (ctest gives each test its own folder), and hipRTC's version is part of the key.
+class HipCachedCodeObject : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cache.enabled() || !std::getenv("TACK_CACHE_DIR")) GTEST_SKIP() << "run through ctest, with the disk cache on";
+    std::string why;
+    const tack::drivers::RtcApi* rtc = tack::drivers::hiprtc(&why);
+    if (!rtc || rtc->version(&major, &minor) != 0) GTEST_SKIP() << "hipRTC is not available: " << why;
+    device = tack::backends::hip::Device::open({});
+  }
+  tack::runtime::DiskCache& cache = tack::runtime::DiskCache::global();
+  int major = 0, minor = 0;
+  std::shared_ptr<tack::backends::hip::Device> device;
+};
+
 // The HIP flow loads a code object the disk cache holds for this device's architecture, hipRTC's version and
 // options, without compiling (the first build's compile needs a GPU; the store is the flow every backend
 // shares, tests/unit/test_load_or_build.cpp).
-TEST(HipDiskCache, ASecondBuildLoadsTheCachedCodeObjectWithoutHipRtc) {
-  tack::runtime::DiskCache& cache = tack::runtime::DiskCache::global();
-  if (!cache.enabled() || !std::getenv("TACK_CACHE_DIR")) GTEST_SKIP() << "run through ctest, with the disk cache on";
-  std::string why;
-  int major = 0, minor = 0;
-  const tack::drivers::RtcApi* rtc = tack::drivers::hiprtc(&why);
-  if (!rtc || rtc->version(&major, &minor) != 0) GTEST_SKIP() << "hipRTC is not available: " << why;
-  const std::shared_ptr<tack::backends::hip::Device> device = tack::backends::hip::Device::open({});
+TEST_F(HipCachedCodeObject, ASecondBuildLoadsItWithoutHipRtc) {
   const std::string code = "kernel cached_" + std::to_string(::getpid());
   const std::optional<tack::runtime::CacheKey> key =
       tack::backends::hip::cache_key(device->info().arch, device->info().runtime_version, major, minor, code, true);
@@ -283,14 +292,7 @@ TEST(HipDiskCache, ASecondBuildLoadsTheCachedCodeObjectWithoutHipRtc) {
 // without a GPU, so the kernel's code object is put in the disk cache under the
 // key its build asks for (the typed IR the specialize observer sees); the fake
 // loads it and records the launches.
-TEST(HipRuntime, AWarmLaunchAllocatesNothing) {
-  tack::runtime::DiskCache& cache = tack::runtime::DiskCache::global();
-  if (!cache.enabled() || !std::getenv("TACK_CACHE_DIR")) GTEST_SKIP() << "run through ctest, with the disk cache on";
-  std::string why;
-  int major = 0, minor = 0;
-  const tack::drivers::RtcApi* rtc = tack::drivers::hiprtc(&why);
-  if (!rtc || rtc->version(&major, &minor) != 0) GTEST_SKIP() << "hipRTC is not available: " << why;
-  const std::shared_ptr<tack::backends::hip::Device> device = tack::backends::hip::Device::open({});
+TEST_F(HipCachedCodeObject, AWarmLaunchAllocatesNothing) {
   const std::string name = "hip_warm_" + std::to_string(::getpid());  // no other run's entry
   bool stored = false;
   tack::runtime::set_specialize_observer([&](const tack::ir::Kernel& typed) {
