@@ -9,7 +9,7 @@ namespace tack {
 
 struct KernelOptions {
   // Whether a float product may fuse into the sum of the same expression
-  // (DESIGN §4, contraction). false: never, on any backend, so kernels of
+  // (docs/semantics.md, contraction). false: never, on any backend, so kernels of
   // + - * /, sqrt, comparisons and conversions give the same bits on every
   // backend that runs them; true: as §4 allows; unset: the TACK_FP_CONTRACT
   // environment variable, read when the kernel is made, else true.

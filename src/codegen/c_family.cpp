@@ -9,13 +9,13 @@
 //   is bound, so C scopes never disagree with the IR's.
 // - Expressions are pure: within one statement a node used more than once is
 //   computed once into a temporary; everything else is one C expression, so the
-//   contraction rules of DESIGN §4 follow from C's: a float product may fuse
+//   contraction rules of docs/semantics.md follow from C's: a float product may fuse
 //   only when its one use is an add or subtract of the same statement;
 //   any other product goes through unfused_mul() for dialects (CUDA) whose
 //   compiler also fuses across statements.
 // - Integer arithmetic that may wrap is done in unsigned types; division,
 //   modulo, min, max, abs and float-to-int conversions are helpers with
-//   DESIGN §4's edge cases spelled out.
+//   docs/semantics.md's edge cases spelled out.
 #include "codegen/c_family.hpp"
 
 #include "codegen/identifiers.hpp"

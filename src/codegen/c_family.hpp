@@ -1,5 +1,5 @@
 // The C-family code generators (CUDA C, HIP C, OpenCL C, MSL) share one emitter:
-// the statement and expression structure, DESIGN §4 in C without undefined
+// the statement and expression structure, docs/semantics.md in C without undefined
 // behaviour, helper functions emitted on demand, and contraction only inside one
 // expression. Each dialect overrides the hooks where the languages differ.
 #pragma once
@@ -86,7 +86,7 @@ class CFamilyCodeGen {
   // Whether a branch of an if_ that holds a barrier (or a group reduction) ends with one more barrier, so
   // that the code after its last barrier is a region closed by a barrier rather than by the join. PoCL
   // 3.1 needs it (OpenCL): a work-item-dependent loop holding a branch, after a barrier in an if_ with no
-  // else, never ends there (docs/backends-opencl.md, PoCL). The if_ is group-uniform (DESIGN §3), so every
+  // else, never ends there (docs/backends-opencl.md, PoCL). The if_ is group-uniform (docs/language.md), so every
   // work-item of the group reaches the added barrier.
   virtual bool close_conditional_barrier_regions() const { return false; }
   // Hardware texture sampling (a Texture3D parameter with Param::hardware_texture set): whether the

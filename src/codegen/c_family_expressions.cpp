@@ -1,6 +1,6 @@
 // The C-family emitter's expressions: pure C expressions, with a node used more
 // than once in a statement computed once into a temporary, and conversions as
-// DESIGN §4 defines them (float to int and f64 to f32 through helpers).
+// docs/semantics.md defines them (float to int and f64 to f32 through helpers).
 #include "codegen/c_family.hpp"
 
 #include "ir/check.hpp"

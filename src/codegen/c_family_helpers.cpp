@@ -1,5 +1,5 @@
 // The C-family emitter's arithmetic helpers: the operators and conversions C
-// leaves undefined or spells differently (DESIGN §4), as helper functions
+// leaves undefined or spells differently (docs/semantics.md), as helper functions
 // emitted once per kernel on first use. Each is a raw-string C template.
 #include "codegen/c_family.hpp"
 
@@ -37,7 +37,7 @@ constexpr std::string_view kFloatToInt = R"(${Q} ${T} ${name}(${F} x) {
 }
 )";
 
-// C leaves a double beyond float's range undefined; DESIGN §4 rounds it: from FLT_MAX + half an ulp up
+// C leaves a double beyond float's range undefined; docs/semantics.md rounds it: from FLT_MAX + half an ulp up
 // to infinity, just above FLT_MAX down to it.
 constexpr std::string_view kF64ToF32 = R"(${Q} float tack_f64_to_f32(double d) {
   double m = ${fabs}(d);

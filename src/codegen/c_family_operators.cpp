@@ -1,6 +1,6 @@
 // The C-family emitter's operators, by category: comparisons, bool logic,
-// float arithmetic and math functions (contraction only where DESIGN §4 allows
-// it), and integer arithmetic that wraps in unsigned types with DESIGN §4's
+// float arithmetic and math functions (contraction only where docs/semantics.md allows
+// it), and integer arithmetic that wraps in unsigned types with docs/semantics.md's
 // edge cases in helpers.
 #include "codegen/c_family.hpp"
 

@@ -1,5 +1,5 @@
 // Which nodes of one statement's expression trees are shared, and which float
-// products may fuse into a sum (DESIGN §4: a product may contract only when its
+// products may fuse into a sum (docs/semantics.md: a product may contract only when its
 // one use is an add or subtract of the same statement and dtype). Every code
 // generator asks this per statement: llvm_gen marks those operations
 // `contract`, the C-family emitter writes the others unfused. A kernel made with

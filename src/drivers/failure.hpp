@@ -1,6 +1,6 @@
 // What a failed driver or compiler call reports: the call, its result code and
 // the driver's own words for that code. The driver tables know nothing of
-// Tack's errors (DESIGN §2: the C-ABI boundary uses result codes); each backend
+// Tack's errors (docs/errors.md: the C-ABI boundary uses result codes); each backend
 // turns a Failure into a tack::BackendError at its edge (runtime/driver_errors.hpp).
 #pragma once
 

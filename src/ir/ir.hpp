@@ -41,7 +41,7 @@ enum class OpCategory : std::uint8_t { Arith, Bits, Shift, Compare, Logic, Signe
 int op_arity(OpCode op);
 const char* op_name(OpCode op);
 OpCategory op_category(OpCode op);
-// exp, log, sin, pow, ...: what each backend computes with its math library, within a few ulp (DESIGN §4).
+// exp, log, sin, pow, ...: what each backend computes with its math library, within a few ulp (docs/semantics.md).
 bool is_transcendental(OpCode op);
 
 // Unknown: not yet inferred. Weak: a C++ literal (or an expression of literals)
@@ -227,7 +227,7 @@ struct Select : ExprNode {
   static Expr make(Type t, Expr c, Expr a, Expr b);
 };
 
-// Conversion to type.dtype with DESIGN §4's rules (saturating float-to-int, ...).
+// Conversion to type.dtype with docs/semantics.md's rules (saturating float-to-int, ...).
 struct Cast : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Cast;
   Expr value;

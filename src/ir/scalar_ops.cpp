@@ -1,4 +1,4 @@
-// DESIGN §4 on single values: every operator and conversion, free of undefined behaviour.
+// docs/semantics.md on single values: every operator and conversion, free of undefined behaviour.
 #include "ir/scalar_ops.hpp"
 
 #include "ir/dtype_dispatch.hpp"

@@ -1,4 +1,4 @@
-// DESIGN §4 on single values: the one definition of what every operator and
+// docs/semantics.md on single values: the one definition of what every operator and
 // conversion computes. The interpreter runs it lane by lane and constant folding
 // uses it, so the two can never disagree.
 //

@@ -1,4 +1,4 @@
-// Debug mode's checked accesses (DESIGN §4): every load, store and atomic of an
+// Debug mode's checked accesses (docs/semantics.md): every load, store and atomic of an
 // array is guarded by its extent. Out of range, a store or atomic is skipped and
 // a load gives 0, and the first bad access is recorded in an error array that
 // the pass appends as the kernel's last parameter (i32, 3 elements: the access

@@ -6,7 +6,7 @@
 namespace tack::passes {
 
 // Makes structurally equal pure subexpressions of one statement a single shared node,
-// so code generators can count a value's uses (DESIGN §4 never contracts a product
+// so code generators can count a value's uses (docs/semantics.md never contracts a product
 // that has another use). Never merges across statements and never merges Loads.
 ir::Kernel cse(const ir::Kernel& k);
 

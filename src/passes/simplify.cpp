@@ -1,4 +1,4 @@
-// Constant folding and algebraic identities that hold bit for bit under DESIGN §4.
+// Constant folding and algebraic identities that hold bit for bit under docs/semantics.md.
 #include "passes/simplify.hpp"
 
 #include "ir/memo_mutator.hpp"
@@ -13,7 +13,7 @@ namespace {
 
 using namespace tack::ir;
 
-// Functions that DESIGN §4 leaves to each backend's math library ("a few ulp"). Folding
+// Functions that docs/semantics.md leaves to each backend's math library ("a few ulp"). Folding
 // them with the compiling machine's libm would make a kernel's result depend on where
 // it was compiled, and make f(constant) disagree with f of the same value at run time on
 // the same backend; so every backend computes them itself. rsqrt belongs here: §4 rounds

@@ -1,4 +1,4 @@
-// The on-disk cache of compiled artifacts (DESIGN §5), shared by every backend:
+// The on-disk cache of compiled artifacts (docs/caching.md), shared by every backend:
 // CPU object code, CUDA PTX, OpenCL program binaries, ... One file per entry,
 // named by the 128-bit XXH3 of the full key text; every file is checked on
 // load and written atomically (temporary file + rename). The cache is an

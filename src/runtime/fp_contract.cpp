@@ -21,7 +21,7 @@ bool effective_fp_contract(std::optional<bool> option) {
   throw InvalidArgument("TACK_FP_CONTRACT='" + *value +
                         "' is neither on nor off: write 0, off, false or no to forbid float contraction "
                         "(the same bits on every backend), 1, on, true or yes (or leave it unset) to allow it "
-                        "as DESIGN §4 does");
+                        "as docs/semantics.md describes");
 }
 
 }  // namespace tack::runtime

@@ -1,4 +1,4 @@
-// Whether a kernel's float products may contract into sums (DESIGN §4): its
+// Whether a kernel's float products may contract into sums (docs/semantics.md): its
 // KernelOptions::fp_contract, else TACK_FP_CONTRACT, else on. Decided once, when
 // the kernel is made (C++ tack::kernel and Python @tack.kernel alike), and then
 // carried by its IR (ir::Kernel::fp_contract), so it is in every variant's key.

@@ -55,7 +55,7 @@ inline constexpr EnvVariable kEnvVariables[] = {
      "write each compiled MSL source to `/tmp/tack_<entry>.msl`"},
     {"TACK_FP_CONTRACT", EnvKind::Text, "on", "runtime (kernels)",
      "`0`/`off`/`false`/`no`: kernels made without `fp_contract` never fuse a float product into a sum; "
-     "`1`/`on`/`true`/`yes`: they may, as DESIGN §4 allows"},
+     "`1`/`on`/`true`/`yes`: they may, as docs/semantics.md allows"},
     {"TACK_HIP_ALLOCATOR", EnvKind::Text, "`cache`", "hip backend",
      "`cache` (hipMalloc through Tack's buffer cache) or `pool` (hipMallocAsync)"},
     {"TACK_HIP_ALLOW_SHARED_LLVM", EnvKind::Flag, "off", "hip driver table",

@@ -1,7 +1,7 @@
 // Building CUDA kernels: NVRTC compiles the generated CUDA C to PTX (no target
 // architecture: the driver JIT-compiles NVRTC's default virtual architecture
 // at load), and the disk cache keeps the PTX with its entry name, so a variant
-// an earlier process built loads without the generator or NVRTC (DESIGN §5).
+// an earlier process built loads without the generator or NVRTC (docs/caching.md).
 #pragma once
 
 #include "backends/cuda/cuda_context.hpp"

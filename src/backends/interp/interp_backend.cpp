@@ -1,5 +1,5 @@
 // The "interp" backend: runs typed IR in the reference interpreter over host
-// memory. Slow, exact to DESIGN §4 by construction, and the device every other
+// memory. Slow, exact to docs/semantics.md by construction, and the device every other
 // backend is tested against; it runs workgroups and every atomic. Option
 // "lanes" sets how many iterations advance in lock step (1 runs them one by one).
 #include "backends/interp/interp_backend.hpp"

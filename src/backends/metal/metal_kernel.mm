@@ -31,7 +31,7 @@ std::string describe(NSError* error) {
 }
 
 // Fast math would let the compiler reassociate, flush denormals and use approximate functions, which the
-// numerical contract (DESIGN §4) forbids. SDKs from macOS 15 / iOS 18 deprecate fastMathEnabled for mathMode.
+// numerical contract (docs/semantics.md) forbids. SDKs from macOS 15 / iOS 18 deprecate fastMathEnabled for mathMode.
 void without_fast_math(MTLCompileOptions* options) {
 #if (defined(__MAC_OS_X_VERSION_MAX_ALLOWED) && __MAC_OS_X_VERSION_MAX_ALLOWED >= 150000) || \
     (defined(__IPHONE_OS_VERSION_MAX_ALLOWED) && __IPHONE_OS_VERSION_MAX_ALLOWED >= 180000)

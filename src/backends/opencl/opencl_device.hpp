@@ -45,7 +45,7 @@ std::vector<DeviceInfo> list_devices();
 // matches nothing is an InvalidArgument listing the devices.
 DeviceInfo choose_device(const DeviceOptions& options);
 
-// The build options every program for this device gets (DESIGN §4: no fast math).
+// The build options every program for this device gets (docs/semantics.md: no fast math).
 std::string build_options(const DeviceInfo& d);
 
 // Work-items per group the backend's workgroup kernels need, and the local

@@ -1,5 +1,5 @@
 // Building OpenCL C for the backend's device: clBuildProgram with the device's
-// options, or a program binary from the disk cache (DESIGN §5), so a variant
+// options, or a program binary from the disk cache (docs/caching.md), so a variant
 // seen by an earlier process loads without running the code generator or the
 // OpenCL C compiler.
 #pragma once

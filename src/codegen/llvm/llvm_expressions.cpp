@@ -1,6 +1,6 @@
 // The CPU code generator's expressions: each node of a statement emitted once
 // (a shared node is one LLVM value), operators through llvm_ops with the
-// `contract` flag only where DESIGN §4 allows a product to fuse.
+// `contract` flag only where docs/semantics.md allows a product to fuse.
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
 
 #include "codegen/llvm/llvm_ops.hpp"

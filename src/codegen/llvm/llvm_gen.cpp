@@ -22,7 +22,7 @@
 //   execution mask (llvm_gang_*.cpp; docs/cpu-codegen.md).
 // - No fast-math flags, except `contract` on a float product whose only use is
 //   a float add or subtract of the same statement, and on that add or subtract
-//   (DESIGN §4: `a*b+c` in one expression may fuse, a product with another use
+//   (docs/semantics.md: `a*b+c` in one expression may fuse, a product with another use
 //   may not); none at all in a kernel made with fp_contract off.
 #include "codegen/llvm/llvm_gen.hpp"
 

@@ -1,6 +1,6 @@
 // Private to src/codegen: lowering of single operators, casts and texture
 // samples to LLVM IR, exactly as ir/scalar_ops.cpp and interp/texture_sample.cpp
-// compute them (DESIGN §4). Only forward declarations of LLVM types here, so
+// compute them (docs/semantics.md). Only forward declarations of LLVM types here, so
 // this header stays free of LLVM's headers.
 #pragma once
 
