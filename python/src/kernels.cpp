@@ -10,6 +10,7 @@
 #include "runtime/access.hpp"
 #include "runtime/fp_contract.hpp"
 #include "runtime/kernel_impl.hpp"
+#include "runtime/signature.hpp"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -66,9 +67,13 @@ void convert_to_fixed(KernelArg& a, DType fixed, const std::string& kernel, std:
   a.weak = false;
 }
 
-// The arguments of one call, converted without allocating (kMaxKernelParams slots).
+// Slots for one call's arguments: the most a kernel takes, and one more, so that a call with one
+// too many is seen (and refused) without overflowing.
+constexpr std::size_t kArgSlots = runtime::kMaxKernelParams + 1;
+
+// The arguments of one call, converted without allocating.
 struct CallArgs {
-  std::array<KernelArg, 33> items;  // kMaxKernelParams + 1
+  std::array<KernelArg, kArgSlots> items;
   std::size_t count = 0;
 };
 
@@ -79,9 +84,9 @@ PyTypeObject* g_texture_type = nullptr;
 
 void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::size_t n, bool for_inspect,
                   CallArgs& out) {
-  if (n > 32)
-    throw InvalidArgument("kernel '" + impl.name + "' got " + std::to_string(n) +
-                          " arguments; at most 32 are supported");
+  if (n > static_cast<std::size_t>(runtime::kMaxKernelParams))
+    throw InvalidArgument("kernel '" + impl.name + "' got " + std::to_string(n) + " arguments; at most " +
+                          std::to_string(runtime::kMaxKernelParams) + " are supported");
   out.count = n;
   for (std::size_t i = 0; i < n; ++i) {
     nb::handle h = args[i];
@@ -163,7 +168,7 @@ void init_kernel(Kernel* self, const std::string& name,
 // Keyword arguments at a call, as a Python function takes them: each fills the
 // place of the parameter of its name; `handles` gets every argument in order.
 std::size_t bind_keywords(const runtime::KernelImpl& impl, const nb::args& args, const nb::kwargs& kwargs,
-                          std::array<nb::handle, 33>& handles) {
+                          std::array<nb::handle, kArgSlots>& handles) {
   const auto& names = impl.param_names;
   const std::string who = "kernel '" + impl.name + "'";
   if (names.empty())
@@ -172,7 +177,7 @@ std::size_t bind_keywords(const runtime::KernelImpl& impl, const nb::args& args,
   if (args.size() > names.size())
     throw TypeError(who + " takes " + std::to_string(names.size()) + " arguments but " +
                     std::to_string(args.size()) + " were given");
-  std::array<bool, 33> given{};
+  std::array<bool, kArgSlots> given{};
   for (std::size_t i = 0; i < args.size(); ++i) {
     handles[i] = args[i];
     given[i] = true;
@@ -197,7 +202,7 @@ std::size_t bind_keywords(const runtime::KernelImpl& impl, const nb::args& args,
 
 void launch_kernel(const Kernel& k, const runtime::KernelImpl& impl, const nb::handle* handles, std::size_t n) {
   CallArgs call;
-  convert_args(impl, handles, n, false, call);  // refuses more than 32 before reading any
+  convert_args(impl, handles, n, false, call);  // refuses more than kMaxKernelParams before reading any
   nb::gil_scoped_release release;
   k.launch(std::span<const KernelArg>(call.items.data(), call.count));
 }
@@ -207,7 +212,7 @@ void launch_kernel(const Kernel& k, const runtime::KernelImpl& impl, const nb::h
 void call_kernel_keywords(const Kernel& k, nb::args args, nb::kwargs kwargs) {
   check_globals(k);
   const auto& impl = *tack::detail::Access::impl(k);
-  std::array<nb::handle, 33> handles;
+  std::array<nb::handle, kArgSlots> handles;
   const std::size_t n = bind_keywords(impl, args, kwargs, handles);
   launch_kernel(k, impl, handles.data(), n);
 }
@@ -217,7 +222,7 @@ void call_kernel(const Kernel& k, nb::args args) {
   check_globals(k);
   const auto& impl = *tack::detail::Access::impl(k);
   std::size_t n = args.size();
-  std::array<nb::handle, 33> handles;
+  std::array<nb::handle, kArgSlots> handles;
   // A count that does not match is refused as a Python function refuses it (bind_keywords throws).
   if (!impl.param_names.empty() && n != impl.param_names.size()) bind_keywords(impl, args, nb::kwargs(), handles);
   for (std::size_t i = 0; i < std::min(n, handles.size()); ++i) handles[i] = args[i];

@@ -2,6 +2,7 @@
 semantics in kernels"): each rule on interp, cpu and opencl, checked against
 NumPy or Python computed here, never against another backend. The first ten
 tests are the programs a new user wrote that gave wrong answers before."""
+import importlib.util
 import inspect
 
 import numpy as np
@@ -267,6 +268,23 @@ def test_keyword_arguments_at_the_call(device):
         guarded(y, x, z=1)
     with pytest.raises(tack.TypeError, match="missing argument 'n'"):
         guarded(y, x)
+
+
+def test_a_kernel_of_more_parameters_than_the_limit_is_refused_naming_it(device, tmp_path):
+    # 33 parameters, in a file of its own (a kernel's source must be in a file).
+    names = ", ".join(f"a{i}: tack.Scalar" for i in range(32))
+    path = tmp_path / "many_parameters.py"
+    path.write_text("import tack\n\n\n@tack.kernel\n"
+                    f"def many(y: tack.Array, {names}):\n"
+                    "    for i in tack.parallel(y.size):\n"
+                    "        y[i] = a0 + a31\n")
+    spec = importlib.util.spec_from_file_location("many_parameters", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    y = device.zeros(4, np.float32)
+    with pytest.raises(tack.InvalidArgument, match="got 33 arguments; at most 32 are supported"):
+        module.many(y, *([1.0] * 32))
+    np.testing.assert_array_equal(y.numpy(), np.zeros(4, np.float32))
 
 
 TAPS = (0.25, 0.5, 0.25)

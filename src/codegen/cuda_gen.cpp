@@ -1,6 +1,7 @@
 // CUDA C: the dialect hooks of the C-family emitter.
 #include "codegen/cuda_gen.hpp"
 
+#include "abi/group_size.hpp"
 #include "ir/check.hpp"
 
 #include <cstdio>
@@ -35,7 +36,7 @@ std::string CudaCodeGen::global_pointer(DType t, bool read_only) const {
 std::string CudaCodeGen::kernel_open(const std::string& entry, const std::vector<std::string>& decls,
                                      const std::vector<std::string>&, bool workgroup) const {
   std::string s = "extern \"C\" __global__ void ";
-  if (workgroup) s = "extern \"C\" __global__ void __launch_bounds__(256) ";
+  if (workgroup) s = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(abi::kGroupSize) + ") ";
   s += entry + "(";
   for (const std::string& d : decls) s += d + ", ";
   return s + "long long __n__) {\n";

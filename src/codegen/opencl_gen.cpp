@@ -1,6 +1,7 @@
 // OpenCL C: the dialect hooks of the C-family emitter.
 #include "codegen/opencl_gen.hpp"
 
+#include "abi/group_size.hpp"
 #include "ir/check.hpp"
 #include "ir/visitor.hpp"
 
@@ -54,7 +55,9 @@ class OpenCLCodeGen : public CFamilyCodeGen {
   }
   std::string kernel_open(const std::string& entry, const std::vector<std::string>& decls,
                           const std::vector<std::string>&, bool workgroup) const override {
-    std::string s = workgroup ? "__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void " : "__kernel void ";
+    std::string s = workgroup ? "__kernel __attribute__((reqd_work_group_size(" + std::to_string(abi::kGroupSize) +
+                                    ", 1, 1))) void "
+                              : "__kernel void ";
     s += entry + "(";
     for (const std::string& d : decls) s += d + ", ";
     return s + "long __n__) {\n";
