@@ -4,18 +4,17 @@
 # Python niceties: calls go straight to _core.Kernel.__call__, the fast path.
 from __future__ import annotations
 
-import functools
-import inspect
 import weakref
 from typing import Any, Callable, Optional
 
 from . import _core
+from ._errors import InvalidArgument, TypeError as TackTypeError
 from ._frontend.analysis import validate
-from ._frontend.source import Source, message, parse_function
+from ._frontend.func import Func
 from ._frontend.guards import changed
+from ._frontend.source import Source, message, parse_function
 from ._frontend.tracer import trace_kernel
 from ._types import param_spec
-
 
 
 def _closure(fn: Callable) -> dict:
@@ -30,8 +29,6 @@ def _closure(fn: Callable) -> dict:
 
 def _param_list(fn: Callable, src: Source, kname: str) -> list:
     """The (ParamKind, fixed DType or None) of each parameter, from its annotation."""
-    from ._errors import TypeError as TackTypeError
-
     who = f"kernel '{kname}'"
     args = src.node.args
 
@@ -82,7 +79,6 @@ class _Body:
         self.kernel = None
 
     def __call__(self, params: list) -> None:
-        from ._errors import InvalidArgument
         k = self.kernel() if self.kernel is not None else None
         if k is None:
             raise InvalidArgument("this kernel's Python object was deleted before its first call; keep the "
@@ -100,13 +96,11 @@ class Kernel(_core.Kernel):
         src = parse_function(fn, "@tack.kernel")
         kname = fn.__name__ if name is None else name
         if not isinstance(kname, str) or not kname:
-            from ._errors import InvalidArgument
             raise InvalidArgument(message(f"kernel {kname!r}", src.file, src.line, "a kernel's name must be a "
                                           "non-empty string"))
         validate(src, f"kernel '{kname}'", "@tack.kernel")
         params = _param_list(fn, src, kname)
         if fp_contract is not None and not isinstance(fp_contract, bool):
-            from ._errors import InvalidArgument
             raise InvalidArgument(message(f"kernel '{kname}'", src.file, src.line, "fp_contract must be True, "
                                           f"False or None (the process default), got {fp_contract!r}"))
         body = _Body()
@@ -138,25 +132,6 @@ def kernel(fn: Optional[Callable] = None, *, name: Optional[str] = None,
     if fn is None:
         return lambda f: Kernel(f, name=name, fp_contract=fp_contract)
     return Kernel(fn, name=name, fp_contract=fp_contract)
-
-
-class Func:
-    """A @tack.func helper: inlined where a kernel calls it (its body is traced
-    with its parameters bound to the arguments). Called outside a kernel it
-    is the plain Python function."""
-
-    def __init__(self, fn: Callable):
-        self.source = parse_function(fn, "@tack.func")
-        validate(self.source, f"@tack.func '{fn.__name__}'", "@tack.func")
-        self.python_function = fn
-        self.signature = inspect.signature(fn)
-        functools.update_wrapper(self, fn)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.python_function(*args, **kwargs)
-
-    def __repr__(self) -> str:
-        return f"<tack.func '{self.__name__}' defined at {self.source.file}:{self.source.line}>"
 
 
 def func(fn: Callable) -> Func:

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from . import _core
+from ._dtypes import to_dtype
+from ._errors import TypeError as TackTypeError
+
 
 class ParamSpec:
     """What one kernel parameter is: its kind ("array", "scalar" or "texture")
@@ -36,13 +40,10 @@ class _Marker(type):
 
     def __getitem__(cls, dtype: Any) -> ParamSpec:
         if not cls._fixable:
-            from ._errors import TypeError as TackTypeError
             raise TackTypeError(f"tack.{cls.__name__} takes no dtype: a 3-D texture always holds f32")
         if isinstance(dtype, tuple):
-            from ._errors import TypeError as TackTypeError
             raise TackTypeError(f"tack.{cls.__name__}[...] takes one dtype (the rank is taken from the call), "
                                 f"got {len(dtype)} items")
-        from ._dtypes import to_dtype
         d = to_dtype(dtype)
         return ParamSpec(cls._kind, d, f"tack.{cls.__name__}[{d.name}]")
 
@@ -54,7 +55,6 @@ class Array(metaclass=_Marker):
     _fixable = True
 
     def __new__(cls, *args, **kwargs):
-        from ._errors import TypeError as TackTypeError
         raise TackTypeError("tack.Array is a kernel parameter annotation; make arrays with dev.array(...) "
                             "or dev.zeros(...)")
 
@@ -67,7 +67,6 @@ class Scalar(metaclass=_Marker):
     _fixable = True
 
     def __new__(cls, *args, **kwargs):
-        from ._errors import TypeError as TackTypeError
         raise TackTypeError("tack.Scalar is a kernel parameter annotation; pass a Python or NumPy number")
 
 
@@ -77,7 +76,6 @@ class Texture3D(metaclass=_Marker):
     _fixable = False
 
     def __new__(cls, *args, **kwargs):
-        from ._errors import TypeError as TackTypeError
         raise TackTypeError("tack.Texture3D is a kernel parameter annotation; make textures with tack.texture3d(...)")
 
 
@@ -89,7 +87,6 @@ def param_spec(annotation: Any) -> Optional[ParamSpec]:
     may double as an annotation."""
     if isinstance(annotation, ParamSpec):
         return annotation
-    from . import _core
     if annotation is _core.Array:        # tack.Array is the host array class too
         return ParamSpec("array", None, "tack.Array")
     if annotation is _core.Texture:
@@ -103,7 +100,6 @@ def param_spec(annotation: Any) -> Optional[ParamSpec]:
 def _install_array_subscript() -> None:
     """tack.Array is the host array class (tack._core.Array); give it the
     `tack.Array[np.float32]` annotation form of the marker above."""
-    from . import _core
     if "__class_getitem__" not in _core.Array.__dict__:
         _core.Array.__class_getitem__ = classmethod(lambda cls, dtype: Array[dtype])
 

@@ -9,6 +9,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from .._errors import InvalidArgument
 from .source import Source, message
 
 # Constructs refused wherever they appear, with the words used in the error.
@@ -46,8 +47,6 @@ for _name, _what in (("TryStar", "a 'try' statement"), ("Match", "a 'match' stat
 
 def validate(src: Source, who: str, role: str) -> None:
     """Raises tack.InvalidArgument at the first construct a kernel cannot hold."""
-    from .._errors import InvalidArgument
-
     def fail(node: ast.AST, what: str) -> None:
         raise InvalidArgument(message(who, src.file, getattr(node, "lineno", src.line), what))
 

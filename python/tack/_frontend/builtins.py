@@ -8,17 +8,19 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _core
+from .._dtypes import to_dtype
+from .._errors import InvalidArgument, TypeError as TackTypeError
 
 
-def _dtype(d: Any):
-    from .._dtypes import to_dtype
+def dtype_of(d: Any) -> Any:
+    """A dtype as the core takes it: a DType as is, anything else (np.float32,
+    'int64', ...) through tack.to_dtype."""
     return d if isinstance(d, _core.DType) else to_dtype(d)
 
 
 # ---- loop markers: only meaningful as the iterable of a kernel's `for` ----------
 
 def _marker_outside(what: str) -> Exception:
-    from .._errors import InvalidArgument
     return InvalidArgument(f"{what} only works as the iterable of a for loop inside a @tack.kernel "
                            f"(for i in {what}(...):)")
 
@@ -52,7 +54,7 @@ LOOP_MARKERS = frozenset({parallel, workgroups, static_range})
 def cast(x: Any, dtype: Any) -> Any:
     """x converted to dtype (a NumPy dtype or type: np.float32, 'int64', ...) by
     the rules of docs/semantics.md: floats to ints truncate and saturate."""
-    return _core.cast(_dtype(dtype), x)
+    return _core.cast(dtype_of(dtype), x)
 
 
 def select(cond: Any, a: Any, b: Any) -> Any:
@@ -103,7 +105,6 @@ def _math_function(name: str, arity: int, doc: str):
 
     def fn(*args: Any) -> Any:
         if len(args) != arity:
-            from .._errors import TypeError as TackTypeError
             raise TackTypeError(f"tack.{name} takes {arity} argument{'s' if arity > 1 else ''}, got {len(args)}")
         return core(*args)
 
@@ -121,7 +122,6 @@ for _name, (_arity, _doc) in _MATH.items():
 
 def _flat_index(fn: str, index: Any) -> Any:
     if isinstance(index, (tuple, list)):
-        from .._errors import TypeError as TackTypeError
         raise TackTypeError(f"tack.{fn} takes a flat index: for a 2-D array write "
                             f"tack.{fn}(a, r * a.shape[1] + c, v)")
     return index
@@ -158,7 +158,6 @@ atomic_cas.__module__ = "tack"
 
 def _format(fn: str, fmt: Any) -> str:
     if not isinstance(fmt, str):
-        from .._errors import TypeError as TackTypeError
         raise TackTypeError(f"tack.{fn} takes the format as a Python str first, got {type(fmt).__name__}")
     return fmt
 

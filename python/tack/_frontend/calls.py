@@ -10,11 +10,16 @@ import ast
 import builtins
 import inspect
 import math
-from typing import Any, Callable
+from typing import Any
+
+import numpy as np
 
 from .. import _core
-from .builtins import KERNEL_FUNCTIONS, LOOP_MARKERS
-from .expressions import describe, has_value
+from . import builtins as kernel_functions
+from .builtins import KERNEL_FUNCTIONS, LOOP_MARKERS, dtype_of
+from .expressions import CoreMethod, describe, has_value
+from .frame import Frame, Return
+from .func import Func
 
 MAX_INLINE_DEPTH = 32
 _BUILTINS = (builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int, builtins.bool, builtins.round,
@@ -34,25 +39,6 @@ _MATH_TWINS = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log2": "log2", "log1
                "isnan": "isnan", "isinf": "isinf", "pow": "pow"}
 
 
-def dtype_of(d: Any) -> Any:
-    from .._dtypes import to_dtype
-    return d if isinstance(d, _core.DType) else to_dtype(d)
-
-
-class CoreMethod:
-    """A method of a traced object (a Group's, a texture's, a Value's cast),
-    looked up in a kernel: calling it is allowed."""
-
-    __slots__ = ("fn", "name")
-
-    def __init__(self, fn: Callable, name: str):
-        self.fn = fn
-        self.name = name
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.fn(*args, **kwargs)
-
-
 def _member(x: Any, group: frozenset) -> bool:
     try:
         return x in group
@@ -61,18 +47,15 @@ def _member(x: Any, group: frozenset) -> bool:
 
 
 def _is_numpy_scalar_type(fn: Any) -> bool:
-    import numpy as np
     return isinstance(fn, type) and issubclass(fn, np.generic)
 
 
 def _is_numpy_function(fn: Any) -> bool:
-    import numpy as np
     return isinstance(fn, np.ufunc) or getattr(fn, "__module__", "") in ("numpy", "numpy.core.numeric")
 
 
 def _twin_of(fn: Any) -> Any:
     """The tack function a NumPy ufunc or math function stands for in a kernel."""
-    import numpy as np
     name = getattr(fn, "__name__", None)
     if not isinstance(name, str):
         return None
@@ -84,7 +67,6 @@ def _twin_of(fn: Any) -> Any:
 
 
 def _is_constant_helper(fn: Any) -> bool:
-    import numpy as np
     return fn is np.dtype or (callable(fn) and getattr(math, getattr(fn, "__name__", ""), None) is fn)
 
 
@@ -92,8 +74,6 @@ class CallMixin:
     """The call half of the Tracer (tracer.py)."""
 
     def expr_Call(self, node: ast.Call) -> Any:
-        from .._kernel import Func, Kernel
-
         fn = self.eval(node.func)
         shown = ast.unparse(node.func)
         if _member(fn, LOOP_MARKERS) or fn is builtins.range:
@@ -120,7 +100,6 @@ class CallMixin:
             return fn(*args, **kwargs)
         twin = _twin_of(fn)
         if twin is not None and (has_value(args) or has_value(kwargs)):
-            from . import builtins as kernel_functions
             if kwargs:
                 raise self.error(node, f"{shown}() on traced values takes no keyword arguments", "type")
             return getattr(kernel_functions, twin)(*args)    # np.sqrt(x) is tack.sqrt(x)
@@ -130,7 +109,8 @@ class CallMixin:
                                        "traced value; a kernel computes with tack's functions (tack.sqrt, "
                                        "tack.exp, ...: docs/python.md)", "type")
             return fn(*args, **kwargs)
-        if isinstance(fn, Kernel):
+        # tack.Kernel by its base class: tack/_kernel.py imports the tracer, so not from there.
+        if isinstance(fn, _core.Kernel):
             raise self.error(node, f"a kernel cannot call another kernel ('{shown}'); make the shared code a "
                                    "@tack.func", "type")
         if inspect.isfunction(fn):
@@ -178,8 +158,6 @@ class CallMixin:
         return _core.cast(_core.DType.f64 if fn is builtins.float else _core.DType.i64, x)
 
     def inline(self, func: Any, args: list, kwargs: dict, node: ast.Call) -> Any:
-        from .tracer import Frame, Return
-
         if self.depth >= MAX_INLINE_DEPTH:
             raise self.error(node, f"@tack.func calls nest more than {MAX_INLINE_DEPTH} deep (is "
                                    f"'{func.__name__}' recursive? Recursion is unrolled at trace time and "

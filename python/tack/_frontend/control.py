@@ -14,6 +14,7 @@ from .. import _core
 from .analysis import PARALLEL, TRACED
 from .builtins import parallel, static_range, workgroups
 from .expressions import CORE_TYPES, describe, has_value, is_value
+from .frame import Break, Continue
 
 
 class ControlMixin:
@@ -188,7 +189,6 @@ class ControlMixin:
         _core.for_range(0, trips, body)
 
     def unrolled_loop(self, s: ast.For) -> None:
-        from .tracer import Break, Continue
         it = s.iter
         if isinstance(it, ast.Call) and self.frame.resolve_static(it.func) is static_range:
             args = self.loop_args(s, static_range)

@@ -19,9 +19,12 @@ from __future__ import annotations
 import ast
 import operator
 import types
-from typing import Any
+from typing import Any, Callable
+
+import numpy as np
 
 from .. import _core
+from .builtins import dtype_of
 
 CORE_TYPES = (_core.Value, _core.ArrayParam, _core.SharedArray, _core.TextureParam, _core.Group,
               _core.Shape, _core.Var)
@@ -64,7 +67,6 @@ def is_value(x: Any) -> bool:
 
 def is_number(x: Any) -> bool:
     """What a Var may hold: a traced Value or a Python / NumPy number."""
-    import numpy as np
     return is_value(x) or isinstance(x, (bool, int, float, np.generic))
 
 
@@ -91,6 +93,20 @@ def describe(x: Any) -> str:
         if isinstance(x, t):
             return name
     return f"a Python {type(x).__name__}"
+
+
+class CoreMethod:
+    """A method of a traced object (a Group's, a texture's, a Value's cast),
+    looked up in a kernel: calling it is allowed."""
+
+    __slots__ = ("fn", "name")
+
+    def __init__(self, fn: Callable, name: str):
+        self.fn = fn
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
 
 
 class ExpressionMixin:
@@ -129,7 +145,6 @@ class ExpressionMixin:
         obj = self.eval(node.value)
         attr = node.attr
         if isinstance(obj, CORE_TYPES):
-            from .calls import CoreMethod, dtype_of
             if is_value(obj) and attr == "cast":
                 return CoreMethod(lambda dtype: obj.cast(dtype_of(dtype)), "cast")
             if isinstance(obj, _core.Group) and attr == "shared":
@@ -234,7 +249,6 @@ class ExpressionMixin:
         integer n is exact repeated multiplication (x ** 2 is x * x, x ** -2 is
         1 / (x * x), true division), and n = 0.5 is a square root, as NumPy's
         power takes those fast paths; any other n is tack.pow."""
-        import numpy as np
         if isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_)) and abs(n) <= MAX_MULTIPLIED_POWER:
             n = int(n)
             if n == 0:

@@ -10,6 +10,8 @@ import copy
 import types
 from typing import Any
 
+import numpy as np
+
 # Modules whose attributes a kernel reads (np.float32, math.pi, tack.sqrt) and
 # that a program does not rebind: not guarded, so each call checks less.
 _FIXED_MODULES = ("numpy", "math", "cmath", "builtins", "tack", "operator")
@@ -25,7 +27,6 @@ def _fixed_module(m: Any) -> bool:
 
 
 def _snapshot(value: Any) -> Any:
-    import numpy as np
     if isinstance(value, np.ndarray):
         return value.copy()
     try:
@@ -35,7 +36,6 @@ def _snapshot(value: Any) -> Any:
 
 
 def _is_deep(value: Any) -> bool:
-    import numpy as np
     if isinstance(value, (_MUTABLE, np.ndarray)):
         return True
     if isinstance(value, tuple):
@@ -44,7 +44,6 @@ def _is_deep(value: Any) -> bool:
 
 
 def _equal(a: Any, b: Any) -> bool:
-    import numpy as np
     if type(a) is not type(b):
         return False
     if isinstance(a, np.ndarray):

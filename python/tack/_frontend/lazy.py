@@ -16,6 +16,7 @@ from typing import Any
 
 from .. import _core
 from .analysis import is_boolish
+from .builtins import KERNEL_FUNCTIONS
 from .calls import _is_numpy_scalar_type, _member
 from .expressions import CORE_TYPES, describe, is_number, is_value
 
@@ -39,7 +40,6 @@ class ShortCircuitMixin:
     def is_pure(self, node: ast.AST) -> bool:
         """Whether evaluating an expression can do nothing but compute: no
         element read, no atomic, no print, no @tack.func."""
-        from .builtins import KERNEL_FUNCTIONS
         if isinstance(node, (ast.Constant, ast.Name)):
             return True
         if isinstance(node, ast.Attribute):

@@ -9,6 +9,8 @@ import os
 import textwrap
 from typing import Any, Callable
 
+from .._errors import InvalidArgument
+
 
 class Source:
     """The parsed `def` of one Python function, with absolute line numbers."""
@@ -41,8 +43,6 @@ def parse_function(fn: Any, role: str) -> Source:
     names the decorator in errors. Raises tack.InvalidArgument when there is
     no source to read: a function typed at the interactive prompt, made by
     exec(), or a lambda."""
-    from .._errors import InvalidArgument
-
     name = getattr(fn, "__name__", repr(fn))
     if not inspect.isfunction(fn):
         raise InvalidArgument(f"{role} decorates a Python function (def ...), got {type(fn).__name__} {name!r}")

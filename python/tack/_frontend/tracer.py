@@ -10,6 +10,7 @@ import builtins
 from typing import Any
 
 from .. import _core
+from .._errors import Error, InvalidArgument, TypeError as TackTypeError, UnboundNameError
 from .analysis import PARALLEL, TRACED, UNROLLED, analyze, is_boolish
 from .builtins import parallel, workgroups
 from .calls import CallMixin
@@ -18,6 +19,7 @@ from .guards import Reads
 from .lazy import ShortCircuitMixin
 from .expressions import (_BINOPS, ARRAY_TYPES, CORE_TYPES, ExpressionMixin, describe, has_value, is_number,
                           is_value)
+from .frame import Break, Continue, Frame, Return
 from .source import Source, message
 
 _TRACED_BODIES = ("if", "else", "for", "while")
@@ -33,75 +35,6 @@ def accumulator_start(init: Any) -> Any:
     return init
 
 
-class Break(Exception):
-    """Leaves a loop unrolled at trace time (tack.static_range)."""
-
-
-class Continue(Exception):
-    pass
-
-
-class Return(Exception):
-    def __init__(self, value: Any):
-        super().__init__()
-        self.value = value
-
-
-class Frame:
-    """The scope of one kernel or one inlined @tack.func call."""
-
-    def __init__(self, tracer: "Tracer", src: Source, role: str, name: str, local_values: dict):
-        fn = src.fn
-        self.src = src
-        self.role = role                 # "kernel" or "func"
-        self.name = name
-        self.globals = fn.__globals__
-        self.closure = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-        self.locals = local_values
-        self.local_names = set(fn.__code__.co_varnames) | set(fn.__code__.co_cellvars)
-        self.ctl: list = []              # the enclosing bodies: if/else/for/while (traced), static, parallel
-        self.ended: dict = {}            # name -> where it was bound, for names of bodies that have ended
-        self.range_indices: dict = {}    # name -> line, for the indices of the range loops being traced
-        # Names that are Vars but not bound on every path to here (first bound
-        # inside a traced body): name -> the line of that if/for/while.
-        self.unbound: dict = {}
-        self.bound_in: list = []         # per traced body being run: the names it binds on every path
-        self.first_bound: dict = {}      # name -> the line that first bound it
-        self.reads = tracer.reads
-        self.analysis = tracer.analysis_of(src, self)
-
-    def lookup_outer(self, name: str) -> tuple:
-        """A name that is not a local: closure cell, then globals, then builtins.
-        What it finds is noted (guards.py): a later call checks it is unchanged."""
-        cell = self.closure.get(name)
-        if cell is not None:
-            try:
-                value = cell.cell_contents
-            except ValueError:
-                return False, None
-            self.reads.note(cell, None, value)
-            return True, value
-        if name in self.globals:
-            value = self.globals[name]
-            self.reads.note(self.globals, name, value)
-            return True, value
-        b = self.globals.get("__builtins__", builtins)
-        b = b if isinstance(b, dict) else vars(b)
-        return (True, b[name]) if name in b else (False, None)
-
-    def resolve_static(self, node: ast.expr) -> Any:
-        """What a dotted name (range, tack.parallel) refers to, without running
-        anything; None when it names a local or is not a dotted name."""
-        if isinstance(node, ast.Name):
-            if node.id in self.local_names:
-                return None
-            return self.lookup_outer(node.id)[1]
-        if isinstance(node, ast.Attribute):
-            base = self.resolve_static(node.value)
-            return None if base is None else getattr(base, node.attr, None)
-        return None
-
-
 class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
     def __init__(self, kernel_name: str):
         self.kernel = kernel_name
@@ -115,7 +48,6 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
     # ---- errors and locations ----------------------------------------------------
 
     def error(self, node: Any, what: str, kind: str = "invalid") -> Exception:
-        from .._errors import InvalidArgument, TypeError as TackTypeError
         return self.error_as(TackTypeError if kind == "type" else InvalidArgument, node, what)
 
     def error_as(self, cls: type, node: Any, what: str) -> Exception:
@@ -160,7 +92,6 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             self.exec_stmt(s)
 
     def exec_stmt(self, s: ast.stmt) -> None:
-        from .._errors import Error
         self.at(s)
         method = getattr(self, "stmt_" + type(s).__name__, None)
         if method is None:
@@ -220,7 +151,6 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
         statement_at = self.frame.unbound.get(name)
         if statement_at is None:
             return
-        from .._errors import UnboundNameError
         bound_at = self.frame.first_bound.get(name)
         how = f"line {bound_at} binds it" if bound_at else "it is bound"
         raise self.error_as(UnboundNameError, node, f"'{name}' is read here, but {how} only on some paths (inside "

@@ -1,0 +1,95 @@
+# The Python package's shape, read from its source: every module imports the
+# package's modules at its top (none inside a function, which is how an import
+# circle hides), and the package-internal import graph has no cycle.
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "tack"
+
+
+def modules():
+    """Each module of the package: its dotted name, whether it is a package's
+    __init__, and its parsed source."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = ("tack",) + path.relative_to(PACKAGE).with_suffix("").parts
+        is_package = parts[-1] == "__init__"
+        name = ".".join(parts[:-1] if is_package else parts)
+        yield name, is_package, ast.parse(path.read_text(), str(path))
+
+
+def imported(name, is_package, node):
+    """The package's modules an import statement names (a `from . import x`
+    names x when x is a module, else the package)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.split(".")[0] == "tack"]
+    if node.level == 0:
+        base = node.module or ""
+        if base.split(".")[0] != "tack":
+            return []
+    else:
+        here = name.split(".") if is_package else name.split(".")[:-1]
+        base = ".".join(here[:len(here) - (node.level - 1)] + ([node.module] if node.module else []))
+    return [base] + [f"{base}.{a.name}" for a in node.names if a.name != "*"]
+
+
+def local_imports(tree):
+    """Import statements inside a function or class body, in source order."""
+    found = {}
+    for scope in ast.walk(tree):
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            for node in ast.walk(scope):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    found[id(node)] = node          # a method is inside its class too: once
+    return sorted(found.values(), key=lambda node: node.lineno)
+
+
+def test_the_package_has_modules_to_check():
+    names = {name for name, _, _ in modules()}
+    assert {"tack", "tack._kernel", "tack._frontend", "tack._frontend.tracer"} <= names
+
+
+def test_no_module_imports_the_package_inside_a_function():
+    found = []
+    for name, is_package, tree in modules():
+        for node in local_imports(tree):
+            relative = isinstance(node, ast.ImportFrom) and node.level > 0
+            if relative or imported(name, is_package, node):
+                found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+    assert not found, "function-local imports of the package's modules:\n" + "\n".join(found)
+
+
+def test_the_package_import_graph_has_no_cycle():
+    trees = {name: (is_package, tree) for name, is_package, tree in modules()}
+    graph = {}
+    for name, (is_package, tree) in trees.items():
+        edges = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for target in imported(name, is_package, node):
+                    # Importing a.b.c runs a/__init__ and a/b/__init__ first;
+                    # the importer's own packages are already being imported.
+                    parts = target.split(".")
+                    for k in range(1, len(parts) + 1):
+                        prefix = ".".join(parts[:k])
+                        if prefix in trees and prefix != name and not name.startswith(prefix + "."):
+                            edges.add(prefix)
+        graph[name] = sorted(edges)
+
+    state = {}          # name -> "open" while on the path, "done" after
+
+    def visit(name, path):
+        state[name] = "open"
+        for target in graph[name]:
+            if state.get(target) == "open":
+                cycle = path[path.index(target):] + [target]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if target not in state:
+                visit(target, path + [target])
+        state[name] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+
