@@ -1,10 +1,17 @@
 # The Python package's shape, read from its source: every module imports the
 # package's modules at its top (none inside a function, which is how an import
-# circle hides), and the package-internal import graph has no cycle.
+# circle hides), the package-internal import graph has no cycle, and the tracer
+# runs each AST node kind from one table whose entries match its methods (a
+# kind it does not list is refused, naming it).
 import ast
 import pathlib
+import re
+import types
 
 import pytest
+
+import tack
+from tack._frontend import tracer
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "tack"
 
@@ -93,3 +100,24 @@ def test_the_package_import_graph_has_no_cycle():
         if name not in state:
             visit(name, [name])
 
+
+@pytest.mark.parametrize("table, prefix", [(tracer._STATEMENTS, "stmt_"), (tracer._EXPRESSIONS, "expr_")])
+def test_each_node_kind_the_tracer_runs_is_in_its_table(table, prefix):
+    methods = {name: getattr(tracer.Tracer, name) for name in dir(tracer.Tracer) if name.startswith(prefix)}
+    assert {getattr(ast, name[len(prefix):]): fn for name, fn in methods.items()} == table
+
+
+@pytest.mark.parametrize("node, run, words", [
+    (ast.Global(names=["x"], lineno=3), "exec_stmt", "at f.py:3: a 'Global' statement is not supported in a kernel"),
+    (ast.Slice(lineno=4), "eval", "at f.py:4: Slice expressions are not supported in a kernel"),
+])
+def test_a_node_kind_outside_the_tables_is_refused_by_its_name(node, run, words):
+    # validate() refuses these before tracing; the tracer's own refusal is the
+    # backstop for a kind it does not list, reached here directly.
+    t = tracer.Tracer("k")
+    t.frame = types.SimpleNamespace(src=types.SimpleNamespace(file="f.py", line=1), role="kernel", name="k")
+    try:
+        with pytest.raises(tack.InvalidArgument, match=re.escape(f"kernel 'k' {words}")):
+            getattr(t, run)(node)
+    finally:
+        tack._core.set_location(None, 0)

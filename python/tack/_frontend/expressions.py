@@ -111,13 +111,8 @@ class CoreMethod:
 
 class ExpressionMixin:
     """The expression half of the Tracer (tracer.py): `self.frame`,
-    `self.error` and `self.at` come from there."""
-
-    def eval(self, node: ast.expr) -> Any:
-        method = getattr(self, "expr_" + type(node).__name__, None)
-        if method is None:
-            raise self.error(node, f"{type(node).__name__} expressions are not supported in a kernel")
-        return method(node)
+    `self.error`, `self.at` and `self.eval` (which dispatches on the node's
+    class) come from there."""
 
     def expr_Constant(self, node: ast.Constant) -> Any:
         return node.value

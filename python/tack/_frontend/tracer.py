@@ -2,7 +2,8 @@
 # tack._core tracing API (if_, for_range, while_, begin_parallel, Var, ...),
 # the way a C++ kernel's lambdas call tack::lang. Plain Python runs at trace
 # time; traced control flow runs each body once, inside the core's callbacks.
-# Expressions are in expressions.py, calls in calls.py.
+# Expressions are in expressions.py, calls in calls.py; the tables at the end
+# say which method runs each kind of AST node.
 from __future__ import annotations
 
 import ast
@@ -87,17 +88,23 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
         self.frame = Frame(self, src, "kernel", self.kernel, dict(zip(names, params)))
         self.exec_block(src.node.body)
 
+    def eval(self, node: ast.expr) -> Any:
+        method = _EXPRESSIONS.get(type(node))
+        if method is None:
+            raise self.error(node, f"{type(node).__name__} expressions are not supported in a kernel")
+        return method(self, node)
+
     def exec_block(self, stmts: list) -> None:
         for s in stmts:
             self.exec_stmt(s)
 
     def exec_stmt(self, s: ast.stmt) -> None:
         self.at(s)
-        method = getattr(self, "stmt_" + type(s).__name__, None)
+        method = _STATEMENTS.get(type(s))
         if method is None:
             raise self.error(s, f"a '{type(s).__name__}' statement is not supported in a kernel")
         try:
-            method(s)
+            method(self, s)
         except (Break, Continue, Return):
             raise
         except Error as e:
@@ -343,6 +350,23 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
 
     def stmt_Continue(self, s: ast.Continue) -> None:
         self.leave_loop(s, "continue")
+
+
+# What runs each kind of statement and expression, by the node's exact class:
+# a kind not listed here is refused with the message of exec_stmt or eval.
+_STATEMENTS = {
+    ast.Pass: Tracer.stmt_Pass, ast.Expr: Tracer.stmt_Expr, ast.Assign: Tracer.stmt_Assign,
+    ast.AnnAssign: Tracer.stmt_AnnAssign, ast.AugAssign: Tracer.stmt_AugAssign, ast.Assert: Tracer.stmt_Assert,
+    ast.Return: Tracer.stmt_Return, ast.Break: Tracer.stmt_Break, ast.Continue: Tracer.stmt_Continue,
+    ast.If: Tracer.stmt_If, ast.While: Tracer.stmt_While, ast.For: Tracer.stmt_For,
+}
+_EXPRESSIONS = {
+    ast.Constant: Tracer.expr_Constant, ast.Name: Tracer.expr_Name, ast.Attribute: Tracer.expr_Attribute,
+    ast.Subscript: Tracer.expr_Subscript, ast.BinOp: Tracer.expr_BinOp, ast.UnaryOp: Tracer.expr_UnaryOp,
+    ast.Compare: Tracer.expr_Compare, ast.Tuple: Tracer.expr_Tuple, ast.List: Tracer.expr_List,
+    ast.Set: Tracer.expr_Set, ast.Dict: Tracer.expr_Dict, ast.IfExp: Tracer.expr_IfExp,
+    ast.BoolOp: Tracer.expr_BoolOp, ast.Call: Tracer.expr_Call,
+}
 
 
 def trace_kernel(kernel_name: str, src: Source, params: list) -> list:
