@@ -136,6 +136,7 @@ std::unique_ptr<Program> build_program(const Queue& queue, const BuildRequest& r
     cl::check(err, "clCreateProgramWithSource");
     err = api.clBuildProgram(program, 1, &d.device, options.c_str(), nullptr, nullptr);
     g_source_builds.fetch_add(1, std::memory_order_relaxed);
+    finish_queues_at_exit_after_first_build();
     if (err != cl::CL_SUCCESS) {
       std::string log = build_log(program, d.device);
       api.clReleaseProgram(program);

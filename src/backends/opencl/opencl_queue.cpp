@@ -5,13 +5,54 @@
 
 #include <tack/error.hpp>
 
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 
 namespace tack::backends::opencl {
 using namespace tack::runtime;
 namespace cl = opencl::driver;
+namespace {
+
+// The queues alive, so that process exit can finish them while the driver still stands. A driver's own
+// teardown at exit (PoCL's LLVM, for one) runs before that of Tack's devices, which were made earlier, and a
+// driver thread still building or running a queued kernel then crashes the process: a program that returns
+// from main right after a launch would end with a segfault. Exit hooks run in the reverse order of their
+// registration, so the hook is registered after the driver sets itself up: once a queue exists, and again
+// after the first build from source (PoCL sets up its compiler then). It waits for every queue not known
+// to be stuck; running it twice costs nothing. This narrows the window without closing it: PoCL 3.1 builds
+// a kernel's work-group code at its first launch, in its own thread, and the LLVM state that build sets up
+// is torn down before this hook when the process exits during it (a program that exits right after the
+// very first launch of a kernel PoCL has never built still crashes now and then).
+std::mutex g_live_mutex;
+std::set<Queue*>* g_live = new std::set<Queue*>;  // never destroyed: the exit hook may read it last
+
+void finish_live_queues_at_exit() {
+  std::lock_guard lock(g_live_mutex);
+  for (Queue* q : *g_live) q->finish_at_exit();
+}
+
+void track(Queue* q) {
+  static std::once_flag hooked;
+  std::call_once(hooked, [] { std::atexit(finish_live_queues_at_exit); });
+  std::lock_guard lock(g_live_mutex);
+  g_live->insert(q);
+}
+
+void untrack(Queue* q) {
+  std::lock_guard lock(g_live_mutex);
+  g_live->erase(q);
+}
+
+}  // namespace
+
+void finish_queues_at_exit_after_first_build() {
+  static std::once_flag hooked;
+  std::call_once(hooked, [] { std::atexit(finish_live_queues_at_exit); });
+}
 
 Queue::Queue(DeviceInfo device) : device_(std::move(device)) {
   const cl::Api& api = cl::api();
@@ -24,9 +65,15 @@ Queue::Queue(DeviceInfo device) : device_(std::move(device)) {
     api.clReleaseContext(context_);
     cl::check(err, "clCreateCommandQueue");
   }
+  track(this);
+}
+
+void Queue::finish_at_exit() {
+  if (!stuck_.load()) cl::api().clFinish(queue_);
 }
 
 Queue::~Queue() {
+  untrack(this);
   if (stuck_.load()) {
     // A kernel still runs and may never end: clFinish (or releasing the queue) would block for as long.
     // The queue, the context and the memory queued writes read are abandoned instead.

@@ -42,6 +42,8 @@ class Queue : support::NoCopy {
 
   explicit Queue(DeviceInfo device);  // creates the context and the queue
   ~Queue();
+  // Waits for what is queued unless a wait found the queue stuck; at process exit (see opencl_queue.cpp).
+  void finish_at_exit();
 
   const DeviceInfo& device() const { return device_; }
   drivers::cl::cl_context context() const { return context_; }
@@ -91,5 +93,9 @@ class Queue : support::NoCopy {
   LastKernel last_;
   std::atomic<bool> stuck_{false};  // a wait timed out and none has succeeded since
 };
+
+// Registers the exit hook that finishes every live queue once more, after the first program built from
+// source, so that it runs before the teardown of what the driver set up for that build (opencl_queue.cpp).
+void finish_queues_at_exit_after_first_build();
 
 }  // namespace tack::backends::opencl
