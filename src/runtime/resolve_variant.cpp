@@ -204,8 +204,9 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
   request.hardware_texture.resize(k.params.size());
   for (size_t i = 0; i < k.params.size(); ++i) {
     passes::ParamType& t = request.params[i];
-    t.dtype = static_cast<DType>((sig.items[i] >> 2) & 0xF);
-    t.rank = sig.items[i] >> 6;
+    const Signature::Item item = Signature::decode(sig.items[i]);
+    t.dtype = static_cast<DType>(item.dtype);
+    t.rank = item.rank;
     if (k.params[i].kind == ir::ParamKind::Scalar) {
       t.weak = t.rank == 1;
       t.rank = 0;

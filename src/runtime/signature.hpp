@@ -18,9 +18,18 @@ struct Signature {
   std::uint8_t count = 0;
   std::uint8_t flags = 0;  // kSignatureDebug | kSignatureNoalias
 
+  // One argument's entry, decoded. `rank` is an array's rank, a scalar's weakness (1: weak) or a
+  // texture's storage (1: in hardware); resolve_variant.cpp's check_call says which.
+  struct Item {
+    int kind = 0;   // ir::ParamKind
+    int dtype = 0;  // DType
+    int rank = 0;
+  };
+  // Kind in bits 0-1, dtype in bits 2-5, rank from bit 6.
   static std::uint16_t encode(int kind, int dtype, int rank) {
     return static_cast<std::uint16_t>(kind | (dtype << 2) | (rank << 6));
   }
+  static Item decode(std::uint16_t item) { return {item & 0x3, (item >> 2) & 0xF, item >> 6}; }
   bool operator==(const Signature& o) const {
     if (count != o.count || flags != o.flags) return false;
     for (int i = 0; i < count; ++i)

@@ -133,15 +133,8 @@ void KernelEmitter::gang_for(const ir::For* n) {
   if (varying_bounds) lo = splat(lo), hi = splat(hi);
   Value* entry = exec();
   llvm::AllocaInst* continued = mask_slot();
-  BasicBlock* pre = b_.GetInsertBlock();
-  BasicBlock* head = block("for.head");
-  BasicBlock* body = block("for.body");
-  BasicBlock* latch = block("for.next");
-  BasicBlock* exit = block("for.end");
-  b_.CreateBr(head);
-  b_.SetInsertPoint(head);
-  llvm::PHINode* i = b_.CreatePHI(lo->getType(), 2, "i" + std::to_string(n->index));
-  i->addIncoming(lo, pre);
+  CountedLoop loop(b_, kForNames, lo, "i" + std::to_string(n->index));
+  llvm::PHINode* i = loop.counter();
   Value* go;
   if (varying_bounds) {
     Value* active = b_.CreateAnd(exec(), b_.CreateICmpSLT(i, hi));
@@ -150,15 +143,13 @@ void KernelEmitter::gang_for(const ir::For* n) {
   } else {
     go = b_.CreateAnd(b_.CreateICmpSLT(i, hi), any(exec()));
   }
-  b_.CreateCondBr(go, body, exit);
-  b_.SetInsertPoint(body);
+  b_.CreateCondBr(go, loop.body(), loop.exit());
+  b_.SetInsertPoint(loop.body());
   llvm::AllocaInst* index = let_slot(n->index);
   b_.CreateStore(shaped_for(index, i), index);
-  masked_body(n->body, exit, latch, continued);
+  masked_body(n->body, loop.exit(), loop.latch(), continued);
   // Lanes past their bound keep counting, harmlessly: they no longer run.
-  i->addIncoming(b_.CreateAdd(i, llvm::ConstantInt::get(i->getType(), 1)), latch);
-  b_.CreateBr(head);
-  b_.SetInsertPoint(exit);
+  loop.close(b_.CreateAdd(i, llvm::ConstantInt::get(i->getType(), 1)));
   set_exec(entry);
 }
 
@@ -170,21 +161,16 @@ void KernelEmitter::gang_items(const ir::For* n) {
   const auto* lo = n->lo.as<ir::Const>();
   const auto* hi = n->hi.as<ir::Const>();
   TACK_CHECK(lo && hi && lo->i == 0 && hi->i > 0 && hi->i % gang_ == 0);
-  BasicBlock* pre = b_.GetInsertBlock();
   BasicBlock* body = block("items.body");
   BasicBlock* exit = block("items.end");
-  b_.CreateBr(body);
-  b_.SetInsertPoint(body);
-  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "item");
-  i->addIncoming(b_.getInt64(0), pre);
+  CountedLoop loop(b_, body, exit, b_.getInt64(0), "item");
+  llvm::PHINode* i = loop.counter();
   llvm::AllocaInst* index = let_slot(n->index);
   b_.CreateStore(b_.CreateAdd(splat(i), lane_ids(), "local_id"), index);
   set_exec(llvm::Constant::getAllOnesValue(exec_->getAllocatedType()));
   stmt(n->body);
   Value* next = b_.CreateAdd(i, b_.getInt64(gang_));
-  i->addIncoming(next, b_.GetInsertBlock());
-  no_vectorize(b_.CreateCondBr(b_.CreateICmpSLT(next, b_.getInt64(hi->i)), body, exit));
-  b_.SetInsertPoint(exit);
+  no_vectorize(loop.close(next, b_.CreateICmpSLT(next, b_.getInt64(hi->i))));
 }
 
 // `lid / D`, the same for every lane of a gang: computed once from the gang's first lane.

@@ -66,24 +66,16 @@ void KernelEmitter::gang_store(const ir::Store* n) {
 template <class F>
 void KernelEmitter::for_each_active_lane(F&& f) {
   Value* mask = exec();
-  BasicBlock* pre = b_.GetInsertBlock();
-  BasicBlock* head = block("lane.head");
-  BasicBlock* run = block("lane.run");
-  BasicBlock* next = block("lane.next");
-  BasicBlock* done = block("lane.done");
-  b_.CreateBr(head);
-  b_.SetInsertPoint(head);
-  llvm::PHINode* lane = b_.CreatePHI(b_.getInt32Ty(), 2, "lane");
-  lane->addIncoming(b_.getInt32(0), pre);
-  b_.CreateCondBr(b_.CreateExtractElement(mask, lane), run, next);
-  b_.SetInsertPoint(run);
+  CountedLoop loop(b_, {"lane.head", "lane.run", "lane.next", "lane.done"}, b_.getInt32(0), "lane");
+  llvm::PHINode* lane = loop.counter();
+  // A lane that is not running skips to the step: the loop is tested at its end.
+  b_.CreateCondBr(b_.CreateExtractElement(mask, lane), loop.body(), loop.latch());
+  b_.SetInsertPoint(loop.body());
   f(lane);
-  b_.CreateBr(next);
-  b_.SetInsertPoint(next);
+  b_.CreateBr(loop.latch());
+  b_.SetInsertPoint(loop.latch());
   Value* following = b_.CreateAdd(lane, b_.getInt32(1));
-  lane->addIncoming(following, next);
-  b_.CreateCondBr(b_.CreateICmpULT(following, b_.getInt32(gang_)), head, done);
-  b_.SetInsertPoint(done);
+  loop.close(following, b_.CreateICmpULT(following, b_.getInt32(gang_)));
 }
 
 void KernelEmitter::gang_atomic(const ir::Atomic* n) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "analysis/lane_uniformity.hpp"
+#include "codegen/llvm/counted_loop.hpp"
 #include "codegen/llvm/vector_math.hpp"
 #include "ir/ir.hpp"
 
@@ -29,6 +30,9 @@ struct ParamValues {
   std::array<llvm::Value*, 4> extent{};  // arrays: shape; textures: width, height, depth
   llvm::Value* scalar = nullptr;         // scalars, in their register type
 };
+
+// The blocks of a kernel's for loop, on either path.
+inline constexpr CountedLoop::Names kForNames{"for.head", "for.body", "for.next", "for.end"};
 
 class KernelEmitter {
  public:

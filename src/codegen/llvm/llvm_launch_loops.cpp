@@ -29,37 +29,25 @@ using llvm::Value;
 // compile time and bought no measured run time, as AVX-512's masked loads and
 // stores cost what plain ones do (bench/RESULTS.md, "Cold compile of the SIMD path").
 void KernelEmitter::emit_row(Value* lo, Value* hi) {
-  BasicBlock* pre = b_.GetInsertBlock();
   BasicBlock* done = block("row.done");
   // A workgroup kernel runs one group per iteration; its gangs are in the group's work-item loops.
   if (!gang_ || k_.launch == ir::LaunchKind::Workgroup) {
-    BasicBlock* body = block("par.body");
-    b_.CreateBr(body);
-    b_.SetInsertPoint(body);
-    llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "idx");
-    i->addIncoming(lo, pre);
-    loop_index_.back() = i;
+    CountedLoop loop(b_, block("par.body"), done, lo, "idx");
+    loop_index_.back() = loop.counter();
     stmt(k_.body);
-    Value* next = b_.CreateNSWAdd(i, b_.getInt64(1));
-    i->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateCondBr(b_.CreateICmpSLT(next, hi), body, done);
-    b_.SetInsertPoint(done);
+    Value* next = b_.CreateNSWAdd(loop.counter(), b_.getInt64(1));
+    loop.close(next, b_.CreateICmpSLT(next, hi));
     return;
   }
   TACK_CHECK((gang_ & (gang_ - 1)) == 0);
   Value* lanes = lane_ids();
-  BasicBlock* body = block("gang.body");
-  b_.CreateBr(body);
-  b_.SetInsertPoint(body);
-  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "gang");
-  i->addIncoming(lo, pre);
+  CountedLoop loop(b_, block("gang.body"), done, lo, "gang");
+  llvm::PHINode* i = loop.counter();
   loop_index_.back() = b_.CreateAdd(splat(i), lanes, "lane_index");
   set_exec(b_.CreateICmpSLT(lanes, splat(b_.CreateSub(hi, i))));
   stmt(k_.body);
   Value* next = b_.CreateAdd(i, b_.getInt64(gang_));
-  i->addIncoming(next, b_.GetInsertBlock());
-  no_vectorize(b_.CreateCondBr(b_.CreateICmpSLT(next, hi), body, done));
-  b_.SetInsertPoint(done);
+  no_vectorize(loop.close(next, b_.CreateICmpSLT(next, hi)));
 }
 
 // A gang loop is already vectorized: LLVM's loop vectorizer need not look at it.

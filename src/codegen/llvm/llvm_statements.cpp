@@ -246,27 +246,18 @@ void KernelEmitter::emit_for(const ir::For* n) {
   begin_statement({&n->lo, &n->hi});
   Value* lo = converted(n->lo, DType::I64);
   Value* hi = converted(n->hi, DType::I64);
-  BasicBlock* pre = b_.GetInsertBlock();
-  BasicBlock* head = block("for.head");
-  BasicBlock* body = block("for.body");
-  BasicBlock* latch = block("for.next");
-  BasicBlock* exit = block("for.end");
-  b_.CreateBr(head);
-  b_.SetInsertPoint(head);
-  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, "i" + std::to_string(n->index));
-  i->addIncoming(lo, pre);
-  b_.CreateCondBr(b_.CreateICmpSLT(i, hi), body, exit);
-  b_.SetInsertPoint(body);
+  CountedLoop loop(b_, kForNames, lo, "i" + std::to_string(n->index));
+  llvm::PHINode* i = loop.counter();
+  b_.CreateCondBr(b_.CreateICmpSLT(i, hi), loop.body(), loop.exit());
+  b_.SetInsertPoint(loop.body());
   b_.CreateStore(i, let_slot(n->index));
-  loops_.push_back({exit, latch});
+  loops_.push_back({loop.exit(), loop.latch()});
   stmt(n->body);
   loops_.pop_back();
-  b_.CreateBr(latch);
-  b_.SetInsertPoint(latch);
+  b_.CreateBr(loop.latch());
+  b_.SetInsertPoint(loop.latch());
   // i < hi <= INT64_MAX, so the increment cannot overflow: nsw is exact, never poison.
-  i->addIncoming(b_.CreateNSWAdd(i, b_.getInt64(1)), latch);
-  b_.CreateBr(head);
-  b_.SetInsertPoint(exit);
+  loop.close(b_.CreateNSWAdd(i, b_.getInt64(1)));
 }
 
 // Repeats until a Break; Continue starts the next iteration.
