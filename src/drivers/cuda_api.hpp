@@ -6,6 +6,7 @@
 // installed.
 #pragma once
 
+#include "drivers/entry_points.hpp"
 #include "drivers/failure.hpp"
 
 #include <cstddef>
@@ -151,78 +152,84 @@ struct CUmemAccessDesc {
   int flags;
 };
 
-// The entry points Tack calls, named as libcuda exports them.
+// The entry points Tack calls, named as libcuda exports them: X(name, result, parameters).
+// clang-format off
+#define TACK_CUDA_ENTRY_POINTS(X)                                                                                      \
+  X(cuInit, CUresult, (unsigned flags))                                                                                \
+  X(cuDriverGetVersion, CUresult, (int* version))                                                                      \
+  X(cuGetErrorName, CUresult, (CUresult error, const char** name))                                                     \
+  X(cuGetErrorString, CUresult, (CUresult error, const char** text))                                                   \
+  X(cuDeviceGetCount, CUresult, (int* count))                                                                          \
+  X(cuDeviceGet, CUresult, (CUdevice* device, int ordinal))                                                            \
+  X(cuDeviceGetName, CUresult, (char* name, int length, CUdevice device))                                              \
+  X(cuDeviceGetAttribute, CUresult, (int* value, int attribute, CUdevice device))                                      \
+  X(cuDeviceTotalMem_v2, CUresult, (std::size_t* bytes, CUdevice device))                                              \
+  X(cuDevicePrimaryCtxRetain, CUresult, (CUcontext* context, CUdevice device))                                         \
+  X(cuDevicePrimaryCtxRelease_v2, CUresult, (CUdevice device))                                                         \
+  X(cuCtxGetCurrent, CUresult, (CUcontext* context))                                                                   \
+  X(cuCtxSetCurrent, CUresult, (CUcontext context))                                                                    \
+  X(cuCtxPushCurrent_v2, CUresult, (CUcontext context))                                                                \
+  X(cuCtxPopCurrent_v2, CUresult, (CUcontext* context))                                                                \
+  X(cuCtxGetDevice, CUresult, (CUdevice* device))                                                                      \
+  X(cuStreamCreate, CUresult, (CUstream* stream, unsigned flags))                                                      \
+  X(cuStreamDestroy_v2, CUresult, (CUstream stream))                                                                   \
+  X(cuStreamSynchronize, CUresult, (CUstream stream))                                                                  \
+  X(cuStreamQuery, CUresult, (CUstream stream))                                                                        \
+  X(cuEventCreate, CUresult, (CUevent* event, unsigned flags))                                                         \
+  X(cuEventRecord, CUresult, (CUevent event, CUstream stream))                                                         \
+  X(cuEventSynchronize, CUresult, (CUevent event))                                                                     \
+  X(cuEventQuery, CUresult, (CUevent event)) /* the bounded waits (TACK_WAIT_TIMEOUT_S) */                             \
+  X(cuEventDestroy_v2, CUresult, (CUevent event))                                                                      \
+  X(cuMemGetInfo_v2, CUresult, (std::size_t* free, std::size_t* total))                                                \
+  X(cuMemAlloc_v2, CUresult, (CUdeviceptr* ptr, std::size_t bytes))                                                    \
+  X(cuMemFree_v2, CUresult, (CUdeviceptr ptr))                                                                         \
+  X(cuMemAllocAsync, CUresult, (CUdeviceptr* ptr, std::size_t bytes, CUstream stream))                                 \
+  X(cuMemFreeAsync, CUresult, (CUdeviceptr ptr, CUstream stream))                                                      \
+  X(cuDeviceGetDefaultMemPool, CUresult, (CUmemoryPool* pool, CUdevice device))                                        \
+  X(cuMemPoolSetAttribute, CUresult, (CUmemoryPool pool, int attribute, void* value))                                  \
+  X(cuMemcpyHtoDAsync_v2, CUresult, (CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream))            \
+  X(cuMemcpyDtoH_v2, CUresult, (void* dst, CUdeviceptr src, std::size_t bytes))                                        \
+  X(cuMemcpyDtoDAsync_v2, CUresult, (CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream))            \
+  X(cuMemsetD8Async, CUresult, (CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream))             \
+  X(cuMemsetD16Async, CUresult, (CUdeviceptr dst, unsigned short value, std::size_t count, CUstream stream))           \
+  X(cuMemsetD32Async, CUresult, (CUdeviceptr dst, unsigned value, std::size_t count, CUstream stream))                 \
+  X(cuMemsetD2D32Async, CUresult,                                                                                      \
+    (CUdeviceptr dst, std::size_t pitch, unsigned value, std::size_t width, std::size_t height, CUstream stream))      \
+  X(cuModuleLoadDataEx, CUresult, (CUmodule* module, const void* image, unsigned count, int* options, void** values))  \
+  X(cuModuleUnload, CUresult, (CUmodule module))                                                                       \
+  X(cuModuleGetFunction, CUresult, (CUfunction* function, CUmodule module, const char* name))                          \
+  X(cuFuncGetAttribute, CUresult, (int* value, int attribute, CUfunction function))                                    \
+  X(cuLaunchKernel, CUresult,                                                                                          \
+    (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,                       \
+     unsigned shared_bytes, CUstream stream, void** params, void** extra))                                             \
+  X(cuArray3DCreate_v2, CUresult, (CUarray* array, const CUDA_ARRAY3D_DESCRIPTOR* descriptor))                         \
+  X(cuArrayDestroy, CUresult, (CUarray array))                                                                         \
+  X(cuMemcpy3DAsync_v2, CUresult, (const CUDA_MEMCPY3D* copy, CUstream stream))                                        \
+  X(cuTexObjectCreate, CUresult,                                                                                       \
+    (CUtexObject* object, const CUDA_RESOURCE_DESC* resource, const CUDA_TEXTURE_DESC* texture, const void* view))     \
+  X(cuTexObjectDestroy, CUresult, (CUtexObject object))                                                                \
+  X(cuMemGetAllocationGranularity, CUresult, (std::size_t* granularity, const CUmemAllocationProp* prop, int option))  \
+  X(cuMemCreate, CUresult,                                                                                             \
+    (CUmemGenericAllocationHandle* handle, std::size_t bytes, const CUmemAllocationProp* prop,                         \
+     unsigned long long flags))                                                                                        \
+  X(cuMemRelease, CUresult, (CUmemGenericAllocationHandle handle))                                                     \
+  X(cuMemAddressReserve, CUresult,                                                                                     \
+    (CUdeviceptr* ptr, std::size_t bytes, std::size_t alignment, CUdeviceptr addr, unsigned long long flags))          \
+  X(cuMemAddressFree, CUresult, (CUdeviceptr ptr, std::size_t bytes))                                                  \
+  X(cuMemMap, CUresult,                                                                                                \
+    (CUdeviceptr ptr, std::size_t bytes, std::size_t offset, CUmemGenericAllocationHandle handle,                      \
+     unsigned long long flags))                                                                                        \
+  X(cuMemUnmap, CUresult, (CUdeviceptr ptr, std::size_t bytes))                                                        \
+  X(cuMemSetAccess, CUresult, (CUdeviceptr ptr, std::size_t bytes, const CUmemAccessDesc* desc, std::size_t count))    \
+  X(cuMemExportToShareableHandle, CUresult,                                                                            \
+    (void* handle, CUmemGenericAllocationHandle allocation, int type, unsigned long long flags))                       \
+  X(cuMemGetAddressRange_v2, CUresult, (CUdeviceptr* base, std::size_t* bytes, CUdeviceptr ptr))                       \
+  X(cuPointerGetAttribute, CUresult, (void* data, int attribute, CUdeviceptr ptr))
+// clang-format on
+
+// The table: a function pointer per row, in the list's order, then the file they came from.
 struct Api {
-  CUresult (*cuInit)(unsigned flags) = nullptr;
-  CUresult (*cuDriverGetVersion)(int* version) = nullptr;
-  CUresult (*cuGetErrorName)(CUresult error, const char** name) = nullptr;
-  CUresult (*cuGetErrorString)(CUresult error, const char** text) = nullptr;
-  CUresult (*cuDeviceGetCount)(int* count) = nullptr;
-  CUresult (*cuDeviceGet)(CUdevice* device, int ordinal) = nullptr;
-  CUresult (*cuDeviceGetName)(char* name, int length, CUdevice device) = nullptr;
-  CUresult (*cuDeviceGetAttribute)(int* value, int attribute, CUdevice device) = nullptr;
-  CUresult (*cuDeviceTotalMem_v2)(std::size_t* bytes, CUdevice device) = nullptr;
-  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext* context, CUdevice device) = nullptr;
-  CUresult (*cuDevicePrimaryCtxRelease_v2)(CUdevice device) = nullptr;
-  CUresult (*cuCtxGetCurrent)(CUcontext* context) = nullptr;
-  CUresult (*cuCtxSetCurrent)(CUcontext context) = nullptr;
-  CUresult (*cuCtxPushCurrent_v2)(CUcontext context) = nullptr;
-  CUresult (*cuCtxPopCurrent_v2)(CUcontext* context) = nullptr;
-  CUresult (*cuCtxGetDevice)(CUdevice* device) = nullptr;
-  CUresult (*cuStreamCreate)(CUstream* stream, unsigned flags) = nullptr;
-  CUresult (*cuStreamDestroy_v2)(CUstream stream) = nullptr;
-  CUresult (*cuStreamSynchronize)(CUstream stream) = nullptr;
-  CUresult (*cuStreamQuery)(CUstream stream) = nullptr;
-  CUresult (*cuEventCreate)(CUevent* event, unsigned flags) = nullptr;
-  CUresult (*cuEventRecord)(CUevent event, CUstream stream) = nullptr;
-  CUresult (*cuEventSynchronize)(CUevent event) = nullptr;
-  CUresult (*cuEventQuery)(CUevent event) = nullptr;  // the bounded waits (TACK_WAIT_TIMEOUT_S)
-  CUresult (*cuEventDestroy_v2)(CUevent event) = nullptr;
-  CUresult (*cuMemGetInfo_v2)(std::size_t* free, std::size_t* total) = nullptr;
-  CUresult (*cuMemAlloc_v2)(CUdeviceptr* ptr, std::size_t bytes) = nullptr;
-  CUresult (*cuMemFree_v2)(CUdeviceptr ptr) = nullptr;
-  CUresult (*cuMemAllocAsync)(CUdeviceptr* ptr, std::size_t bytes, CUstream stream) = nullptr;
-  CUresult (*cuMemFreeAsync)(CUdeviceptr ptr, CUstream stream) = nullptr;
-  CUresult (*cuDeviceGetDefaultMemPool)(CUmemoryPool* pool, CUdevice device) = nullptr;
-  CUresult (*cuMemPoolSetAttribute)(CUmemoryPool pool, int attribute, void* value) = nullptr;
-  CUresult (*cuMemcpyHtoDAsync_v2)(CUdeviceptr dst, const void* src, std::size_t bytes, CUstream stream) = nullptr;
-  CUresult (*cuMemcpyDtoH_v2)(void* dst, CUdeviceptr src, std::size_t bytes) = nullptr;
-  CUresult (*cuMemcpyDtoDAsync_v2)(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes, CUstream stream) = nullptr;
-  CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, std::size_t count, CUstream stream) = nullptr;
-  CUresult (*cuMemsetD16Async)(CUdeviceptr dst, unsigned short value, std::size_t count, CUstream stream) = nullptr;
-  CUresult (*cuMemsetD32Async)(CUdeviceptr dst, unsigned value, std::size_t count, CUstream stream) = nullptr;
-  CUresult (*cuMemsetD2D32Async)(CUdeviceptr dst, std::size_t pitch, unsigned value, std::size_t width,
-                                 std::size_t height, CUstream stream) = nullptr;
-  CUresult (*cuModuleLoadDataEx)(CUmodule* module, const void* image, unsigned count, int* options,
-                                 void** values) = nullptr;
-  CUresult (*cuModuleUnload)(CUmodule module) = nullptr;
-  CUresult (*cuModuleGetFunction)(CUfunction* function, CUmodule module, const char* name) = nullptr;
-  CUresult (*cuFuncGetAttribute)(int* value, int attribute, CUfunction function) = nullptr;
-  CUresult (*cuLaunchKernel)(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                             unsigned shared_bytes, CUstream stream, void** params, void** extra) = nullptr;
-  CUresult (*cuArray3DCreate_v2)(CUarray* array, const CUDA_ARRAY3D_DESCRIPTOR* descriptor) = nullptr;
-  CUresult (*cuArrayDestroy)(CUarray array) = nullptr;
-  CUresult (*cuMemcpy3DAsync_v2)(const CUDA_MEMCPY3D* copy, CUstream stream) = nullptr;
-  CUresult (*cuTexObjectCreate)(CUtexObject* object, const CUDA_RESOURCE_DESC* resource,
-                                const CUDA_TEXTURE_DESC* texture, const void* view) = nullptr;
-  CUresult (*cuTexObjectDestroy)(CUtexObject object) = nullptr;
-  CUresult (*cuMemGetAllocationGranularity)(std::size_t* granularity, const CUmemAllocationProp* prop,
-                                            int option) = nullptr;
-  CUresult (*cuMemCreate)(CUmemGenericAllocationHandle* handle, std::size_t bytes, const CUmemAllocationProp* prop,
-                          unsigned long long flags) = nullptr;
-  CUresult (*cuMemRelease)(CUmemGenericAllocationHandle handle) = nullptr;
-  CUresult (*cuMemAddressReserve)(CUdeviceptr* ptr, std::size_t bytes, std::size_t alignment, CUdeviceptr addr,
-                                  unsigned long long flags) = nullptr;
-  CUresult (*cuMemAddressFree)(CUdeviceptr ptr, std::size_t bytes) = nullptr;
-  CUresult (*cuMemMap)(CUdeviceptr ptr, std::size_t bytes, std::size_t offset, CUmemGenericAllocationHandle handle,
-                       unsigned long long flags) = nullptr;
-  CUresult (*cuMemUnmap)(CUdeviceptr ptr, std::size_t bytes) = nullptr;
-  CUresult (*cuMemSetAccess)(CUdeviceptr ptr, std::size_t bytes, const CUmemAccessDesc* desc,
-                             std::size_t count) = nullptr;
-  CUresult (*cuMemExportToShareableHandle)(void* handle, CUmemGenericAllocationHandle allocation, int type,
-                                           unsigned long long flags) = nullptr;
-  CUresult (*cuMemGetAddressRange_v2)(CUdeviceptr* base, std::size_t* bytes, CUdeviceptr ptr) = nullptr;
-  CUresult (*cuPointerGetAttribute)(void* data, int attribute, CUdeviceptr ptr) = nullptr;
+  TACK_CUDA_ENTRY_POINTS(TACK_DRIVER_ENTRY_MEMBER)
   std::string library;  // the file loaded
 };
 

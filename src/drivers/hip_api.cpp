@@ -38,6 +38,9 @@ namespace {
 
 using Loaded = LoadedDriver<Api>;
 
+void resolve_required(DynamicLibrary& lib, Api& api) { TACK_HIP_ENTRY_POINTS(TACK_DRIVER_ENTRY_RESOLVE) }
+void resolve_optional(DynamicLibrary& lib, Api& api) { TACK_HIP_OPTIONAL_ENTRY_POINTS(TACK_DRIVER_ENTRY_RESOLVE) }
+
 std::string directory_of(const std::string& path) {
   const std::size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
@@ -69,46 +72,13 @@ void load(Loaded& out) {
     return;
   }
   out.api.library = out.lib.name();
-#define TACK_HIP_RESOLVE(name) out.lib.resolve(out.api.name, #name)
-  TACK_HIP_RESOLVE(hipInit);
-  TACK_HIP_RESOLVE(hipRuntimeGetVersion);
-  TACK_HIP_RESOLVE(hipGetErrorName);
-  TACK_HIP_RESOLVE(hipGetErrorString);
-  TACK_HIP_RESOLVE(hipGetDeviceCount);
-  TACK_HIP_RESOLVE(hipGetDevice);
-  TACK_HIP_RESOLVE(hipSetDevice);
-  TACK_HIP_RESOLVE(hipDeviceGetName);
-  TACK_HIP_RESOLVE(hipDeviceGetAttribute);
-  TACK_HIP_RESOLVE(hipDeviceTotalMem);
-  TACK_HIP_RESOLVE(hipStreamCreateWithFlags);
-  TACK_HIP_RESOLVE(hipStreamDestroy);
-  TACK_HIP_RESOLVE(hipEventCreateWithFlags);
-  TACK_HIP_RESOLVE(hipEventRecord);
-  TACK_HIP_RESOLVE(hipEventSynchronize);
-  TACK_HIP_RESOLVE(hipEventQuery);
-  TACK_HIP_RESOLVE(hipEventDestroy);
-  TACK_HIP_RESOLVE(hipMalloc);
-  TACK_HIP_RESOLVE(hipFree);
-  TACK_HIP_RESOLVE(hipMallocAsync);
-  TACK_HIP_RESOLVE(hipFreeAsync);
-  TACK_HIP_RESOLVE(hipDeviceGetDefaultMemPool);
-  TACK_HIP_RESOLVE(hipMemPoolSetAttribute);
-  TACK_HIP_RESOLVE(hipMemcpyHtoDAsync);
-  TACK_HIP_RESOLVE(hipMemcpyDtoHAsync);
-  TACK_HIP_RESOLVE(hipMemsetD8Async);
-  TACK_HIP_RESOLVE(hipMemsetD16Async);
-  TACK_HIP_RESOLVE(hipMemsetD32Async);
-  TACK_HIP_RESOLVE(hipModuleLoadData);
-  TACK_HIP_RESOLVE(hipModuleUnload);
-  TACK_HIP_RESOLVE(hipModuleGetFunction);
-  TACK_HIP_RESOLVE(hipModuleLaunchKernel);
-#undef TACK_HIP_RESOLVE
+  resolve_required(out.lib, out.api);
   if (!out.lib.missing().empty()) {
     out.failure = out.lib.name() + " lacks " + out.lib.missing() + " (Tack needs ROCm 5.2 or newer)";
     return;
   }
   // Optional: absent before ROCm 6 (then the disk cache is off, having no architecture name to key on).
-  out.lib.resolve(out.api.hipGetDevicePropertiesR0600, "hipGetDevicePropertiesR0600");
+  resolve_optional(out.lib, out.api);
   // Asked before hipInit, which needs no device and loads no compiler.
   if (out.api.hipRuntimeGetVersion(&out.api.runtime_version) != hipSuccess) out.api.runtime_version = 0;
   const RuntimeVersion v = split_runtime_version(out.api.runtime_version);

@@ -7,6 +7,7 @@
 // than 5 is refused by version rather than asked with the wrong numbers.
 #pragma once
 
+#include "drivers/entry_points.hpp"
 #include "drivers/failure.hpp"
 
 #include <cstddef>
@@ -51,45 +52,54 @@ inline constexpr unsigned hipEventDisableTiming = 2;
 inline constexpr std::size_t kDevicePropR0600GcnArchNameOffset = 1160;
 inline constexpr std::size_t kDevicePropBufferBytes = 4096;
 
+// The entry points Tack calls, as libamdhip64 exports them: X(name, result, parameters).
+// clang-format off
+#define TACK_HIP_ENTRY_POINTS(X)                                                                                       \
+  X(hipInit, hipError_t, (unsigned flags))                                                                             \
+  X(hipRuntimeGetVersion, hipError_t, (int* version))                                                                  \
+  X(hipGetErrorName, const char*, (hipError_t error))                                                                  \
+  X(hipGetErrorString, const char*, (hipError_t error))                                                                \
+  X(hipGetDeviceCount, hipError_t, (int* count))                                                                       \
+  X(hipGetDevice, hipError_t, (int* device))                                                                           \
+  X(hipSetDevice, hipError_t, (int device))                                                                            \
+  X(hipDeviceGetName, hipError_t, (char* name, int length, int device))                                                \
+  X(hipDeviceGetAttribute, hipError_t, (int* value, int attribute, int device))                                        \
+  X(hipDeviceTotalMem, hipError_t, (std::size_t* bytes, int device))                                                   \
+  X(hipStreamCreateWithFlags, hipError_t, (hipStream_t* stream, unsigned flags))                                       \
+  X(hipStreamDestroy, hipError_t, (hipStream_t stream))                                                                \
+  X(hipEventCreateWithFlags, hipError_t, (hipEvent_t* event, unsigned flags))                                          \
+  X(hipEventRecord, hipError_t, (hipEvent_t event, hipStream_t stream))                                                \
+  X(hipEventSynchronize, hipError_t, (hipEvent_t event))                                                               \
+  X(hipEventQuery, hipError_t, (hipEvent_t event)) /* the bounded waits (TACK_WAIT_TIMEOUT_S) */                       \
+  X(hipEventDestroy, hipError_t, (hipEvent_t event))                                                                   \
+  X(hipMalloc, hipError_t, (void** ptr, std::size_t bytes))                                                            \
+  X(hipFree, hipError_t, (void* ptr))                                                                                  \
+  X(hipMallocAsync, hipError_t, (void** ptr, std::size_t bytes, hipStream_t stream))                                   \
+  X(hipFreeAsync, hipError_t, (void* ptr, hipStream_t stream))                                                         \
+  X(hipDeviceGetDefaultMemPool, hipError_t, (hipMemPool_t* pool, int device))                                          \
+  X(hipMemPoolSetAttribute, hipError_t, (hipMemPool_t pool, int attribute, void* value))                               \
+  X(hipMemcpyHtoDAsync, hipError_t, (hipDeviceptr_t dst, void* src, std::size_t bytes, hipStream_t stream))            \
+  X(hipMemcpyDtoHAsync, hipError_t, (void* dst, hipDeviceptr_t src, std::size_t bytes, hipStream_t stream))            \
+  X(hipMemsetD8Async, hipError_t, (hipDeviceptr_t dst, unsigned char value, std::size_t count, hipStream_t stream))    \
+  X(hipMemsetD16Async, hipError_t, (hipDeviceptr_t dst, unsigned short value, std::size_t count, hipStream_t stream))  \
+  X(hipMemsetD32Async, hipError_t, (hipDeviceptr_t dst, int value, std::size_t count, hipStream_t stream))             \
+  X(hipModuleLoadData, hipError_t, (hipModule_t* module, const void* image))                                           \
+  X(hipModuleUnload, hipError_t, (hipModule_t module))                                                                 \
+  X(hipModuleGetFunction, hipError_t, (hipFunction_t* function, hipModule_t module, const char* name))                 \
+  X(hipModuleLaunchKernel, hipError_t,                                                                                 \
+    (hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,                    \
+     unsigned shared_bytes, hipStream_t stream, void** params, void** extra))
+
+// Optional, resolved only once every entry above was: nullptr where the runtime lacks them.
+// hipGetDevicePropertiesR0600, ROCm 6+ only: the properties struct whose layout Tack knows, for gcnArchName.
+#define TACK_HIP_OPTIONAL_ENTRY_POINTS(X) \
+  X(hipGetDevicePropertiesR0600, hipError_t, (void* properties, int device))
+// clang-format on
+
+// The table: a function pointer per row, in the lists' order, then what load() learnt.
 struct Api {
-  hipError_t (*hipInit)(unsigned flags) = nullptr;
-  hipError_t (*hipRuntimeGetVersion)(int* version) = nullptr;
-  const char* (*hipGetErrorName)(hipError_t error) = nullptr;
-  const char* (*hipGetErrorString)(hipError_t error) = nullptr;
-  hipError_t (*hipGetDeviceCount)(int* count) = nullptr;
-  hipError_t (*hipGetDevice)(int* device) = nullptr;
-  hipError_t (*hipSetDevice)(int device) = nullptr;
-  hipError_t (*hipDeviceGetName)(char* name, int length, int device) = nullptr;
-  hipError_t (*hipDeviceGetAttribute)(int* value, int attribute, int device) = nullptr;
-  hipError_t (*hipDeviceTotalMem)(std::size_t* bytes, int device) = nullptr;
-  hipError_t (*hipStreamCreateWithFlags)(hipStream_t* stream, unsigned flags) = nullptr;
-  hipError_t (*hipStreamDestroy)(hipStream_t stream) = nullptr;
-  hipError_t (*hipEventCreateWithFlags)(hipEvent_t* event, unsigned flags) = nullptr;
-  hipError_t (*hipEventRecord)(hipEvent_t event, hipStream_t stream) = nullptr;
-  hipError_t (*hipEventSynchronize)(hipEvent_t event) = nullptr;
-  hipError_t (*hipEventQuery)(hipEvent_t event) = nullptr;  // the bounded waits (TACK_WAIT_TIMEOUT_S)
-  hipError_t (*hipEventDestroy)(hipEvent_t event) = nullptr;
-  hipError_t (*hipMalloc)(void** ptr, std::size_t bytes) = nullptr;
-  hipError_t (*hipFree)(void* ptr) = nullptr;
-  hipError_t (*hipMallocAsync)(void** ptr, std::size_t bytes, hipStream_t stream) = nullptr;
-  hipError_t (*hipFreeAsync)(void* ptr, hipStream_t stream) = nullptr;
-  hipError_t (*hipDeviceGetDefaultMemPool)(hipMemPool_t* pool, int device) = nullptr;
-  hipError_t (*hipMemPoolSetAttribute)(hipMemPool_t pool, int attribute, void* value) = nullptr;
-  hipError_t (*hipMemcpyHtoDAsync)(hipDeviceptr_t dst, void* src, std::size_t bytes, hipStream_t stream) = nullptr;
-  hipError_t (*hipMemcpyDtoHAsync)(void* dst, hipDeviceptr_t src, std::size_t bytes, hipStream_t stream) = nullptr;
-  hipError_t (*hipMemsetD8Async)(hipDeviceptr_t dst, unsigned char value, std::size_t count,
-                                 hipStream_t stream) = nullptr;
-  hipError_t (*hipMemsetD16Async)(hipDeviceptr_t dst, unsigned short value, std::size_t count,
-                                  hipStream_t stream) = nullptr;
-  hipError_t (*hipMemsetD32Async)(hipDeviceptr_t dst, int value, std::size_t count, hipStream_t stream) = nullptr;
-  hipError_t (*hipModuleLoadData)(hipModule_t* module, const void* image) = nullptr;
-  hipError_t (*hipModuleUnload)(hipModule_t module) = nullptr;
-  hipError_t (*hipModuleGetFunction)(hipFunction_t* function, hipModule_t module, const char* name) = nullptr;
-  hipError_t (*hipModuleLaunchKernel)(hipFunction_t f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                                      unsigned bz, unsigned shared_bytes, hipStream_t stream, void** params,
-                                      void** extra) = nullptr;
-  // ROCm 6+ only (nullptr before): the properties struct whose layout Tack knows, for gcnArchName.
-  hipError_t (*hipGetDevicePropertiesR0600)(void* properties, int device) = nullptr;
+  TACK_HIP_ENTRY_POINTS(TACK_DRIVER_ENTRY_MEMBER)
+  TACK_HIP_OPTIONAL_ENTRY_POINTS(TACK_DRIVER_ENTRY_MEMBER)
   std::string library;      // the file loaded
   int runtime_version = 0;  // hipRuntimeGetVersion: major * 10000000 + minor * 100000 + patch
 };

@@ -13,6 +13,11 @@ namespace {
 
 using Loaded = LoadedDriver<Api>;
 
+void resolve_required(DynamicLibrary& lib, Api& api) { TACK_LEVEL_ZERO_ENTRY_POINTS(TACK_DRIVER_ENTRY_RESOLVE) }
+void resolve_optional(DynamicLibrary& lib, Api& api) {
+  TACK_LEVEL_ZERO_OPTIONAL_ENTRY_POINTS(TACK_DRIVER_ENTRY_RESOLVE)
+}
+
 std::atomic<bool> g_exiting{false};
 
 void load(Loaded& out) {
@@ -23,53 +28,13 @@ void load(Loaded& out) {
     return;
   }
   out.api.library = out.lib.name();
-#define TACK_ZE_RESOLVE(name) out.lib.resolve(out.api.name, #name)
-  TACK_ZE_RESOLVE(zeInit);
-  TACK_ZE_RESOLVE(zeDriverGet);
-  TACK_ZE_RESOLVE(zeDriverGetApiVersion);
-  TACK_ZE_RESOLVE(zeDriverGetProperties);
-  TACK_ZE_RESOLVE(zeDriverGetExtensionProperties);
-  TACK_ZE_RESOLVE(zeDeviceGet);
-  TACK_ZE_RESOLVE(zeDeviceGetProperties);
-  TACK_ZE_RESOLVE(zeDeviceGetComputeProperties);
-  TACK_ZE_RESOLVE(zeDeviceGetImageProperties);
-  TACK_ZE_RESOLVE(zeDeviceGetModuleProperties);
-  TACK_ZE_RESOLVE(zeDeviceGetCommandQueueGroupProperties);
-  TACK_ZE_RESOLVE(zeContextCreate);
-  TACK_ZE_RESOLVE(zeContextDestroy);
-  TACK_ZE_RESOLVE(zeCommandListCreateImmediate);
-  TACK_ZE_RESOLVE(zeCommandListDestroy);
-  TACK_ZE_RESOLVE(zeCommandListAppendBarrier);
-  TACK_ZE_RESOLVE(zeCommandListAppendMemoryCopy);
-  TACK_ZE_RESOLVE(zeCommandListAppendMemoryFill);
-  TACK_ZE_RESOLVE(zeCommandListAppendLaunchKernel);
-  TACK_ZE_RESOLVE(zeMemAllocDevice);
-  TACK_ZE_RESOLVE(zeMemAllocHost);
-  TACK_ZE_RESOLVE(zeMemFree);
-  TACK_ZE_RESOLVE(zeModuleCreate);
-  TACK_ZE_RESOLVE(zeModuleDestroy);
-  TACK_ZE_RESOLVE(zeModuleBuildLogGetString);
-  TACK_ZE_RESOLVE(zeModuleBuildLogDestroy);
-  TACK_ZE_RESOLVE(zeModuleGetNativeBinary);
-  TACK_ZE_RESOLVE(zeKernelCreate);
-  TACK_ZE_RESOLVE(zeKernelDestroy);
-  TACK_ZE_RESOLVE(zeKernelSetArgumentValue);
-  TACK_ZE_RESOLVE(zeKernelSetGroupSize);
-  TACK_ZE_RESOLVE(zeEventPoolCreate);
-  TACK_ZE_RESOLVE(zeEventPoolDestroy);
-  TACK_ZE_RESOLVE(zeEventCreate);
-  TACK_ZE_RESOLVE(zeEventDestroy);
-  TACK_ZE_RESOLVE(zeEventHostSynchronize);
-  TACK_ZE_RESOLVE(zeEventHostReset);
-#undef TACK_ZE_RESOLVE
+  resolve_required(out.lib, out.api);
   if (!out.lib.missing().empty()) {
     out.failure = out.lib.name() + " lacks " + out.lib.missing();
     return;
   }
   // Optional: their absence changes how the backend queues and frees, not whether it works.
-  out.api.zeCommandListHostSynchronize =
-      reinterpret_cast<decltype(out.api.zeCommandListHostSynchronize)>(out.lib.symbol("zeCommandListHostSynchronize"));
-  out.api.zeMemFreeExt = reinterpret_cast<decltype(out.api.zeMemFreeExt)>(out.lib.symbol("zeMemFreeExt"));
+  resolve_optional(out.lib, out.api);
   const ze_result_t init = out.api.zeInit(0);
   if (init != ZE_RESULT_SUCCESS) {
     out.failure = "zeInit failed: " + error_text(init) + " (no Level Zero driver or device on " + out.lib.name() + ")";

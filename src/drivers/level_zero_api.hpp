@@ -4,6 +4,7 @@
 // with the layouts and values of the specification's ze_api.h (1.x).
 #pragma once
 
+#include "drivers/entry_points.hpp"
 #include "drivers/failure.hpp"
 
 #include <cstddef>
@@ -228,70 +229,80 @@ struct ze_event_desc_t {
 
 // The entry points Tack calls. The last two are optional: a loader without
 // them still works, with a synchronous list and waiting frees.
+// The entry points Tack calls, as the loader exports them: X(name, result, parameters).
+// clang-format off
+#define TACK_LEVEL_ZERO_ENTRY_POINTS(X)                                                                                \
+  X(zeInit, ze_result_t, (std::uint32_t flags))                                                                        \
+  X(zeDriverGet, ze_result_t, (std::uint32_t* count, ze_driver_handle_t* drivers))                                     \
+  X(zeDriverGetApiVersion, ze_result_t, (ze_driver_handle_t driver, std::uint32_t* version))                           \
+  X(zeDriverGetProperties, ze_result_t, (ze_driver_handle_t driver, ze_driver_properties_t* props))                    \
+  X(zeDriverGetExtensionProperties, ze_result_t,                                                                       \
+    (ze_driver_handle_t driver, std::uint32_t* count, ze_driver_extension_properties_t* props))                        \
+  X(zeDeviceGet, ze_result_t, (ze_driver_handle_t driver, std::uint32_t* count, ze_device_handle_t* devices))          \
+  X(zeDeviceGetProperties, ze_result_t, (ze_device_handle_t device, ze_device_properties_t* props))                    \
+  X(zeDeviceGetComputeProperties, ze_result_t, (ze_device_handle_t device, ze_device_compute_properties_t* props))     \
+  X(zeDeviceGetImageProperties, ze_result_t, (ze_device_handle_t device, ze_device_image_properties_t* props))         \
+  X(zeDeviceGetModuleProperties, ze_result_t, (ze_device_handle_t device, ze_device_module_properties_t* props))       \
+  X(zeDeviceGetCommandQueueGroupProperties, ze_result_t,                                                               \
+    (ze_device_handle_t device, std::uint32_t* count, ze_command_queue_group_properties_t* props))                     \
+  X(zeContextCreate, ze_result_t,                                                                                      \
+    (ze_driver_handle_t driver, const ze_context_desc_t* desc, ze_context_handle_t* context))                          \
+  X(zeContextDestroy, ze_result_t, (ze_context_handle_t context))                                                      \
+  X(zeCommandListCreateImmediate, ze_result_t,                                                                         \
+    (ze_context_handle_t context, ze_device_handle_t device, const ze_command_queue_desc_t* desc,                      \
+     ze_command_list_handle_t* list))                                                                                  \
+  X(zeCommandListDestroy, ze_result_t, (ze_command_list_handle_t list))                                                \
+  X(zeCommandListAppendBarrier, ze_result_t,                                                                           \
+    (ze_command_list_handle_t list, ze_event_handle_t signal, std::uint32_t wait_count, ze_event_handle_t* waits))     \
+  X(zeCommandListAppendMemoryCopy, ze_result_t,                                                                        \
+    (ze_command_list_handle_t list, void* dst, const void* src, std::size_t bytes, ze_event_handle_t signal,           \
+     std::uint32_t wait_count, ze_event_handle_t* waits))                                                              \
+  X(zeCommandListAppendMemoryFill, ze_result_t,                                                                        \
+    (ze_command_list_handle_t list, void* ptr, const void* pattern, std::size_t pattern_size, std::size_t bytes,       \
+     ze_event_handle_t signal, std::uint32_t wait_count, ze_event_handle_t* waits))                                    \
+  X(zeCommandListAppendLaunchKernel, ze_result_t,                                                                      \
+    (ze_command_list_handle_t list, ze_kernel_handle_t kernel, const ze_group_count_t* groups,                         \
+     ze_event_handle_t signal, std::uint32_t wait_count, ze_event_handle_t* waits))                                    \
+  X(zeMemAllocDevice, ze_result_t,                                                                                     \
+    (ze_context_handle_t context, const ze_device_mem_alloc_desc_t* desc, std::size_t bytes, std::size_t alignment,    \
+     ze_device_handle_t device, void** ptr))                                                                           \
+  X(zeMemAllocHost, ze_result_t,                                                                                       \
+    (ze_context_handle_t context, const ze_host_mem_alloc_desc_t* desc, std::size_t bytes, std::size_t alignment,      \
+     void** ptr))                                                                                                      \
+  X(zeMemFree, ze_result_t, (ze_context_handle_t context, void* ptr))                                                  \
+  X(zeModuleCreate, ze_result_t,                                                                                       \
+    (ze_context_handle_t context, ze_device_handle_t device, const ze_module_desc_t* desc, ze_module_handle_t* module, \
+     ze_module_build_log_handle_t* log))                                                                               \
+  X(zeModuleDestroy, ze_result_t, (ze_module_handle_t module))                                                         \
+  X(zeModuleBuildLogGetString, ze_result_t, (ze_module_build_log_handle_t log, std::size_t* size, char* text))         \
+  X(zeModuleBuildLogDestroy, ze_result_t, (ze_module_build_log_handle_t log))                                          \
+  X(zeModuleGetNativeBinary, ze_result_t, (ze_module_handle_t module, std::size_t* size, std::uint8_t* binary))        \
+  X(zeKernelCreate, ze_result_t,                                                                                       \
+    (ze_module_handle_t module, const ze_kernel_desc_t* desc, ze_kernel_handle_t* kernel))                             \
+  X(zeKernelDestroy, ze_result_t, (ze_kernel_handle_t kernel))                                                         \
+  X(zeKernelSetArgumentValue, ze_result_t,                                                                             \
+    (ze_kernel_handle_t kernel, std::uint32_t index, std::size_t size, const void* value))                             \
+  X(zeKernelSetGroupSize, ze_result_t, (ze_kernel_handle_t kernel, std::uint32_t x, std::uint32_t y, std::uint32_t z)) \
+  X(zeEventPoolCreate, ze_result_t,                                                                                    \
+    (ze_context_handle_t context, const ze_event_pool_desc_t* desc, std::uint32_t device_count,                        \
+     ze_device_handle_t* devices, ze_event_pool_handle_t* pool))                                                       \
+  X(zeEventPoolDestroy, ze_result_t, (ze_event_pool_handle_t pool))                                                    \
+  X(zeEventCreate, ze_result_t, (ze_event_pool_handle_t pool, const ze_event_desc_t* desc, ze_event_handle_t* event))  \
+  X(zeEventDestroy, ze_result_t, (ze_event_handle_t event))                                                            \
+  X(zeEventHostSynchronize, ze_result_t, (ze_event_handle_t event, std::uint64_t timeout_ns))                          \
+  X(zeEventHostReset, ze_result_t, (ze_event_handle_t event))
+
+// Optional (API 1.6 and the memory-free-policies extension), resolved only once every entry
+// above was: nullptr where the loader lacks them.
+#define TACK_LEVEL_ZERO_OPTIONAL_ENTRY_POINTS(X)                                                                       \
+  X(zeCommandListHostSynchronize, ze_result_t, (ze_command_list_handle_t list, std::uint64_t timeout_ns))              \
+  X(zeMemFreeExt, ze_result_t, (ze_context_handle_t context, const ze_memory_free_ext_desc_t* desc, void* ptr))
+// clang-format on
+
+// The table: a function pointer per row, in the lists' order, then the file they came from.
 struct Api {
-  ze_result_t (*zeInit)(std::uint32_t flags) = nullptr;
-  ze_result_t (*zeDriverGet)(std::uint32_t* count, ze_driver_handle_t* drivers) = nullptr;
-  ze_result_t (*zeDriverGetApiVersion)(ze_driver_handle_t driver, std::uint32_t* version) = nullptr;
-  ze_result_t (*zeDriverGetProperties)(ze_driver_handle_t driver, ze_driver_properties_t* props) = nullptr;
-  ze_result_t (*zeDriverGetExtensionProperties)(ze_driver_handle_t driver, std::uint32_t* count,
-                                                ze_driver_extension_properties_t* props) = nullptr;
-  ze_result_t (*zeDeviceGet)(ze_driver_handle_t driver, std::uint32_t* count, ze_device_handle_t* devices) = nullptr;
-  ze_result_t (*zeDeviceGetProperties)(ze_device_handle_t device, ze_device_properties_t* props) = nullptr;
-  ze_result_t (*zeDeviceGetComputeProperties)(ze_device_handle_t device,
-                                              ze_device_compute_properties_t* props) = nullptr;
-  ze_result_t (*zeDeviceGetImageProperties)(ze_device_handle_t device, ze_device_image_properties_t* props) = nullptr;
-  ze_result_t (*zeDeviceGetModuleProperties)(ze_device_handle_t device, ze_device_module_properties_t* props) = nullptr;
-  ze_result_t (*zeDeviceGetCommandQueueGroupProperties)(ze_device_handle_t device, std::uint32_t* count,
-                                                        ze_command_queue_group_properties_t* props) = nullptr;
-  ze_result_t (*zeContextCreate)(ze_driver_handle_t driver, const ze_context_desc_t* desc,
-                                 ze_context_handle_t* context) = nullptr;
-  ze_result_t (*zeContextDestroy)(ze_context_handle_t context) = nullptr;
-  ze_result_t (*zeCommandListCreateImmediate)(ze_context_handle_t context, ze_device_handle_t device,
-                                              const ze_command_queue_desc_t* desc,
-                                              ze_command_list_handle_t* list) = nullptr;
-  ze_result_t (*zeCommandListDestroy)(ze_command_list_handle_t list) = nullptr;
-  ze_result_t (*zeCommandListAppendBarrier)(ze_command_list_handle_t list, ze_event_handle_t signal,
-                                            std::uint32_t wait_count, ze_event_handle_t* waits) = nullptr;
-  ze_result_t (*zeCommandListAppendMemoryCopy)(ze_command_list_handle_t list, void* dst, const void* src,
-                                               std::size_t bytes, ze_event_handle_t signal, std::uint32_t wait_count,
-                                               ze_event_handle_t* waits) = nullptr;
-  ze_result_t (*zeCommandListAppendMemoryFill)(ze_command_list_handle_t list, void* ptr, const void* pattern,
-                                               std::size_t pattern_size, std::size_t bytes, ze_event_handle_t signal,
-                                               std::uint32_t wait_count, ze_event_handle_t* waits) = nullptr;
-  ze_result_t (*zeCommandListAppendLaunchKernel)(ze_command_list_handle_t list, ze_kernel_handle_t kernel,
-                                                 const ze_group_count_t* groups, ze_event_handle_t signal,
-                                                 std::uint32_t wait_count, ze_event_handle_t* waits) = nullptr;
-  ze_result_t (*zeMemAllocDevice)(ze_context_handle_t context, const ze_device_mem_alloc_desc_t* desc,
-                                  std::size_t bytes, std::size_t alignment, ze_device_handle_t device,
-                                  void** ptr) = nullptr;
-  ze_result_t (*zeMemAllocHost)(ze_context_handle_t context, const ze_host_mem_alloc_desc_t* desc, std::size_t bytes,
-                                std::size_t alignment, void** ptr) = nullptr;
-  ze_result_t (*zeMemFree)(ze_context_handle_t context, void* ptr) = nullptr;
-  ze_result_t (*zeModuleCreate)(ze_context_handle_t context, ze_device_handle_t device, const ze_module_desc_t* desc,
-                                ze_module_handle_t* module, ze_module_build_log_handle_t* log) = nullptr;
-  ze_result_t (*zeModuleDestroy)(ze_module_handle_t module) = nullptr;
-  ze_result_t (*zeModuleBuildLogGetString)(ze_module_build_log_handle_t log, std::size_t* size, char* text) = nullptr;
-  ze_result_t (*zeModuleBuildLogDestroy)(ze_module_build_log_handle_t log) = nullptr;
-  ze_result_t (*zeModuleGetNativeBinary)(ze_module_handle_t module, std::size_t* size, std::uint8_t* binary) = nullptr;
-  ze_result_t (*zeKernelCreate)(ze_module_handle_t module, const ze_kernel_desc_t* desc,
-                                ze_kernel_handle_t* kernel) = nullptr;
-  ze_result_t (*zeKernelDestroy)(ze_kernel_handle_t kernel) = nullptr;
-  ze_result_t (*zeKernelSetArgumentValue)(ze_kernel_handle_t kernel, std::uint32_t index, std::size_t size,
-                                          const void* value) = nullptr;
-  ze_result_t (*zeKernelSetGroupSize)(ze_kernel_handle_t kernel, std::uint32_t x, std::uint32_t y,
-                                      std::uint32_t z) = nullptr;
-  ze_result_t (*zeEventPoolCreate)(ze_context_handle_t context, const ze_event_pool_desc_t* desc,
-                                   std::uint32_t device_count, ze_device_handle_t* devices,
-                                   ze_event_pool_handle_t* pool) = nullptr;
-  ze_result_t (*zeEventPoolDestroy)(ze_event_pool_handle_t pool) = nullptr;
-  ze_result_t (*zeEventCreate)(ze_event_pool_handle_t pool, const ze_event_desc_t* desc,
-                               ze_event_handle_t* event) = nullptr;
-  ze_result_t (*zeEventDestroy)(ze_event_handle_t event) = nullptr;
-  ze_result_t (*zeEventHostSynchronize)(ze_event_handle_t event, std::uint64_t timeout_ns) = nullptr;
-  ze_result_t (*zeEventHostReset)(ze_event_handle_t event) = nullptr;
-  // Optional (API 1.6 and the memory-free-policies extension).
-  ze_result_t (*zeCommandListHostSynchronize)(ze_command_list_handle_t list, std::uint64_t timeout_ns) = nullptr;
-  ze_result_t (*zeMemFreeExt)(ze_context_handle_t context, const ze_memory_free_ext_desc_t* desc, void* ptr) = nullptr;
+  TACK_LEVEL_ZERO_ENTRY_POINTS(TACK_DRIVER_ENTRY_MEMBER)
+  TACK_LEVEL_ZERO_OPTIONAL_ENTRY_POINTS(TACK_DRIVER_ENTRY_MEMBER)
   std::string library;  // the file loaded
 };
 

@@ -6,6 +6,11 @@
 #include <mutex>
 
 namespace tack::drivers {
+namespace {
+
+void resolve_entry_points(DynamicLibrary& lib, OclocApi& api) { TACK_OCLOC_ENTRY_POINTS(TACK_DRIVER_ENTRY_RESOLVE) }
+
+}  // namespace
 
 const OclocApi* ocloc(std::string* why) {
   static OclocApi api;
@@ -17,8 +22,8 @@ const OclocApi* ocloc(std::string* why) {
       failure = "libocloc could not be loaded (" + lib.why() + ")";
       return;
     }
-    bool ok = lib.resolve(api.invoke, "oclocInvoke") & lib.resolve(api.free_output, "oclocFreeOutput");
-    if (!ok) {
+    resolve_entry_points(lib, api);
+    if (!lib.missing().empty()) {
       failure = lib.name() + " lacks " + lib.missing();
       return;
     }
@@ -42,13 +47,13 @@ int ocloc_run(const OclocApi& api, const std::vector<std::string>& args, const s
   std::uint8_t** out = nullptr;
   std::uint64_t* lengths = nullptr;
   char** names = nullptr;
-  int rc = api.invoke(static_cast<unsigned>(argv.size()), argv.data(), 1, &data, &length, &name, 0, nullptr, nullptr,
-                      nullptr, &count, &out, &lengths, &names);
+  int rc = api.oclocInvoke(static_cast<unsigned>(argv.size()), argv.data(), 1, &data, &length, &name, 0, nullptr,
+                           nullptr, nullptr, &count, &out, &lengths, &names);
   if (outputs) {
     for (std::uint32_t i = 0; i < count; ++i)
       (*outputs)[names[i] ? names[i] : ""] = std::string(reinterpret_cast<const char*>(out[i]), lengths[i]);
   }
-  api.free_output(&count, &out, &lengths, &names);
+  api.oclocFreeOutput(&count, &out, &lengths, &names);
   return rc;
 }
 

@@ -3,6 +3,8 @@
 // private declarations instead of ocloc_api.h.
 #pragma once
 
+#include "drivers/entry_points.hpp"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -10,14 +12,20 @@
 
 namespace tack::drivers {
 
+// The two entry points, as libocloc exports them: X(name, result, parameters).
+// clang-format off
+#define TACK_OCLOC_ENTRY_POINTS(X)                                                                                     \
+  X(oclocInvoke, int,                                                                                                  \
+    (unsigned num_args, const char* argv[], std::uint32_t num_sources, const std::uint8_t** sources,                   \
+     const std::uint64_t* source_lengths, const char** source_names, std::uint32_t num_headers,                        \
+     const std::uint8_t** headers, const std::uint64_t* header_lengths, const char** header_names,                     \
+     std::uint32_t* num_outputs, std::uint8_t*** outputs, std::uint64_t** output_lengths, char*** output_names))       \
+  X(oclocFreeOutput, int,                                                                                              \
+    (std::uint32_t* num_outputs, std::uint8_t*** outputs, std::uint64_t** output_lengths, char*** output_names))
+// clang-format on
+
 struct OclocApi {
-  int (*invoke)(unsigned num_args, const char* argv[], std::uint32_t num_sources, const std::uint8_t** sources,
-                const std::uint64_t* source_lengths, const char** source_names, std::uint32_t num_headers,
-                const std::uint8_t** headers, const std::uint64_t* header_lengths, const char** header_names,
-                std::uint32_t* num_outputs, std::uint8_t*** outputs, std::uint64_t** output_lengths,
-                char*** output_names) = nullptr;
-  int (*free_output)(std::uint32_t* num_outputs, std::uint8_t*** outputs, std::uint64_t** output_lengths,
-                     char*** output_names) = nullptr;
+  TACK_OCLOC_ENTRY_POINTS(TACK_DRIVER_ENTRY_MEMBER)
   std::string library;
 };
 

@@ -11,6 +11,8 @@ namespace {
 
 using Loaded = LoadedDriver<Api>;
 
+void resolve_entry_points(DynamicLibrary& lib, Api& api) { TACK_OPENCL_ENTRY_POINTS(TACK_DRIVER_ENTRY_RESOLVE) }
+
 void load(Loaded& out) {
   // TACK_OPENCL_LIBRARY names another loader (or a vendor library) to use instead.
   const std::optional<std::string> forced = support::env_text("TACK_OPENCL_LIBRARY");
@@ -19,39 +21,7 @@ void load(Loaded& out) {
     out.failure = "the OpenCL library could not be loaded (" + out.lib.why() + ")";
     return;
   }
-  auto resolve = [&](auto& fn, const char* name) { out.lib.resolve(fn, name); };
-#define TACK_CL_RESOLVE(name) resolve(out.api.name, #name)
-  TACK_CL_RESOLVE(clGetPlatformIDs);
-  TACK_CL_RESOLVE(clGetPlatformInfo);
-  TACK_CL_RESOLVE(clGetDeviceIDs);
-  TACK_CL_RESOLVE(clGetDeviceInfo);
-  TACK_CL_RESOLVE(clCreateContext);
-  TACK_CL_RESOLVE(clReleaseContext);
-  TACK_CL_RESOLVE(clCreateCommandQueue);
-  TACK_CL_RESOLVE(clReleaseCommandQueue);
-  TACK_CL_RESOLVE(clCreateBuffer);
-  TACK_CL_RESOLVE(clReleaseMemObject);
-  TACK_CL_RESOLVE(clEnqueueWriteBuffer);
-  TACK_CL_RESOLVE(clEnqueueReadBuffer);
-  TACK_CL_RESOLVE(clEnqueueFillBuffer);
-  TACK_CL_RESOLVE(clCreateProgramWithSource);
-  TACK_CL_RESOLVE(clCreateProgramWithBinary);
-  TACK_CL_RESOLVE(clBuildProgram);
-  TACK_CL_RESOLVE(clGetProgramInfo);
-  TACK_CL_RESOLVE(clGetProgramBuildInfo);
-  TACK_CL_RESOLVE(clReleaseProgram);
-  TACK_CL_RESOLVE(clCreateKernel);
-  TACK_CL_RESOLVE(clReleaseKernel);
-  TACK_CL_RESOLVE(clSetKernelArg);
-  TACK_CL_RESOLVE(clGetKernelWorkGroupInfo);
-  TACK_CL_RESOLVE(clEnqueueNDRangeKernel);
-  TACK_CL_RESOLVE(clFlush);
-  TACK_CL_RESOLVE(clFinish);
-  TACK_CL_RESOLVE(clEnqueueMarkerWithWaitList);
-  TACK_CL_RESOLVE(clWaitForEvents);
-  TACK_CL_RESOLVE(clReleaseEvent);
-  TACK_CL_RESOLVE(clGetEventInfo);
-#undef TACK_CL_RESOLVE
+  resolve_entry_points(out.lib, out.api);
   if (!out.lib.missing().empty()) out.failure = out.lib.name() + " lacks " + out.lib.missing();
 }
 

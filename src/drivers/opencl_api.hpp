@@ -5,6 +5,7 @@
 // is deliberately not included: it may be absent where Tack is built).
 #pragma once
 
+#include "drivers/entry_points.hpp"
 #include "drivers/failure.hpp"
 
 #include <cstddef>
@@ -82,46 +83,54 @@ struct cl_name_version {
 using BuildCallback = void (*)(cl_program, void*);
 using ContextCallback = void (*)(const char*, const void*, std::size_t, void*);
 
-// The entry points Tack calls, resolved once per process.
+// The entry points Tack calls, resolved once per process: X(name, result, parameters).
+// clang-format off
+#define TACK_OPENCL_ENTRY_POINTS(X)                                                                                    \
+  X(clGetPlatformIDs, cl_int, (cl_uint, cl_platform_id*, cl_uint*))                                                    \
+  X(clGetPlatformInfo, cl_int, (cl_platform_id, cl_uint, std::size_t, void*, std::size_t*))                            \
+  X(clGetDeviceIDs, cl_int, (cl_platform_id, cl_device_type, cl_uint, cl_device_id*, cl_uint*))                        \
+  X(clGetDeviceInfo, cl_int, (cl_device_id, cl_uint, std::size_t, void*, std::size_t*))                                \
+  X(clCreateContext, cl_context,                                                                                       \
+    (const cl_context_properties*, cl_uint, const cl_device_id*, ContextCallback, void*, cl_int*))                     \
+  X(clReleaseContext, cl_int, (cl_context))                                                                            \
+  X(clCreateCommandQueue, cl_command_queue, (cl_context, cl_device_id, cl_command_queue_properties, cl_int*))          \
+  X(clReleaseCommandQueue, cl_int, (cl_command_queue))                                                                 \
+  X(clCreateBuffer, cl_mem, (cl_context, cl_mem_flags, std::size_t, void*, cl_int*))                                   \
+  X(clReleaseMemObject, cl_int, (cl_mem))                                                                              \
+  X(clEnqueueWriteBuffer, cl_int,                                                                                      \
+    (cl_command_queue, cl_mem, cl_bool, std::size_t, std::size_t, const void*, cl_uint, const cl_event*, cl_event*))   \
+  X(clEnqueueReadBuffer, cl_int,                                                                                       \
+    (cl_command_queue, cl_mem, cl_bool, std::size_t, std::size_t, void*, cl_uint, const cl_event*, cl_event*))         \
+  X(clEnqueueFillBuffer, cl_int,                                                                                       \
+    (cl_command_queue, cl_mem, const void*, std::size_t, std::size_t, std::size_t, cl_uint, const cl_event*,           \
+     cl_event*))                                                                                                       \
+  X(clCreateProgramWithSource, cl_program, (cl_context, cl_uint, const char**, const std::size_t*, cl_int*))           \
+  X(clCreateProgramWithBinary, cl_program,                                                                             \
+    (cl_context, cl_uint, const cl_device_id*, const std::size_t*, const unsigned char**, cl_int*, cl_int*))           \
+  X(clBuildProgram, cl_int, (cl_program, cl_uint, const cl_device_id*, const char*, BuildCallback, void*))             \
+  X(clGetProgramInfo, cl_int, (cl_program, cl_uint, std::size_t, void*, std::size_t*))                                 \
+  X(clGetProgramBuildInfo, cl_int, (cl_program, cl_device_id, cl_uint, std::size_t, void*, std::size_t*))              \
+  X(clReleaseProgram, cl_int, (cl_program))                                                                            \
+  X(clCreateKernel, cl_kernel, (cl_program, const char*, cl_int*))                                                     \
+  X(clReleaseKernel, cl_int, (cl_kernel))                                                                              \
+  X(clSetKernelArg, cl_int, (cl_kernel, cl_uint, std::size_t, const void*))                                            \
+  X(clGetKernelWorkGroupInfo, cl_int, (cl_kernel, cl_device_id, cl_uint, std::size_t, void*, std::size_t*))            \
+  X(clEnqueueNDRangeKernel, cl_int,                                                                                    \
+    (cl_command_queue, cl_kernel, cl_uint, const std::size_t*, const std::size_t*, const std::size_t*, cl_uint,        \
+     const cl_event*, cl_event*))                                                                                      \
+  X(clFlush, cl_int, (cl_command_queue))                                                                               \
+  X(clFinish, cl_int, (cl_command_queue))                                                                              \
+  /* The asynchronous waits' markers (opencl_queue.cpp); OpenCL 1.2. */                                                \
+  X(clEnqueueMarkerWithWaitList, cl_int, (cl_command_queue, cl_uint, const cl_event*, cl_event*))                      \
+  X(clWaitForEvents, cl_int, (cl_uint, const cl_event*))                                                               \
+  X(clReleaseEvent, cl_int, (cl_event))                                                                                \
+  /* The bounded waits (TACK_WAIT_TIMEOUT_S) poll a marker's execution status. */                                      \
+  X(clGetEventInfo, cl_int, (cl_event, cl_uint, std::size_t, void*, std::size_t*))
+// clang-format on
+
+// The table: a function pointer per row, in the list's order.
 struct Api {
-  cl_int (*clGetPlatformIDs)(cl_uint, cl_platform_id*, cl_uint*);
-  cl_int (*clGetPlatformInfo)(cl_platform_id, cl_uint, std::size_t, void*, std::size_t*);
-  cl_int (*clGetDeviceIDs)(cl_platform_id, cl_device_type, cl_uint, cl_device_id*, cl_uint*);
-  cl_int (*clGetDeviceInfo)(cl_device_id, cl_uint, std::size_t, void*, std::size_t*);
-  cl_context (*clCreateContext)(const cl_context_properties*, cl_uint, const cl_device_id*, ContextCallback, void*,
-                                cl_int*);
-  cl_int (*clReleaseContext)(cl_context);
-  cl_command_queue (*clCreateCommandQueue)(cl_context, cl_device_id, cl_command_queue_properties, cl_int*);
-  cl_int (*clReleaseCommandQueue)(cl_command_queue);
-  cl_mem (*clCreateBuffer)(cl_context, cl_mem_flags, std::size_t, void*, cl_int*);
-  cl_int (*clReleaseMemObject)(cl_mem);
-  cl_int (*clEnqueueWriteBuffer)(cl_command_queue, cl_mem, cl_bool, std::size_t, std::size_t, const void*, cl_uint,
-                                 const cl_event*, cl_event*);
-  cl_int (*clEnqueueReadBuffer)(cl_command_queue, cl_mem, cl_bool, std::size_t, std::size_t, void*, cl_uint,
-                                const cl_event*, cl_event*);
-  cl_int (*clEnqueueFillBuffer)(cl_command_queue, cl_mem, const void*, std::size_t, std::size_t, std::size_t, cl_uint,
-                                const cl_event*, cl_event*);
-  cl_program (*clCreateProgramWithSource)(cl_context, cl_uint, const char**, const std::size_t*, cl_int*);
-  cl_program (*clCreateProgramWithBinary)(cl_context, cl_uint, const cl_device_id*, const std::size_t*,
-                                          const unsigned char**, cl_int*, cl_int*);
-  cl_int (*clBuildProgram)(cl_program, cl_uint, const cl_device_id*, const char*, BuildCallback, void*);
-  cl_int (*clGetProgramInfo)(cl_program, cl_uint, std::size_t, void*, std::size_t*);
-  cl_int (*clGetProgramBuildInfo)(cl_program, cl_device_id, cl_uint, std::size_t, void*, std::size_t*);
-  cl_int (*clReleaseProgram)(cl_program);
-  cl_kernel (*clCreateKernel)(cl_program, const char*, cl_int*);
-  cl_int (*clReleaseKernel)(cl_kernel);
-  cl_int (*clSetKernelArg)(cl_kernel, cl_uint, std::size_t, const void*);
-  cl_int (*clGetKernelWorkGroupInfo)(cl_kernel, cl_device_id, cl_uint, std::size_t, void*, std::size_t*);
-  cl_int (*clEnqueueNDRangeKernel)(cl_command_queue, cl_kernel, cl_uint, const std::size_t*, const std::size_t*,
-                                   const std::size_t*, cl_uint, const cl_event*, cl_event*);
-  cl_int (*clFlush)(cl_command_queue);
-  cl_int (*clFinish)(cl_command_queue);
-  // The asynchronous waits' markers (opencl_queue.cpp); OpenCL 1.2.
-  cl_int (*clEnqueueMarkerWithWaitList)(cl_command_queue, cl_uint, const cl_event*, cl_event*);
-  cl_int (*clWaitForEvents)(cl_uint, const cl_event*);
-  cl_int (*clReleaseEvent)(cl_event);
-  // The bounded waits (TACK_WAIT_TIMEOUT_S) poll a marker's execution status.
-  cl_int (*clGetEventInfo)(cl_event, cl_uint, std::size_t, void*, std::size_t*);
+  TACK_OPENCL_ENTRY_POINTS(TACK_DRIVER_ENTRY_MEMBER)
 };
 
 // The loaded table, or nullptr with *why (when given) naming the library or the

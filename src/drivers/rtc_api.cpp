@@ -14,29 +14,26 @@ struct Loaded {
   std::string failure;
 };
 
-// Resolves "<prefix>Name" for each entry; `code` names differ between the two compilers.
-void load(Loaded& l, const char* compiler, std::initializer_list<const char*> files, const std::string& prefix,
-          const char* code_size_name, const char* code_name) {
+// Each row resolved under NVRTC's name or hipRTC's.
+#define TACK_RTC_ENTRY_RESOLVE(member, nvrtc_name, hiprtc_name, result, parameters) \
+  lib.resolve(api.member, nvrtc_names ? #nvrtc_name : #hiprtc_name);
+void resolve_entry_points(DynamicLibrary& lib, RtcApi& api, bool nvrtc_names) {
+  TACK_RTC_ENTRY_POINTS(TACK_RTC_ENTRY_RESOLVE)
+}
+#undef TACK_RTC_ENTRY_RESOLVE
+
+void load(Loaded& l, const char* compiler, std::initializer_list<const char*> files, bool nvrtc_names) {
   l.api.compiler = compiler;
   if (!l.lib.open(files)) {
     l.failure = std::string(compiler) + " could not be loaded (" + l.lib.why() + ")";
     return;
   }
-  DynamicLibrary& lib = l.lib;
-  RtcApi& a = l.api;
-  bool ok = lib.resolve(a.version, (prefix + "Version").c_str()) &
-            lib.resolve(a.error_string, (prefix + "GetErrorString").c_str()) &
-            lib.resolve(a.create_program, (prefix + "CreateProgram").c_str()) &
-            lib.resolve(a.destroy_program, (prefix + "DestroyProgram").c_str()) &
-            lib.resolve(a.compile_program, (prefix + "CompileProgram").c_str()) &
-            lib.resolve(a.code_size, code_size_name) & lib.resolve(a.code, code_name) &
-            lib.resolve(a.log_size, (prefix + "GetProgramLogSize").c_str()) &
-            lib.resolve(a.log, (prefix + "GetProgramLog").c_str());
-  if (!ok) {
-    l.failure = lib.name() + " lacks " + lib.missing();
+  resolve_entry_points(l.lib, l.api, nvrtc_names);
+  if (!l.lib.missing().empty()) {
+    l.failure = l.lib.name() + " lacks " + l.lib.missing();
     return;
   }
-  a.library = lib.name();
+  l.api.library = l.lib.name();
 }
 
 const RtcApi* result(const Loaded& l, std::string* why) {
@@ -65,9 +62,7 @@ std::string program_log(const RtcApi& a, RtcApi::Program p) {
 const RtcApi* nvrtc(std::string* why) {
   static Loaded l;
   static std::once_flag once;
-  std::call_once(once, [] {
-    load(l, "NVRTC", {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, "nvrtc", "nvrtcGetPTXSize", "nvrtcGetPTX");
-  });
+  std::call_once(once, [] { load(l, "NVRTC", {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, true); });
   return result(l, why);
 }
 
@@ -75,9 +70,9 @@ const RtcApi* hiprtc(std::string* why) {
   static Loaded l;
   static std::once_flag once;
   std::call_once(once, [] {
-    load(l, "hipRTC", {"libhiprtc.so", "libhiprtc.so.6", "libhiprtc.so.5", "libamdhip64.so", "libamdhip64.so.6",
-                       "libamdhip64.so.5"},
-         "hiprtc", "hiprtcGetCodeSize", "hiprtcGetCode");
+    load(l, "hipRTC",
+         {"libhiprtc.so", "libhiprtc.so.6", "libhiprtc.so.5", "libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"},
+         false);
   });
   return result(l, why);
 }

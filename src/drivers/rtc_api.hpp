@@ -13,19 +13,32 @@
 
 namespace tack::drivers {
 
+// The entry points, X(member, NVRTC's name, hipRTC's name, result, parameters):
+// the same call under each compiler's prefix, except that the code is PTX in one
+// and a code object in the other. Result and Program are RtcApi's.
+// clang-format off
+#define TACK_RTC_ENTRY_POINTS(X)                                                                                       \
+  X(version, nvrtcVersion, hiprtcVersion, Result, (int* major, int* minor))                                            \
+  X(error_string, nvrtcGetErrorString, hiprtcGetErrorString, const char*, (Result))                                    \
+  X(create_program, nvrtcCreateProgram, hiprtcCreateProgram, Result,                                                   \
+    (Program* prog, const char* src, const char* name, int num_headers, const char* const* headers,                    \
+     const char* const* include_names))                                                                                \
+  X(destroy_program, nvrtcDestroyProgram, hiprtcDestroyProgram, Result, (Program* prog))                               \
+  X(compile_program, nvrtcCompileProgram, hiprtcCompileProgram, Result,                                                \
+    (Program prog, int num_options, const char* const* options))                                                       \
+  X(code_size, nvrtcGetPTXSize, hiprtcGetCodeSize, Result, (Program prog, std::size_t* size))                          \
+  X(code, nvrtcGetPTX, hiprtcGetCode, Result, (Program prog, char* out))                                               \
+  X(log_size, nvrtcGetProgramLogSize, hiprtcGetProgramLogSize, Result, (Program prog, std::size_t* size))              \
+  X(log, nvrtcGetProgramLog, hiprtcGetProgramLog, Result, (Program prog, char* out))
+// clang-format on
+
+#define TACK_RTC_ENTRY_MEMBER(member, nvrtc_name, hiprtc_name, result, parameters) \
+  result(*member) parameters = nullptr;
+
 struct RtcApi {
   using Result = int;  // nvrtcResult / hiprtcResult; 0 is success
   using Program = struct RtcProgram_*;
-  Result (*version)(int* major, int* minor) = nullptr;
-  const char* (*error_string)(Result) = nullptr;
-  Result (*create_program)(Program* prog, const char* src, const char* name, int num_headers,
-                           const char* const* headers, const char* const* include_names) = nullptr;
-  Result (*destroy_program)(Program* prog) = nullptr;
-  Result (*compile_program)(Program prog, int num_options, const char* const* options) = nullptr;
-  Result (*code_size)(Program prog, std::size_t* size) = nullptr;  // nvrtcGetPTXSize / hiprtcGetCodeSize
-  Result (*code)(Program prog, char* out) = nullptr;               // nvrtcGetPTX / hiprtcGetCode
-  Result (*log_size)(Program prog, std::size_t* size) = nullptr;
-  Result (*log)(Program prog, char* out) = nullptr;
+  TACK_RTC_ENTRY_POINTS(TACK_RTC_ENTRY_MEMBER)
 
   std::string compiler;  // "NVRTC" or "hipRTC"
   std::string library;   // the file loaded

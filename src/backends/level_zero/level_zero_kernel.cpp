@@ -33,7 +33,7 @@ std::string ocloc_identity() {
   std::string why;
   const drivers::OclocApi* api = drivers::ocloc(&why);
   if (!api) return "none";
-  std::string path = support::loaded_file_of(reinterpret_cast<const void*>(api->invoke));
+  std::string path = support::loaded_file_of(reinterpret_cast<const void*>(api->oclocInvoke));
   if (path.empty()) path = api->library;
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return path;
