@@ -19,13 +19,14 @@
 // it did not check everything its name promises.
 #pragma once
 
+#include "support/per_backend.hpp"
+
 #include <tack/tack.hpp>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -335,12 +336,8 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
   mutable std::set<std::string> skipped_rows_;  // what has_dtype/has_atomic found missing
 };
 
-inline std::string backend_param_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string s = info.param;
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-}
+// A test instance's name: the backend's, as gtest allows it (support/per_backend.hpp).
+using ::tack_test::backend_test_name;
 
 }  // namespace tack::conformance
 
@@ -348,4 +345,4 @@ inline std::string backend_param_name(const ::testing::TestParamInfo<std::string
 #define TACK_CONFORMANCE_SUITE(Suite)                                                     \
   class Suite : public ::tack::conformance::BackendTest {};                               \
   INSTANTIATE_TEST_SUITE_P(Backends, Suite, ::testing::ValuesIn(::tack::backend_names()), \
-                           ::tack::conformance::backend_param_name)
+                           ::tack::conformance::backend_test_name)

@@ -15,7 +15,7 @@ using namespace tack::conformance;
 
 namespace {
 
-INSTANTIATE_TEST_SUITE_P(Backends, BackendTest, ::testing::ValuesIn(tack::backend_names()), backend_param_name);
+INSTANTIATE_TEST_SUITE_P(Backends, BackendTest, ::testing::ValuesIn(tack::backend_names()), backend_test_name);
 
 TEST(BackendNames, IncludeTheInterpreter) {
   auto names = tack::backend_names();

@@ -35,9 +35,14 @@ void finish_live_queues_at_exit() {
   for (Queue* q : *g_live) q->finish_at_exit();
 }
 
+// Registers the hook, once per `moment` (see above).
+void hook_exit_once(std::once_flag& moment) {
+  std::call_once(moment, [] { std::atexit(finish_live_queues_at_exit); });
+}
+
 void track(Queue* q) {
-  static std::once_flag hooked;
-  std::call_once(hooked, [] { std::atexit(finish_live_queues_at_exit); });
+  static std::once_flag first_queue;
+  hook_exit_once(first_queue);
   std::lock_guard lock(g_live_mutex);
   g_live->insert(q);
 }
@@ -50,8 +55,8 @@ void untrack(Queue* q) {
 }  // namespace
 
 void finish_queues_at_exit_after_first_build() {
-  static std::once_flag hooked;
-  std::call_once(hooked, [] { std::atexit(finish_live_queues_at_exit); });
+  static std::once_flag first_build;
+  hook_exit_once(first_build);
 }
 
 Queue::Queue(DeviceInfo device) : device_(std::move(device)) {
