@@ -7,8 +7,8 @@
 // equality; a value that really changed makes the kernel trace again.
 #include "bindings.hpp"
 
-#include "runtime/access.hpp"
-#include "runtime/kernel_impl.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/kernels/kernel_impl.hpp"
 
 #include <Python.h>
 

@@ -2,9 +2,9 @@
 // edge. Every call that may wait for a device releases the GIL while it waits.
 #include "bindings.hpp"
 
-#include "runtime/access.hpp"
-#include "runtime/async_wait.hpp"
-#include "runtime/registry.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/waits/async_wait.hpp"
+#include "runtime/devices/registry.hpp"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/array.h>

@@ -7,10 +7,10 @@
 
 #include "ir/scalar_ops.hpp"
 #include "lang/trace_context.hpp"
-#include "runtime/access.hpp"
-#include "runtime/fp_contract.hpp"
-#include "runtime/kernel_impl.hpp"
-#include "runtime/signature.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/kernels/fp_contract.hpp"
+#include "runtime/kernels/kernel_impl.hpp"
+#include "runtime/kernels/signature.hpp"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>

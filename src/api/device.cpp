@@ -1,9 +1,9 @@
 // tack::device(), tack::backend_names(), tack::sync() and sync_async(): the
 // public device API over the registry. A name and its options are checked
 // before anything is constructed.
-#include "runtime/async_wait.hpp"
-#include "runtime/print_capture.hpp"
-#include "runtime/registry.hpp"
+#include "runtime/waits/async_wait.hpp"
+#include "runtime/kernels/print_capture.hpp"
+#include "runtime/devices/registry.hpp"
 
 #include <tack/device.hpp>
 #include <tack/error.hpp>

@@ -20,9 +20,9 @@
 #include "compile_checks/inspect_golden.hpp"
 
 #include "ir/printer.hpp"
-#include "runtime/array_reduction_kernel.hpp"
-#include "runtime/resolve_variant.hpp"
-#include "runtime/source_targets.hpp"
+#include "runtime/reductions/array_reduction_kernel.hpp"
+#include "runtime/kernels/resolve_variant.hpp"
+#include "runtime/devices/source_targets.hpp"
 
 #include <tack/error.hpp>
 #include <tack/kernel.hpp>

@@ -16,8 +16,8 @@
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
-#include "runtime/disk_cache.hpp"
-#include "runtime/wait_deadline.hpp"
+#include "runtime/cache/disk_cache.hpp"
+#include "runtime/waits/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
 

@@ -8,11 +8,11 @@
 #include <gtest/gtest.h>
 #include <tack/tack.hpp>
 
-#include "runtime/access.hpp"
-#include "runtime/array_reduction_kernel.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/device_reductions.hpp"
-#include "runtime/host_reduce.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/reductions/array_reduction_kernel.hpp"
+#include "runtime/devices/backend.hpp"
+#include "runtime/reductions/device_reductions.hpp"
+#include "runtime/reductions/host_reduce.hpp"
 #include "support/opencl_device_test.hpp"
 
 #include <bit>

@@ -15,8 +15,8 @@
 #include "backends/level_zero/level_zero_kernel.hpp"
 #include "backends/level_zero/level_zero_memory.hpp"
 #include "backends/level_zero/ocloc_compile.hpp"
-#include "runtime/access.hpp"
-#include "runtime/wait_deadline.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/waits/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
 

@@ -7,7 +7,7 @@
 
 #include "backends/metal/metal_kernel.hpp"
 #include "backends/metal/metal_queue.hpp"
-#include "runtime/array_reduction_kernel.hpp"
+#include "runtime/reductions/array_reduction_kernel.hpp"
 #include "support/scoped_env.hpp"
 
 #include <tack/error.hpp>

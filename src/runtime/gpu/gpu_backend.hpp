@@ -13,13 +13,13 @@
 #include "abi/group_size.hpp"
 #include "codegen/c_family.hpp"
 #include "passes/pipeline.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/device_reductions.hpp"
+#include "runtime/devices/backend.hpp"
+#include "runtime/reductions/device_reductions.hpp"
 #include "runtime/gpu/build_request.hpp"
 #include "runtime/gpu/gpu_launch_params.hpp"
 #include "runtime/gpu/gpu_layout.hpp"
 #include "runtime/gpu/gpu_limits.hpp"
-#include "runtime/wait_deadline.hpp"
+#include "runtime/waits/wait_deadline.hpp"
 
 #include <cstdint>
 #include <functional>
