@@ -46,12 +46,3 @@ Capabilities derive_capabilities(Capabilities c, const std::vector<DType>& atomi
 }
 
 }  // namespace tack::runtime
-
-namespace tack {
-bool Capabilities::supports(DType t) const {
-  return std::find(supported_dtypes.begin(), supported_dtypes.end(), t) != supported_dtypes.end();
-}
-bool Capabilities::supports_atomic(DType t) const {
-  return std::find(supported_atomic_dtypes.begin(), supported_atomic_dtypes.end(), t) != supported_atomic_dtypes.end();
-}
-}  // namespace tack

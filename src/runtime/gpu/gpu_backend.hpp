@@ -53,7 +53,7 @@ struct GpuVariant final : CompiledVariant {
   mutable std::vector<unsigned char> scratch;  // the host image of one pack array, under the dispatch lock
 };
 
-// A backend's dialect: its kernels' generator (the array reductions are kernels too: runtime/device_reductions).
+// A backend's dialect: its kernels' generator (the array reductions are kernels too: runtime/reductions/device_reductions).
 struct GpuCodegen {
   codegen::CSource (*generate)(const abi::PackedKernel& packed) = nullptr;
 };

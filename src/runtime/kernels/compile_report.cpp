@@ -65,18 +65,14 @@ void record_compile(const std::string& kernel, const std::string& backend, const
                r.load_ms, disk_text(r.disk));
 }
 
+CompileStats compile_stats_snapshot() {
+  std::lock_guard lock(g_mutex);
+  return g_stats;
+}
+
+void clear_compile_stats() {
+  std::lock_guard lock(g_mutex);
+  g_stats = CompileStats{};
+}
+
 }  // namespace tack::runtime
-
-namespace tack {
-
-CompileStats compile_stats() {
-  std::lock_guard lock(runtime::g_mutex);
-  return runtime::g_stats;
-}
-
-void reset_compile_stats() {
-  std::lock_guard lock(runtime::g_mutex);
-  runtime::g_stats = CompileStats{};
-}
-
-}  // namespace tack

@@ -8,6 +8,10 @@
 #include <cstdint>
 #include <string>
 
+namespace tack {
+struct CompileStats;  // <tack/compile.hpp>, kept out: the Metal runtime's Objective-C++ reads this header
+}  // namespace tack
+
 namespace tack::runtime {
 
 struct CompileReport {
@@ -18,6 +22,9 @@ struct CompileReport {
 
 // Adds the report to the process's totals and logs it where TACK_LOG names "compile".
 void record_compile(const std::string& kernel, const std::string& backend, const CompileReport& report);
+// The process's statistics so far (tack::compile_stats), and their reset (tack::reset_compile_stats).
+CompileStats compile_stats_snapshot();
+void clear_compile_stats();
 
 // Milliseconds since `start`, for the phases above.
 inline double ms_since(std::chrono::steady_clock::time_point start) {

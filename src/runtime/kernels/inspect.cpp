@@ -1,5 +1,7 @@
-// tack::inspect: the IR and generated code of a kernel for given arguments on
-// any backend, without running anything.
+// tack::inspect's body: the IR and generated code of a kernel for given
+// arguments on any backend, without running anything.
+#include "runtime/kernels/inspect.hpp"
+
 #include "ir/printer.hpp"
 #include "runtime/memory/access.hpp"
 #include "runtime/devices/registry.hpp"
@@ -7,46 +9,45 @@
 #include "runtime/devices/source_targets.hpp"
 
 #include <tack/error.hpp>
-#include <tack/kernel.hpp>
+#include <tack/device.hpp>
 
 #include <algorithm>
 
-namespace tack {
+namespace tack::runtime {
 namespace {
 
 // The backend to specialize for: its device where one can be made, else the
 // code generator alone, so that any backend's source can be read on any machine.
-std::shared_ptr<runtime::Backend> inspect_backend(std::string_view name) {
-  const runtime::BackendDescription* target = runtime::find_source_target(name);
-  const bool has_runtime = runtime::find_built_backend(name) != nullptr;
+std::shared_ptr<Backend> inspect_backend(std::string_view name) {
+  const BackendDescription* target = find_source_target(name);
+  const bool has_runtime = find_built_backend(name) != nullptr;
   if (!target && !has_runtime && !name.empty()) {
     std::vector<std::string> names = backend_names();
-    for (const runtime::BackendDescription* t : runtime::source_targets())
+    for (const BackendDescription* t : source_targets())
       if (std::find(names.begin(), names.end(), t->name) == names.end()) names.push_back(t->name);
     throw InvalidArgument("tack::inspect: unknown backend '" + std::string(name) + "'" +
-                          runtime::did_you_mean(name, names) + "; the backends are: " + runtime::join_names(names));
+                          did_you_mean(name, names) + "; the backends are: " + join_names(names));
   }
   if (!target || name.empty()) return detail::Access::backend(device(name));
-  if (!has_runtime) return runtime::source_only_backend(*target, "this build has no runtime for it");
+  if (!has_runtime) return source_only_backend(*target, "this build has no runtime for it");
   try {
     return detail::Access::backend(device(name));
   } catch (const BackendUnavailable& e) {
-    return runtime::source_only_backend(*target, e.what());
+    return source_only_backend(*target, e.what());
   }
 }
 
 }  // namespace
 
-Inspection inspect_args(const Kernel& k, std::string_view backend_name, std::span<const KernelArg> args) {
-  if (!detail::Access::impl(k)) throw InvalidArgument("tack::inspect of an empty tack::Kernel");
-  std::shared_ptr<runtime::Backend> backend = inspect_backend(backend_name);
-  runtime::ResolvedCall call = runtime::check_call(*detail::Access::impl(k), args, backend, true);
+Inspection inspect(KernelImpl& impl, std::string_view backend_name, std::span<const KernelArg> args) {
+  std::shared_ptr<Backend> backend = inspect_backend(backend_name);
+  ResolvedCall call = check_call(impl, args, backend, true);
   Inspection out;
-  out.ir = ir::to_string(detail::Access::impl(k)->traced());
-  ir::Kernel typed = runtime::specialize(*detail::Access::impl(k), *backend, call.signature);
+  out.ir = ir::to_string(impl.traced());
+  ir::Kernel typed = specialize(impl, *backend, call.signature);
   out.typed_ir = ir::to_string(typed);
   out.source = backend->source(typed);
   return out;
 }
 
-}  // namespace tack
+}  // namespace tack::runtime

@@ -5,7 +5,6 @@
 #include "ir/visitor.hpp"
 #include "lang/trace_context.hpp"
 #include "runtime/kernels/compile_report.hpp"
-#include "runtime/kernels/fp_contract.hpp"
 #include "runtime/kernels/signature.hpp"
 
 #include <tack/error.hpp>
@@ -70,18 +69,3 @@ double KernelImpl::take_trace_ms() {
 }
 
 }  // namespace tack::runtime
-
-namespace tack::detail {
-std::shared_ptr<runtime::KernelImpl> make_kernel(std::string name, std::vector<ParamSpec> params,
-                                                 std::function<void()> body, std::source_location loc,
-                                                 const KernelOptions& options) {
-  auto k = std::make_shared<runtime::KernelImpl>();
-  if (name.empty()) throw InvalidArgument("a kernel needs a name (tack::kernel(\"name\", fn))");
-  k->name = std::move(name);
-  k->specs = std::move(params);
-  k->body = std::move(body);
-  k->loc = lang::detail::to_loc(loc);
-  k->fp_contract = runtime::effective_fp_contract(options.fp_contract);
-  return k;
-}
-}  // namespace tack::detail

@@ -1,5 +1,7 @@
-// Kernel::launch: check and bind the arguments, find the variant, size the
-// launch from the arguments, and hand it to the backend.
+// One call of a kernel (Kernel::launch's body): check and bind the arguments,
+// find the variant, size the launch from the arguments, and hand it to the backend.
+#include "runtime/kernels/launch.hpp"
+
 #include "interp/eval_host.hpp"
 #include "ir/printer.hpp"
 #include "ir/scalar_ops.hpp"
@@ -8,20 +10,19 @@
 #include "runtime/kernels/resolve_variant.hpp"
 
 #include <tack/error.hpp>
-#include <tack/kernel.hpp>
 
 #include <algorithm>
 
-namespace tack {
+namespace tack::runtime {
 namespace {
 
 // Launch ranges are expressions of the scalars and array shapes. The common
 // forms (a size, an extent, a scalar, a cast of one, a constant) are read
 // directly; anything else goes to the interpreter's evaluator, which has the
 // kernel's exact semantics.
-std::int64_t extent_of(const ir::Expr& e, const runtime::ResolvedCall& call) {
+std::int64_t extent_of(const ir::Expr& e, const ResolvedCall& call) {
   if (auto d = e.as<ir::ArrayDim>()) {
-    const runtime::ArrayStorage* a = call.args[static_cast<std::size_t>(d->param)].array;
+    const ArrayStorage* a = call.args[static_cast<std::size_t>(d->param)].array;
     return d->dim == ir::ArrayDim::kSize ? a->size : a->shape[static_cast<std::size_t>(d->dim)];
   }
   if (auto c = e.as<ir::Const>()) return c->i;
@@ -35,7 +36,7 @@ std::int64_t extent_of(const ir::Expr& e, const runtime::ResolvedCall& call) {
   interp::HostInputs in;
   in.scalar = [&](int p) { return call.args[static_cast<std::size_t>(p)].scalar; };
   in.extent = [&](int p, int dim) {
-    const runtime::ArrayStorage* a = call.args[static_cast<std::size_t>(p)].array;
+    const ArrayStorage* a = call.args[static_cast<std::size_t>(p)].array;
     return dim == ir::ArrayDim::kSize ? a->size : a->shape[static_cast<std::size_t>(dim)];
   };
   return static_cast<std::int64_t>(interp::eval_host(e, in));
@@ -43,19 +44,19 @@ std::int64_t extent_of(const ir::Expr& e, const runtime::ResolvedCall& call) {
 
 // Debug mode: the launch gets a zeroed error array as its last argument and waits;
 // a recorded access becomes the IndexError the interpreter would raise.
-void launch_checked(runtime::Launch l, runtime::ResolvedCall& call, const runtime::CompiledVariant& v,
-                    runtime::PrintCapture& prints) {
+void launch_checked(Launch l, ResolvedCall& call, const CompiledVariant& v,
+                    PrintCapture& prints) {
   const ir::Kernel& typed = v.typed;
-  if (call.count >= static_cast<std::size_t>(runtime::kMaxKernelParams))
+  if (call.count >= static_cast<std::size_t>(kMaxKernelParams))
     throw InvalidArgument("kernel '" + typed.name + "': debug mode needs one more argument slot than the " +
-                          std::to_string(runtime::kMaxKernelParams) + " a kernel may have; pass fewer arguments");
-  runtime::ArrayStorage errors;
+                          std::to_string(kMaxKernelParams) + " a kernel may have; pass fewer arguments");
+  ArrayStorage errors;
   errors.backend = call.backend;
   errors.buffer = call.backend->allocate(3 * sizeof(std::int32_t), true);
   errors.dtype = DType::I32;
   errors.shape = {3};
   errors.size = 3;
-  runtime::BoundArg& extra = call.args[call.count];
+  BoundArg& extra = call.args[call.count];
   extra.kind = ir::ParamKind::Array;
   extra.array = &errors;
   l.args = call.args.data();
@@ -64,8 +65,8 @@ void launch_checked(runtime::Launch l, runtime::ResolvedCall& call, const runtim
   std::int32_t record[3] = {};
   errors.buffer->read(0, record, sizeof record);  // waits for the launch
   // This launch has waited: its lines, and those of earlier launches, come out before its error.
-  if (prints.active()) runtime::defer_prints(std::move(prints));
-  runtime::flush_prints();
+  if (prints.active()) defer_prints(std::move(prints));
+  flush_prints();
   if (record[0] == 0) return;
   const abi::CheckedAccess& site = v.debug_sites.at(static_cast<std::size_t>(record[0] - 1));
   const std::int64_t index =
@@ -83,18 +84,17 @@ void launch_checked(runtime::Launch l, runtime::ResolvedCall& call, const runtim
 }
 
 // Whether the launch binds memory handed outside Tack, whose other side may read it with no Tack call between.
-bool binds_shared(const runtime::ResolvedCall& call) {
+bool binds_shared(const ResolvedCall& call) {
   for (std::size_t i = 0; i < call.count; ++i)
-    if (const runtime::ArrayStorage* a = call.args[i].array; a && a->buffer->shared()) return true;
+    if (const ArrayStorage* a = call.args[i].array; a && a->buffer->shared()) return true;
   return false;
 }
 
 }  // namespace
 
-void Kernel::launch(std::span<const KernelArg> args) const {
-  if (!impl_) throw InvalidArgument("calling an empty tack::Kernel (default-constructed)");
-  runtime::ResolvedCall call = runtime::check_call(*impl_, args, nullptr, false);
-  auto variant = runtime::resolve_variant(*impl_, *call.backend, call.signature);
+void launch(KernelImpl& impl, std::span<const KernelArg> args) {
+  ResolvedCall call = check_call(impl, args, nullptr, false);
+  auto variant = resolve_variant(impl, *call.backend, call.signature);
   const ir::Kernel& typed = variant->typed;
 
   std::int64_t count = 1;
@@ -111,37 +111,27 @@ void Kernel::launch(std::span<const KernelArg> args) const {
   }
   if (count == 0) return;  // an empty range launches nothing
   call.backend->check_launch_size(typed, count);
-  runtime::Launch l;
+  Launch l;
   l.variant = variant.get();
   l.args = call.args.data();
   l.arg_count = call.count;
   l.count = count;
-  runtime::PrintCapture prints(variant, call);  // binds the print arrays, if the kernel prints
+  PrintCapture prints(variant, call);  // binds the print arrays, if the kernel prints
   try {
     if (variant->debug_error_param >= 0) return launch_checked(l, call, *variant, prints);
     l.arg_count = prints.arg_count();
     call.backend->launch(l);
-    if (prints.active()) runtime::defer_prints(std::move(prints));  // its lines come out at the next wait
+    if (prints.active()) defer_prints(std::move(prints));  // its lines come out at the next wait
     if (binds_shared(call)) {
-      runtime::flush_prints();
+      flush_prints();
       call.backend->synchronize();
     }
   } catch (const Error&) {
     // The variant may be a twin kernel's (same IR, other lines): name this kernel's lines.
-    if (variant->locations_hash != impl_->locations_hash())
-      runtime::rethrow_with_own_lines(*impl_, *call.backend, call.signature, *variant);
+    if (variant->locations_hash != impl.locations_hash())
+      rethrow_with_own_lines(impl, *call.backend, call.signature, *variant);
     throw;
   }
 }
 
-const std::string& Kernel::name() const {
-  static const std::string empty;
-  return impl_ ? impl_->name : empty;
-}
-
-std::string Kernel::ir() const {
-  if (!impl_) throw InvalidArgument("tack::Kernel::ir() on an empty kernel");
-  return ir::to_string(impl_->traced());
-}
-
-}  // namespace tack
+}  // namespace tack::runtime

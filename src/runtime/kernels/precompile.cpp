@@ -1,10 +1,11 @@
-// Compiling ahead of the first call: Kernel::precompile_args and
-// tack::precompile. A variant made here is the one a later call with arguments
-// of the same kinds, dtypes and ranks finds in the backend's memory cache.
+// Compiling ahead of the first call. A variant made here is the one a later
+// call with arguments of the same kinds, dtypes and ranks finds in the
+// backend's memory cache.
+#include "runtime/kernels/precompile.hpp"
+
 #include "runtime/memory/access.hpp"
 #include "runtime/kernels/resolve_variant.hpp"
 
-#include <tack/compile.hpp>
 #include <tack/error.hpp>
 
 #include <algorithm>
@@ -13,30 +14,21 @@
 #include <thread>
 #include <vector>
 
-namespace tack {
-namespace {
+namespace tack::runtime {
 
-void precompile_one(const Kernel& k, const std::shared_ptr<runtime::Backend>& backend,
-                    std::span<const KernelArg> args) {
-  runtime::ResolvedCall call = runtime::check_call(*detail::Access::impl(k), args, backend, true);
-  runtime::resolve_variant(*detail::Access::impl(k), *call.backend, call.signature);
-}
-
-const std::shared_ptr<runtime::Backend>& backend_of(const Device& device) {
+const std::shared_ptr<Backend>& precompile_backend(const Device& device) {
   if (!detail::Access::backend(device))
     throw InvalidArgument("precompile on an empty tack::Device (default-constructed)");
   return detail::Access::backend(device);
 }
 
-}  // namespace
-
-void Kernel::precompile_args(const Device& device, std::span<const KernelArg> args) const {
-  if (!impl_) throw InvalidArgument("precompile of an empty tack::Kernel (default-constructed)");
-  precompile_one(*this, backend_of(device), args);
+void precompile_call(KernelImpl& impl, const std::shared_ptr<Backend>& backend, std::span<const KernelArg> args) {
+  ResolvedCall call = check_call(impl, args, backend, true);
+  resolve_variant(impl, *call.backend, call.signature);
 }
 
-void precompile(const Device& device, std::span<const PrecompileRequest> requests, int threads) {
-  const std::shared_ptr<runtime::Backend>& backend = backend_of(device);
+void precompile_all(const std::shared_ptr<Backend>& backend, std::span<const PrecompileRequest> requests,
+                    int threads) {
   if (threads < 0)
     throw InvalidArgument("precompile: threads must be 0 (one per core) or more, got " + std::to_string(threads));
   std::vector<std::exception_ptr> errors(requests.size());
@@ -58,7 +50,7 @@ void precompile(const Device& device, std::span<const PrecompileRequest> request
     for (std::size_t i; (i = next.fetch_add(1)) < requests.size();) {
       if (errors[i]) continue;
       try {
-        precompile_one(requests[i].kernel, backend, requests[i].args);
+        precompile_call(*detail::Access::impl(requests[i].kernel), backend, requests[i].args);
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -72,4 +64,4 @@ void precompile(const Device& device, std::span<const PrecompileRequest> request
     if (e) std::rethrow_exception(e);
 }
 
-}  // namespace tack
+}  // namespace tack::runtime

@@ -7,10 +7,10 @@
 #include "passes/pipeline.hpp"
 #include "runtime/memory/access.hpp"
 #include "runtime/kernels/compile_report.hpp"
-#include "runtime/kernels/debug_mode.hpp"
 #include "runtime/devices/registry.hpp"
 
 #include <tack/error.hpp>
+#include <tack/kernel.hpp>
 
 #include <chrono>
 

@@ -1,6 +1,8 @@
 // DLPack (v0.6 ABI, <dlpack/dlpack.h>): Array::to_dlpack hands a shared array
 // to another framework as a managed tensor, and from_dlpack wraps one with
 // array_from_ptr, so both follow the rules of memory outside Tack.
+#include "runtime/memory/dlpack.hpp"
+
 #include "runtime/memory/access.hpp"
 #include "runtime/memory/array_checks.hpp"
 #include "runtime/devices/backend.hpp"
@@ -15,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace tack {
+namespace tack::runtime {
 namespace {
 
 // kDLOneAPI, which the v0.6 header Tack builds against does not name yet (DLPack 0.7 does).
@@ -102,26 +104,27 @@ struct TensorOwner : support::NoCopy {
 
 struct Exported {
   DLManagedTensor tensor{};
-  std::shared_ptr<runtime::ArrayStorage> storage;  // the array's memory, until the consumer is done
+  std::shared_ptr<ArrayStorage> storage;  // the array's memory, until the consumer is done
   std::vector<std::int64_t> shape;
 };
 
 }  // namespace
 
-DLManagedTensor* Array::to_dlpack() const {
-  runtime::storage_of(storage_, "to_dlpack()");
-  const NativeMemory m = share();
+DLManagedTensor* to_dlpack(const Array& array) {
+  const std::shared_ptr<ArrayStorage>& storage = detail::Access::storage(array);
+  storage_of(storage, "to_dlpack()");
+  const NativeMemory m = array.share();
   const DeviceType* d = by_kind(m.kind);
   if (!d) throw InvalidArgument("to_dlpack(): DLPack has no device type for " + m.kind + " memory");
   auto* out = new Exported;
-  out->storage = storage_;
-  out->shape = storage_->shape;
+  out->storage = storage;
+  out->shape = storage->shape;
   DLTensor& t = out->tensor.dl_tensor;
   t.data = reinterpret_cast<void*>(m.handle);
   t.device.device_type = static_cast<DLDeviceType>(d->type);
   t.device.device_id = m.device_id;
   t.ndim = static_cast<int>(out->shape.size());
-  t.dtype = dl_dtype(storage_->dtype);
+  t.dtype = dl_dtype(storage->dtype);
   t.shape = out->shape.data();
   t.strides = nullptr;  // compact row-major
   t.byte_offset = 0;
@@ -142,14 +145,14 @@ Array from_dlpack(DLManagedTensor* tensor, const Device& device) {
     throw InvalidArgument("from_dlpack: arrays have 1 to 4 dimensions, the tensor has " + std::to_string(t.ndim));
   if (!t.shape) throw InvalidArgument("from_dlpack: the tensor has no shape");
   std::vector<std::int64_t> shape(t.shape, t.shape + t.ndim);
-  const std::int64_t count = runtime::checked_count(shape, dtype, "from_dlpack");
+  const std::int64_t count = checked_count(shape, dtype, "from_dlpack");
   if (t.strides && count > 0) {
     // Row-major and contiguous; an extent of 1 may carry any stride.
     std::int64_t expect = 1;
     for (int i = t.ndim - 1; i >= 0; --i) {
       if (shape[static_cast<std::size_t>(i)] != 1 && t.strides[i] != expect)
         throw InvalidArgument("from_dlpack: the tensor is not row-major and contiguous (shape " +
-                              runtime::shape_text(shape) + ", stride " + std::to_string(t.strides[i]) +
+                              shape_text(shape) + ", stride " + std::to_string(t.strides[i]) +
                               " of dimension " + std::to_string(i) + " should be " + std::to_string(expect) +
                               "); make a contiguous copy first");
       expect *= shape[static_cast<std::size_t>(i)];
@@ -170,4 +173,4 @@ Array from_dlpack(DLManagedTensor* tensor, const Device& device) {
   return out;
 }
 
-}  // namespace tack
+}  // namespace tack::runtime

@@ -155,18 +155,3 @@ std::future<void> wait_async(const std::vector<std::shared_ptr<Backend>>& backen
 }
 
 }  // namespace tack::runtime
-
-namespace tack {
-
-std::future<void> Device::synchronize_async() const {
-  if (!backend_) return runtime::wait_async({});
-  return runtime::wait_async({backend_});
-}
-
-void Array::after_queued(DType as, std::function<void(std::exception_ptr)> then) const {
-  // The argument errors to_host() would raise are raised now, not through the future.
-  runtime::check_read_dtype(dtype(), as);  // the same TypeError as to_host(); dtype() throws for an empty handle
-  runtime::after_mark(runtime::take_mark({storage_->backend}), std::move(then));
-}
-
-}  // namespace tack

@@ -1,11 +1,17 @@
-// tack::Device's array constructors and tack::Array's host-side methods.
+// The bodies of <tack/array.hpp>: tack::Array's host-side methods (reads,
+// fills, reductions, sharing its memory, DLPack) and the arrays over memory
+// from outside Tack (array_from_ptr, from_dlpack). Memory handed out or taken
+// in is marked shared, and a launch that binds a shared buffer completes
+// before returning (reference: "Memory outside Tack").
 #include "ir/dtype_dispatch.hpp"
 #include "ir/scalar_ops.hpp"
+#include "runtime/devices/backend.hpp"
+#include "runtime/kernels/print_capture.hpp"
 #include "runtime/memory/access.hpp"
 #include "runtime/memory/array_checks.hpp"
-#include "runtime/devices/backend.hpp"
+#include "runtime/memory/dlpack.hpp"
 #include "runtime/reductions/host_reduce.hpp"
-#include "runtime/kernels/print_capture.hpp"
+#include "runtime/waits/async_wait.hpp"
 
 #include <tack/array.hpp>
 #include <tack/error.hpp>
@@ -17,22 +23,6 @@
 
 namespace tack {
 namespace {
-using runtime::check_dtype;
-using runtime::checked_count;
-using runtime::shape_text;
-
-Array make_array(const Device& dev, DType dtype, std::vector<std::int64_t> shape, bool zeroed, const char* what) {
-  if (!detail::Access::backend(dev)) throw InvalidArgument(std::string(what) + " on an empty tack::Device");
-  check_dtype(dev, dtype, what);
-  std::int64_t count = checked_count(shape, dtype, what);
-  auto s = std::make_shared<runtime::ArrayStorage>();
-  s->backend = detail::Access::backend(dev);
-  s->dtype = dtype;
-  s->shape = std::move(shape);
-  s->size = count;
-  s->buffer = detail::Access::backend(dev)->allocate(static_cast<std::size_t>(count) * dtype_size(dtype), zeroed);
-  return Array(s);
-}
 
 ir::Bits host_bits(DType t, const void* p) {
   return ir::with_dtype(t, [&](auto v) -> ir::Bits {
@@ -63,39 +53,6 @@ void store_bits(DType t, ir::Bits b, void* out) {
 }
 
 }  // namespace
-
-Device::Device(std::shared_ptr<runtime::Backend> backend) : backend_(std::move(backend)) {}
-
-const std::string& Device::name() const {
-  if (!backend_) throw InvalidArgument("name() of an empty tack::Device");
-  return backend_->caps().name;
-}
-const Capabilities& Device::capabilities() const {
-  if (!backend_) throw InvalidArgument("capabilities() of an empty tack::Device");
-  return backend_->caps();
-}
-void Device::synchronize() const {
-  runtime::flush_prints();
-  if (backend_) backend_->synchronize();
-}
-
-Array Device::from_host_bytes(DType dtype, const void* data, std::size_t count, std::vector<std::int64_t> shape) const {
-  if (shape.empty()) shape = {static_cast<std::int64_t>(count)};
-  std::int64_t n = checked_count(shape, dtype, "from_host");
-  if (n != static_cast<std::int64_t>(count))
-    throw InvalidArgument("from_host: the host buffer holds " + std::to_string(count) + " elements but shape " +
-                          shape_text(shape) + " needs " + std::to_string(n));
-  Array a = make_array(*this, dtype, std::move(shape), false, "from_host");
-  if (count) detail::Access::storage(a)->buffer->write(0, data, count * dtype_size(dtype));
-  return a;
-}
-
-Array Device::zeros(DType dtype, std::vector<std::int64_t> shape) const {
-  return make_array(*this, dtype, std::move(shape), true, "zeros");
-}
-Array Device::empty(DType dtype, std::vector<std::int64_t> shape) const {
-  return make_array(*this, dtype, std::move(shape), false, "empty");
-}
 
 Array::Array(std::shared_ptr<runtime::ArrayStorage> storage) : storage_(std::move(storage)) {}
 
@@ -152,5 +109,61 @@ void Array::reduce(detail::ReduceOp rop, DType as, void* out) const {
   else
     store_bits(as, result, out);
 }
+
+NativeMemory Array::share() const {
+  runtime::ArrayStorage& s = runtime::storage_of(storage_, "share()");
+  // Marked before the wait, so a launch another thread makes meanwhile completes too.
+  s.buffer->mark_shared();
+  runtime::flush_prints();
+  s.backend->synchronize();
+  return s.buffer->native();
+}
+
+bool Array::shared() const { return runtime::storage_of(storage_, "shared()").buffer->shared(); }
+
+ExportedMemory Array::export_memory() const {
+  runtime::ArrayStorage& s = runtime::storage_of(storage_, "export_memory()");
+  if (!s.backend->caps().supports_exportable_memory)
+    throw InvalidArgument("export_memory(): the " + s.backend->caps().name +
+                          " device has no exportable memory (supports_exportable_memory is false); use share() for "
+                          "its native handle");
+  return s.backend->export_memory(s);
+}
+
+void Array::after_queued(DType as, std::function<void(std::exception_ptr)> then) const {
+  // The argument errors to_host() would raise are raised now, not through the future.
+  runtime::check_read_dtype(dtype(), as);  // the same TypeError as to_host(); dtype() throws for an empty handle
+  runtime::after_mark(runtime::take_mark({storage_->backend}), std::move(then));
+}
+
+DLManagedTensor* Array::to_dlpack() const { return runtime::to_dlpack(*this); }
+
+Array array_from_ptr(const Device& device, std::uintptr_t address, DType dtype, std::vector<std::int64_t> shape,
+                     std::shared_ptr<void> keep_alive) {
+  if (!detail::Access::backend(device)) throw InvalidArgument("array_from_ptr on an empty tack::Device");
+  if (!device.capabilities().supports_wrapped_memory)
+    throw InvalidArgument("array_from_ptr: the " + device.name() +
+                          " device cannot wrap memory from outside Tack (supports_wrapped_memory is false)");
+  runtime::check_dtype(device, dtype, "array_from_ptr");
+  const std::int64_t count = runtime::checked_count(shape, dtype, "array_from_ptr");
+  if (address == 0) throw InvalidArgument("array_from_ptr: the address is null");
+  if (address % dtype_size(dtype) != 0)
+    throw InvalidArgument("array_from_ptr: address " + runtime::address_text(address) + " is not aligned to the " +
+                          std::to_string(dtype_size(dtype)) + " bytes of a " + std::string(dtype_name(dtype)) +
+                          " element");
+  const std::size_t bytes = static_cast<std::size_t>(count) * dtype_size(dtype);
+  if (address + bytes < address)
+    throw InvalidArgument("array_from_ptr: " + std::to_string(bytes) + " bytes from " + runtime::address_text(address) +
+                          " wrap around the address space");
+  auto s = std::make_shared<runtime::ArrayStorage>();
+  s->backend = detail::Access::backend(device);
+  s->dtype = dtype;
+  s->shape = std::move(shape);
+  s->size = count;
+  s->buffer = detail::Access::backend(device)->wrap_memory(address, bytes, std::move(keep_alive));
+  return Array(s);
+}
+
+Array from_dlpack(DLManagedTensor* tensor, const Device& device) { return runtime::from_dlpack(tensor, device); }
 
 }  // namespace tack

@@ -1,4 +1,4 @@
-// Names and sizes of dtypes.
+// The bodies of <tack/dtype.hpp>: the names and sizes of dtypes.
 #include <tack/dtype.hpp>
 
 namespace tack {
