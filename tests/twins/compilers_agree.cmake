@@ -4,11 +4,13 @@
 # output of BUILT, the project compiler's build of the same file.
 #
 #   cmake -DBUILT=... -DSOURCE=... -DINCLUDE_DIRS=... -DLIBRARY=... -DCXX_COMPILER_ID=...
-#         [-DCXX_COMPILER_LAUNCHER=ccache] [-DOTHER_CXX=clang++-15] -DWORK_DIR=... -P compilers_agree.cmake
+#         [-DCXX_COMPILER_LAUNCHER=ccache] [-DCXX_FLAGS=...] [-DOTHER_CXX=clang++-15]
+#         -DWORK_DIR=... -P compilers_agree.cmake
 #
 # Prints "twins.compilers_agree: skipped: <why>" (which the test counts as a
 # skip) when there is no other compiler that builds C++20 against this
-# standard library: clang++-14 cannot, lacking std::source_location there.
+# standard library (clang++-14 cannot, lacking std::source_location there), or
+# in a sanitizer build.
 
 cmake_minimum_required(VERSION 3.20)
 
@@ -16,6 +18,11 @@ function(skip why)
   message("twins.compilers_agree: skipped: ${why}")
 endfunction()
 
+if(CXX_FLAGS MATCHES "-fsanitize")
+  # libtack then needs its compiler's sanitizer runtime, which the other's would not mix with.
+  skip("a sanitizer build (CMAKE_CXX_FLAGS: ${CXX_FLAGS})")
+  return()
+endif()
 # The other compiler family's candidates, newest first.
 if(CXX_COMPILER_ID STREQUAL "GNU")
   set(family clang++)
