@@ -15,8 +15,10 @@ namespace tack::lang::detail {
 // that any evaluation order of the same expressions gives the same IR, hash and
 // cache key. Only Lets move, and only within their run: no read crosses a write.
 //
-// The order is the one a right-to-left evaluation gives, GCC's, so that C++
-// kernels built with it keep the IR they had: a Let comes after the Lets of the
+// The order is the one a right-to-left evaluation gives, GCC's, so that an
+// expression written as one statement keeps the IR GCC gave it (reads named in
+// earlier statements may move: the IR cannot tell them from one statement's,
+// which Clang records in the same order). A Let comes after the Lets of the
 // run its own value reads, and otherwise where a statement after the run first
 // uses it, each statement's and expression's operands visited last to first
 // (a[i] = v: v before i; select(c, t, f): f, t, c), but for those of <<, >>, &&
