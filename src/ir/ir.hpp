@@ -3,7 +3,9 @@
 // Rules every pass and backend relies on (the verifier checks them):
 // - Nodes never change once made; passes build new nodes and share unchanged ones.
 // - Expressions are pure. A Load appears only as the whole value of a Let, so a
-//   load happens exactly where the program read the array, never moved or repeated.
+//   load happens exactly where the trace put it, never moved or repeated by a
+//   pass (the trace itself orders the reads between two writes canonically:
+//   lang/canonical_order.hpp).
 // - A Var is read through VarRef; the front end snapshots a Var into a Let when a
 //   C++ Value is taken from it, so a VarRef elsewhere reads the current value
 //   (while_ conditions rely on this).

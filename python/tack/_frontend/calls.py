@@ -78,10 +78,8 @@ class CallMixin:
         shown = ast.unparse(node.func)
         if _member(fn, LOOP_MARKERS) or fn is builtins.range:
             raise self.error(node, f"{shown}(...) only works as the iterable of a for loop")
-        # Last argument first, as C++ evaluates a call's (expressions.py, "Evaluation order").
-        kwargs = {k.arg: self.eval(k.value) for k in reversed(node.keywords)}
-        kwargs = dict(reversed(kwargs.items()))
-        args = list(reversed([self.eval(a) for a in reversed(node.args)]))
+        args = [self.eval(a) for a in node.args]
+        kwargs = {k.arg: self.eval(k.value) for k in node.keywords}
         self.at(node)
         if isinstance(fn, Func):
             return self.inline(fn, args, kwargs, node)

@@ -4,16 +4,15 @@
 # anything touching a traced Value becomes a call of the tack._core operators,
 # which record it. Calls live in calls.py.
 #
-# Evaluation order. Reading an array element or a Var records a `let` where it
-# happens, so the order of evaluation shows in the IR. A C++ compiler (GCC, as
-# the project builds) evaluates the operands of an overloaded operator and the
-# arguments of a call right to left; to give the same IR as a C++ twin, and so
-# share its compiled variants and disk-cache entries, operands are evaluated
-# the same way here: the right operand of a binary operator or of a single
-# comparison first, call arguments and subscripts last to first. Nothing a
-# kernel may call has a Python side effect, so only the IR sees the order.
-# `and`, `or`, chained comparisons and `a if c else b` evaluate their first
-# operand first: Python must know whether it is a Python value to short-circuit.
+# Evaluation order. Operands are evaluated as Python evaluates them, left to
+# right. Reading an array element or a Var records a `let` where it happens, so
+# the IR as traced shows that order; but the core puts the reads between two
+# writes in one canonical order when the trace ends (src/lang/canonical_order.hpp),
+# so a kernel gives the IR of its C++ twin whichever compiler built that, and
+# shares its compiled variants and disk-cache entries. An operand that writes
+# (an atomic) keeps its place among the reads, as it must. `and`, `or`, chained
+# comparisons and `a if c else b` evaluate their first operand first: Python
+# must know whether it is a Python value to short-circuit.
 from __future__ import annotations
 
 import ast
@@ -159,7 +158,7 @@ class ExpressionMixin:
 
     def index_of(self, node: ast.expr) -> Any:
         if isinstance(node, ast.Tuple):
-            return tuple(reversed([self.eval(e) for e in reversed(node.elts)]))   # as C++'s a(i, j)
+            return tuple(self.eval(e) for e in node.elts)
         return self.eval(node)
 
     def subscript_parts(self, node: ast.Subscript) -> tuple:
@@ -212,8 +211,8 @@ class ExpressionMixin:
         return self.element(node, obj, index)
 
     def expr_BinOp(self, node: ast.BinOp) -> Any:
-        right = self.eval(node.right)      # first: see "Evaluation order" above
         left = self.eval(node.left)
+        right = self.eval(node.right)
         if type(node.op) not in _BINOPS:
             raise self.error(node, "the operator @ is not supported in a kernel")
         if is_value(left) or is_value(right):
@@ -283,9 +282,6 @@ class ExpressionMixin:
 
     def expr_Compare(self, node: ast.Compare) -> Any:
         # a < b < c is (a < b) and (b < c), with b evaluated once.
-        if len(node.ops) == 1:             # the right operand first, as a binary operator's
-            right = self.eval(node.comparators[0])
-            return self.compare(node, node.ops[0], self.eval(node.left), right)
         left = self.eval(node.left)
         result = None
         for op, comparator in zip(node.ops, node.comparators):

@@ -94,8 +94,8 @@ class ShortCircuitMixin:
             return self.eval(node.body) if test else self.eval(node.orelse)
         cond = self.truth(test, node.test)
         if not self.lazy_allowed() or (self.is_pure(node.body) and self.is_pure(node.orelse)):
-            b = self.eval(node.orelse)     # as C++'s select(c, a, b) evaluates b, then a
             a = self.eval(node.body)
+            b = self.eval(node.orelse)
             self.at(node)
             return _core.select(cond, a, b)
         init = False if is_boolish(node.body) and is_boolish(node.orelse) else 0

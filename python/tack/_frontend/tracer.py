@@ -283,7 +283,10 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
         op = type(s.op)
         target = s.target
         if isinstance(target, ast.Name):
-            rhs = self.eval(s.value)          # first, as C++'s x += v evaluates v first
+            # The operand first, as C++17 sequences x += v in every compiler: unlike
+            # an operator's operands, the order is the language's, and an operand
+            # that writes (an atomic) must not move past the read of the target.
+            rhs = self.eval(s.value)
             current = self.frame.locals.get(target.id, _MISSING)
             if isinstance(current, _core.Var):
                 self.check_bound(target.id, target)
@@ -296,7 +299,7 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
                 old = accumulator_start(old)   # s = 0; s += img[k] (unrolled): at least 32 bits, as a Var's
             self.assign_name(target.id, self.binop(s, op, old, rhs), s)
         elif isinstance(target, ast.Subscript):
-            rhs = self.eval(s.value)          # first, as C++17 sequences a compound assignment
+            rhs = self.eval(s.value)          # first, as for a name above
             obj, index = self.subscript_parts(target)
             if isinstance(obj, ARRAY_TYPES):
                 self.at(s)       # a[i] += v: a load, the operation, a store (not atomic)
