@@ -14,7 +14,7 @@ namespace tack {
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
-  for (const runtime::BackendDescription* d : runtime::backend_descriptions())
+  for (const runtime::BackendDescription* d : api::backend_descriptions())
     if (d->create) names.push_back(d->name);
   return names;
 }
