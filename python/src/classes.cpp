@@ -30,7 +30,7 @@ void use_python_class(nb::handle cls) {
   auto base_of = [&](nb::handle base) {
     return PyType_Check(cls.ptr()) && PyType_IsSubtype(type, reinterpret_cast<PyTypeObject*>(base.ptr()));
   };
-  PyTypeObject** slot = base_of(nb::type<Device>()) ? &g_device_class
+  PyTypeObject** slot = base_of(nb::type<Device>())  ? &g_device_class
                         : base_of(nb::type<Array>()) ? &g_array_class
                                                      : nullptr;
   if (!slot) throw TypeError("_use_python_class takes a subclass of _core.Device or _core.Array");

@@ -187,9 +187,7 @@ void bind_host(nb::module_& m) {
       .def("synchronize", &Device::synchronize, nb::call_guard<nb::gil_scoped_release>(),
            "Waits for everything queued on this device.")
       .def("_when_done",
-           [](const Device& d, nb::object callback) {
-             api::after_queued(d, python_callback(std::move(callback)));
-           })
+           [](const Device& d, nb::object callback) { api::after_queued(d, python_callback(std::move(callback))); })
       .def("__eq__",
            [](const Device& a, nb::handle b) { return nb::isinstance<Device>(b) && a == nb::cast<const Device&>(b); })
       .def("__hash__", [](const Device& d) { return std::hash<const void*>{}(api::device_identity(d)); })
@@ -197,13 +195,13 @@ void bind_host(nb::module_& m) {
 
   m.def(
       "device",
-      [](const std::string& name, const nb::dict& options) { return to_python(tack::device(name, to_options(options))); },
+      [](const std::string& name, const nb::dict& options) {
+        return to_python(tack::device(name, to_options(options)));
+      },
       nb::arg("name"), nb::arg("options"));
   m.def("backend_names", &tack::backend_names);
   m.def("sync", &tack::sync, nb::call_guard<nb::gil_scoped_release>());
-  m.def("_when_all_done", [](nb::object callback) {
-    api::after_all_queued(python_callback(std::move(callback)));
-  });
+  m.def("_when_all_done", [](nb::object callback) { api::after_all_queued(python_callback(std::move(callback))); });
   m.def("set_debug", &tack::set_debug);
   m.def("debug", &tack::debug);
 
@@ -215,9 +213,7 @@ void bind_host(nb::module_& m) {
       .def_prop_ro("device", [](const Array& a) { return to_python(a.device()); })
       .def("_read_into", &read_into, nb::arg("out"), nb::arg("start"), nb::arg("count"))
       .def("_when_done",
-           [](const Array& a, nb::object callback) {
-             api::after_queued(a, python_callback(std::move(callback)));
-           })
+           [](const Array& a, nb::object callback) { api::after_queued(a, python_callback(std::move(callback))); })
       .def("fill", &fill, nb::arg("value"), "Sets every element to value, converted as tack.cast does.")
       .def("sum", [](const Array& a) { return reduce(a, detail::ReduceOp::Sum); })
       .def("min", [](const Array& a) { return reduce(a, detail::ReduceOp::Min); })

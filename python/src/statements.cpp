@@ -86,8 +86,7 @@ Value atomic(const std::string& op, const lang::ArrayBase& a, nb::handle index, 
 
 void bind_statements(nb::module_& m) {
   m.def(
-      "set_location",
-      [](const std::optional<std::string>& file, int line) { api::set_location(file, line); },
+      "set_location", [](const std::optional<std::string>& file, int line) { api::set_location(file, line); },
       nb::arg("file").none(), nb::arg("line"));
 
   nb::class_<lang::Scalar, Value>(m, "ScalarParam").def_prop_ro("param", &lang::Scalar::param);
