@@ -20,7 +20,7 @@ namespace runtime {
 struct ArrayStorage;
 }
 namespace detail {
-struct Access;  // Tack's own reach into the classes below (src/runtime/access.hpp); not for users
+struct Access;  // Tack's own reach into the classes below (src/runtime/memory/access.hpp); not for users
 // What Array::sum, min and max compute.
 enum class ReduceOp : std::uint8_t { Sum, Min, Max };
 }

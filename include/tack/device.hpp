@@ -20,7 +20,7 @@ namespace runtime {
 class Backend;
 }
 namespace detail {
-struct Access;  // Tack's own reach into the classes below (src/runtime/access.hpp); not for users
+struct Access;  // Tack's own reach into the classes below (src/runtime/memory/access.hpp); not for users
 }
 
 // What a backend can do; callers read these rather than probing. Derived

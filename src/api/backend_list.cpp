@@ -1,10 +1,10 @@
 // The backends this library knows, and what each is without a device: one
 // table, so they compare row by row as in docs/backends.md.
-// runtime/backend_description.hpp declares the list and this top layer
+// runtime/devices/backend_description.hpp declares the list and this top layer
 // defines it, so that the runtime (the registry, the variant cache, the
 // launch, tack::inspect) knows no backend by name and no backend knows
 // another; a backend's device reads its own row by name.
-#include "runtime/backend_description.hpp"
+#include "runtime/devices/backend_description.hpp"
 
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/hip/hip_backend.hpp"

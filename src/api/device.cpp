@@ -1,16 +1,40 @@
-// tack::device(), tack::backend_names(), tack::sync() and sync_async(): the
-// public device API over the registry. A name and its options are checked
-// before anything is constructed.
-#include "runtime/async_wait.hpp"
-#include "runtime/print_capture.hpp"
-#include "runtime/registry.hpp"
+// The bodies of <tack/device.hpp>: tack::device(), backend_names(), sync() and
+// sync_async() over the registry, a device's capabilities, and tack::Device's
+// methods (its array constructors among them). A name and its options are
+// checked before anything is constructed.
+#include "runtime/devices/backend.hpp"
+#include "runtime/devices/registry.hpp"
+#include "runtime/kernels/print_capture.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/memory/array_checks.hpp"
+#include "runtime/waits/async_wait.hpp"
 
+#include <tack/array.hpp>
 #include <tack/device.hpp>
 #include <tack/error.hpp>
 
 #include <algorithm>
 
 namespace tack {
+namespace {
+using runtime::check_dtype;
+using runtime::checked_count;
+using runtime::shape_text;
+
+Array make_array(const Device& dev, DType dtype, std::vector<std::int64_t> shape, bool zeroed, const char* what) {
+  if (!detail::Access::backend(dev)) throw InvalidArgument(std::string(what) + " on an empty tack::Device");
+  check_dtype(dev, dtype, what);
+  std::int64_t count = checked_count(shape, dtype, what);
+  auto s = std::make_shared<runtime::ArrayStorage>();
+  s->backend = detail::Access::backend(dev);
+  s->dtype = dtype;
+  s->shape = std::move(shape);
+  s->size = count;
+  s->buffer = detail::Access::backend(dev)->allocate(static_cast<std::size_t>(count) * dtype_size(dtype), zeroed);
+  return Array(s);
+}
+
+}  // namespace
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
@@ -42,5 +66,66 @@ void sync() {
 }
 
 std::future<void> sync_async() { return runtime::wait_async(runtime::live_backends()); }
+
+bool Capabilities::supports(DType t) const {
+  return std::find(supported_dtypes.begin(), supported_dtypes.end(), t) != supported_dtypes.end();
+}
+bool Capabilities::supports_atomic(DType t) const {
+  return std::find(supported_atomic_dtypes.begin(), supported_atomic_dtypes.end(), t) != supported_atomic_dtypes.end();
+}
+
+Device::Device(std::shared_ptr<runtime::Backend> backend) : backend_(std::move(backend)) {}
+
+const std::string& Device::name() const {
+  if (!backend_) throw InvalidArgument("name() of an empty tack::Device");
+  return backend_->caps().name;
+}
+const Capabilities& Device::capabilities() const {
+  if (!backend_) throw InvalidArgument("capabilities() of an empty tack::Device");
+  return backend_->caps();
+}
+void Device::synchronize() const {
+  runtime::flush_prints();
+  if (backend_) backend_->synchronize();
+}
+
+Array Device::from_host_bytes(DType dtype, const void* data, std::size_t count, std::vector<std::int64_t> shape) const {
+  if (shape.empty()) shape = {static_cast<std::int64_t>(count)};
+  std::int64_t n = checked_count(shape, dtype, "from_host");
+  if (n != static_cast<std::int64_t>(count))
+    throw InvalidArgument("from_host: the host buffer holds " + std::to_string(count) + " elements but shape " +
+                          shape_text(shape) + " needs " + std::to_string(n));
+  Array a = make_array(*this, dtype, std::move(shape), false, "from_host");
+  if (count) detail::Access::storage(a)->buffer->write(0, data, count * dtype_size(dtype));
+  return a;
+}
+
+Array Device::zeros(DType dtype, std::vector<std::int64_t> shape) const {
+  return make_array(*this, dtype, std::move(shape), true, "zeros");
+}
+Array Device::empty(DType dtype, std::vector<std::int64_t> shape) const {
+  return make_array(*this, dtype, std::move(shape), false, "empty");
+}
+
+Array Device::empty_exportable(DType dtype, std::vector<std::int64_t> shape) const {
+  if (!backend_) throw InvalidArgument("empty_exportable on an empty tack::Device");
+  if (!capabilities().supports_exportable_memory)
+    throw InvalidArgument("empty_exportable: the " + name() +
+                          " device has no exportable memory (supports_exportable_memory is false)");
+  runtime::check_dtype(*this, dtype, "empty_exportable");
+  const std::int64_t count = runtime::checked_count(shape, dtype, "empty_exportable");
+  auto s = std::make_shared<runtime::ArrayStorage>();
+  s->backend = backend_;
+  s->dtype = dtype;
+  s->shape = std::move(shape);
+  s->size = count;
+  s->buffer = backend_->allocate_exportable(static_cast<std::size_t>(count) * dtype_size(dtype));
+  return Array(s);
+}
+
+std::future<void> Device::synchronize_async() const {
+  if (!backend_) return runtime::wait_async({});
+  return runtime::wait_async({backend_});
+}
 
 }  // namespace tack

@@ -5,12 +5,12 @@
 #include "ir/ir.hpp"
 #include "ir/scalar_ops.hpp"
 #include "lang/trace_context.hpp"
-#include "runtime/access.hpp"
-#include "runtime/async_wait.hpp"
-#include "runtime/fp_contract.hpp"
-#include "runtime/kernel_impl.hpp"
-#include "runtime/registry.hpp"
-#include "runtime/signature.hpp"
+#include "runtime/devices/registry.hpp"
+#include "runtime/kernels/fp_contract.hpp"
+#include "runtime/kernels/kernel_impl.hpp"
+#include "runtime/kernels/signature.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/waits/async_wait.hpp"
 
 #include <utility>
 

@@ -47,7 +47,7 @@ const void* device_identity(const Device& d);
 
 // ---- Kernels traced by a front end ----
 
-// The most parameters a kernel takes (runtime/signature.hpp's limit; frontend.cpp checks they agree).
+// The most parameters a kernel takes (runtime/kernels/signature.hpp's limit; frontend.cpp checks they agree).
 inline constexpr int kMaxKernelParams = 32;
 
 // A kernel whose body is written in the front end's language: `trace` replays it as calls

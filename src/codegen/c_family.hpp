@@ -64,6 +64,9 @@ class CFamilyCodeGen {
   virtual std::string unfused_mul(DType t, const std::string& a, const std::string& b) const;
   // A float with these bits (infinities and NaNs).
   virtual std::string float_from_bits(DType t, std::uint64_t bits) const = 0;
+  // A dialect's float_from_bits: `f32_call(0x...u)` or `f64_call(0x...<f64_suffix>)`, the bits in full hex.
+  static std::string bits_literal_call(DType t, std::uint64_t bits, const char* f32_call, const char* f64_call,
+                                       const char* f64_suffix);
   // Integer literal suffix for 64-bit types.
   virtual std::string i64_suffix() const = 0;
   virtual std::string u64_suffix() const = 0;

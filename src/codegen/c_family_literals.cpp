@@ -64,6 +64,16 @@ std::string CFamilyCodeGen::literal(DType t, std::uint64_t bits) const {
   return d < 0 || std::signbit(d) ? "(" + s + ")" : s;
 }
 
+std::string CFamilyCodeGen::bits_literal_call(DType t, std::uint64_t bits, const char* f32_call,
+                                              const char* f64_call, const char* f64_suffix) {
+  char buf[64];
+  if (t == DType::F32)
+    std::snprintf(buf, sizeof buf, "%s(0x%08xu)", f32_call, static_cast<unsigned>(bits));
+  else
+    std::snprintf(buf, sizeof buf, "%s(0x%016llx%s)", f64_call, static_cast<unsigned long long>(bits), f64_suffix);
+  return buf;
+}
+
 std::string CFamilyCodeGen::unfused_mul(DType, const std::string& a, const std::string& b) const {
   return "(" + a + " * " + b + ")";
 }

@@ -4,7 +4,6 @@
 #include "abi/group_size.hpp"
 #include "ir/check.hpp"
 
-#include <cstdio>
 
 namespace tack::codegen {
 
@@ -56,13 +55,7 @@ std::string CudaCodeGen::unfused_mul(DType t, const std::string& a, const std::s
 }
 
 std::string CudaCodeGen::float_from_bits(DType t, std::uint64_t bits) const {
-  char buf[48];
-  if (t == DType::F32) {
-    std::snprintf(buf, sizeof buf, "__uint_as_float(0x%08xu)", static_cast<unsigned>(bits));
-  } else {
-    std::snprintf(buf, sizeof buf, "__longlong_as_double(0x%016llxLL)", static_cast<unsigned long long>(bits));
-  }
-  return buf;
+  return bits_literal_call(t, bits, "__uint_as_float", "__longlong_as_double", "LL");
 }
 
 std::string CudaCodeGen::bits_of(DType t, const std::string& x) const {

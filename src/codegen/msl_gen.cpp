@@ -6,7 +6,6 @@
 
 #include <tack/error.hpp>
 
-#include <cstdio>
 
 namespace tack::codegen {
 namespace {
@@ -58,10 +57,8 @@ class MslCodeGen : public CFamilyCodeGen {
   }
   std::string math(const std::string& name, DType) const override { return name; }
   std::string float_from_bits(DType t, std::uint64_t bits) const override {
-    TACK_CHECK(t == DType::F32);
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "as_type<float>(0x%08xu)", static_cast<unsigned>(bits));
-    return buf;
+    TACK_CHECK(t == DType::F32);  // MSL has no f64
+    return bits_literal_call(t, bits, "as_type<float>", "", "");
   }
   std::string i64_suffix() const override { return "L"; }
   std::string u64_suffix() const override { return "UL"; }

@@ -5,7 +5,6 @@
 #include "ir/check.hpp"
 #include "ir/visitor.hpp"
 
-#include <cstdio>
 
 namespace tack::codegen {
 namespace {
@@ -74,13 +73,7 @@ class OpenCLCodeGen : public CFamilyCodeGen {
   bool close_conditional_barrier_regions() const override { return true; }  // PoCL 3.1 (see c_family.hpp)
   std::string math(const std::string& name, DType) const override { return name; }
   std::string float_from_bits(DType t, std::uint64_t bits) const override {
-    char buf[48];
-    if (t == DType::F32) {
-      std::snprintf(buf, sizeof buf, "as_float(0x%08xu)", static_cast<unsigned>(bits));
-    } else {
-      std::snprintf(buf, sizeof buf, "as_double(0x%016llxUL)", static_cast<unsigned long long>(bits));
-    }
-    return buf;
+    return bits_literal_call(t, bits, "as_float", "as_double", "UL");
   }
   std::string i64_suffix() const override { return "L"; }
   std::string u64_suffix() const override { return "UL"; }

@@ -1,7 +1,7 @@
 // What a failed driver or compiler call reports: the call, its result code and
 // the driver's own words for that code. The driver tables know nothing of
 // Tack's errors (docs/errors.md: the C-ABI boundary uses result codes); each backend
-// turns a Failure into a tack::BackendError at its edge (runtime/driver_errors.hpp).
+// turns a Failure into a tack::BackendError at its edge (runtime/diagnostics/driver_errors.hpp).
 #pragma once
 
 #include <string>

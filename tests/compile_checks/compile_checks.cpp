@@ -20,9 +20,9 @@
 #include "compile_checks/inspect_golden.hpp"
 
 #include "ir/printer.hpp"
-#include "runtime/array_reduction_kernel.hpp"
-#include "runtime/resolve_variant.hpp"
-#include "runtime/source_targets.hpp"
+#include "runtime/reductions/array_reduction_kernel.hpp"
+#include "runtime/kernels/resolve_variant.hpp"
+#include "runtime/devices/source_targets.hpp"
 
 #include <tack/error.hpp>
 #include <tack/kernel.hpp>
@@ -83,7 +83,7 @@ bool collect_corpus(std::vector<tack::ir::Kernel>* kernels) {
   return passed;
 }
 
-// The device reductions' kernels (runtime/array_reduction_kernel), typed as Array::sum/min/max launches them.
+// The device reductions' kernels (runtime/reductions/array_reduction_kernel), typed as Array::sum/min/max launches them.
 void add_reduction_kernels(std::vector<tack::ir::Kernel>* kernels) {
   tack::runtime::set_specialize_observer([&](const tack::ir::Kernel& k) { kernels->push_back(k); });
   for (tack::runtime::ReduceOp op :

@@ -40,9 +40,9 @@
 
 #include "backends/cpu/cpu_backend.hpp"
 #include "ir/printer.hpp"
-#include "runtime/access.hpp"
-#include "runtime/resolve_variant.hpp"
-#include "runtime/source_targets.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/kernels/resolve_variant.hpp"
+#include "runtime/devices/source_targets.hpp"
 
 #include <tack/device.hpp>
 #include <tack/error.hpp>

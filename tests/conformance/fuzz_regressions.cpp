@@ -6,7 +6,7 @@
 // cpu run on the calling thread, and ctest's TIMEOUT for these tests
 // (support/wait_timeout_tests.cmake) bounds them.
 #include "conformance/backend_param.hpp"
-#include "runtime/wait_deadline.hpp"
+#include "runtime/waits/wait_deadline.hpp"
 
 #include <cstdint>
 #include <vector>

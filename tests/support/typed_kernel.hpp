@@ -5,8 +5,8 @@
 
 #include "passes/infer_types.hpp"
 #include "passes/pipeline.hpp"
-#include "runtime/access.hpp"
-#include "runtime/kernel_impl.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/kernels/kernel_impl.hpp"
 
 #include <tack/tack.hpp>
 

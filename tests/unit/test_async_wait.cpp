@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 #include <tack/tack.hpp>
 
-#include "runtime/access.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/host_buffer.hpp"
-#include "runtime/wait_marker.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/devices/backend.hpp"
+#include "runtime/memory/host_buffer.hpp"
+#include "runtime/waits/wait_marker.hpp"
 
 #include <pthread.h>
 

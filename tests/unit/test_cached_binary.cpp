@@ -1,7 +1,7 @@
 // The disk-cache payload of compiled GPU kernels (cuda's PTX, hip's code
 // objects, opencl's program binaries): what is stored is what is loaded, for
 // any bytes, and a payload of another shape is refused rather than loaded.
-#include "runtime/cached_binary.hpp"
+#include "runtime/cache/cached_binary.hpp"
 
 #include <gtest/gtest.h>
 

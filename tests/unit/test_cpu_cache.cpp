@@ -9,8 +9,8 @@
 #include <tack/tack.hpp>
 
 #include "backends/cpu/jit.hpp"
-#include "runtime/disk_cache.hpp"
-#include "runtime/warnings.hpp"
+#include "runtime/cache/disk_cache.hpp"
+#include "runtime/diagnostics/warnings.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -9,8 +9,8 @@
 #include "codegen/pack_layout.hpp"
 #include "passes/infer_types.hpp"
 #include "passes/pipeline.hpp"
-#include "runtime/access.hpp"
-#include "runtime/kernel_impl.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/kernels/kernel_impl.hpp"
 #include "support/scoped_env.hpp"
 #include "support/typed_kernel.hpp"
 

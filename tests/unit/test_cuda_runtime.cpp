@@ -16,8 +16,8 @@
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
-#include "runtime/disk_cache.hpp"
-#include "runtime/wait_deadline.hpp"
+#include "runtime/cache/disk_cache.hpp"
+#include "runtime/waits/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
 
@@ -420,7 +420,7 @@ TEST_F(CudaRuntime, SumRunsOnTheDevice) {
   compile_or_skip([&] { s = x.sum<float>(); });
   ASSERT_EQ(fake_cuda_launch_count(), 1) << "one reduction launch";
   const FakeCudaLaunch l = launches()[0];
-  // Launched as any kernel (runtime/array_reduction_kernel): x, the result, the scalar pack, then __n__, the
+  // Launched as any kernel (runtime/reductions/array_reduction_kernel): x, the result, the scalar pack, then __n__, the
   // groups: ceil(5000 / 256), below the cap of 32 per multiprocessor.
   ASSERT_EQ(l.param_count, 4);
   EXPECT_EQ(param_u64(l, 0), tack::backends::cuda::device_pointer(x));

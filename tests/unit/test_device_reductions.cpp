@@ -1,18 +1,18 @@
-// The device reductions (runtime/array_reduction_kernel, runtime/device_reductions;
+// The device reductions (runtime/reductions/array_reduction_kernel, runtime/reductions/device_reductions;
 // reference: "Device reductions"). The kernel itself on the interpreter, launched
 // with a chosen number of groups (each lane strides over the array); then
 // Array::sum/min/max on the opencl device (PoCL here, a real run) against the
-// host's reduction (runtime/host_reduce): min and max bit for bit, a sum within
+// host's reduction (runtime/reductions/host_reduce): min and max bit for bit, a sum within
 // the contract's n * 2^-23 * sum(|x|). The opencl tests skip where
 // tack::device("opencl") is unavailable.
 #include <gtest/gtest.h>
 #include <tack/tack.hpp>
 
-#include "runtime/access.hpp"
-#include "runtime/array_reduction_kernel.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/device_reductions.hpp"
-#include "runtime/host_reduce.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/reductions/array_reduction_kernel.hpp"
+#include "runtime/devices/backend.hpp"
+#include "runtime/reductions/device_reductions.hpp"
+#include "runtime/reductions/host_reduce.hpp"
 #include "support/opencl_device_test.hpp"
 
 #include <bit>

@@ -3,8 +3,8 @@
 // directories, LRU eviction, and configuration from the environment.
 #include <gtest/gtest.h>
 
-#include "runtime/disk_cache.hpp"
-#include "runtime/warnings.hpp"
+#include "runtime/cache/disk_cache.hpp"
+#include "runtime/diagnostics/warnings.hpp"
 
 #include <algorithm>
 #include <atomic>

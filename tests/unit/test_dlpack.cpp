@@ -1,7 +1,7 @@
 // DLPack on the host devices: to_dlpack describes the array and keeps its
 // memory until the consumer's deleter runs; from_dlpack wraps a producer's
 // tensor in place, takes ownership only on success, and maps every Tack dtype.
-#include "runtime/access.hpp"
+#include "runtime/memory/access.hpp"
 
 #include <tack/tack.hpp>
 

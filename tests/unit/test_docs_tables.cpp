@@ -1,8 +1,8 @@
 // docs/backends.md's capability table, checked against the backends'
-// descriptions (runtime/backend_description.hpp): the atomics and device
+// descriptions (runtime/devices/backend_description.hpp): the atomics and device
 // options rows, so the table users read cannot drift from what the backends
 // accept. The descriptions are what the registry, the devices and tack::inspect read.
-#include "runtime/backend_description.hpp"
+#include "runtime/devices/backend_description.hpp"
 #include "support/markdown_table.hpp"
 
 #include <tack/tack.hpp>

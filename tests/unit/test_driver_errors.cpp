@@ -1,10 +1,10 @@
 // The edge where driver failure records become Tack errors
-// (runtime/driver_errors.hpp): the messages name the backend, the call and the
+// (runtime/diagnostics/driver_errors.hpp): the messages name the backend, the call and the
 // driver's text exactly as before the driver tables stopped throwing, and a
 // table that cannot be loaded is BackendUnavailable with its reason.
 #include <gtest/gtest.h>
 
-#include "runtime/driver_errors.hpp"
+#include "runtime/diagnostics/driver_errors.hpp"
 
 #include <tack/error.hpp>
 

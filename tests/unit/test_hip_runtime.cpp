@@ -15,11 +15,11 @@
 #include "drivers/hip_api.hpp"
 #include "drivers/rtc_api.hpp"
 #include "ir/printer.hpp"
-#include "runtime/cache_key.hpp"
-#include "runtime/cached_binary.hpp"
-#include "runtime/disk_cache.hpp"
-#include "runtime/resolve_variant.hpp"
-#include "runtime/wait_deadline.hpp"
+#include "runtime/cache/cache_key.hpp"
+#include "runtime/cache/cached_binary.hpp"
+#include "runtime/cache/disk_cache.hpp"
+#include "runtime/kernels/resolve_variant.hpp"
+#include "runtime/waits/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
 

@@ -1,11 +1,11 @@
-// The host's Array::sum/min/max loops (src/runtime/host_reduce_loops.hpp), in
+// The host's Array::sum/min/max loops (src/runtime/reductions/host_reduce_loops.hpp), in
 // each copy (baseline, AVX2, AVX-512; a copy the host cannot run is SKIPPED,
 // naming it): the f64 sum adds in 16
 // fixed lanes, bit for bit at every vector width; min/max find the extreme
 // wherever it sits (every lane and the tail), skip every NaN, tell infinity
 // from all-NaN, keep the first of two equal zeros; and the whole reduction
 // gives the same bits on one thread and on two.
-#include "runtime/host_reduce_loops.hpp"
+#include "runtime/reductions/host_reduce_loops.hpp"
 
 #include <tack/tack.hpp>
 

@@ -3,8 +3,8 @@
 // counted from the end becomes the one it names for the call's rank.
 #include "ir/printer.hpp"
 #include "passes/infer_types.hpp"
-#include "runtime/access.hpp"
-#include "runtime/kernel_impl.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/kernels/kernel_impl.hpp"
 #include "support/typed_kernel.hpp"
 
 #include <tack/tack.hpp>

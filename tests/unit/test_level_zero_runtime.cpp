@@ -15,8 +15,8 @@
 #include "backends/level_zero/level_zero_kernel.hpp"
 #include "backends/level_zero/level_zero_memory.hpp"
 #include "backends/level_zero/ocloc_compile.hpp"
-#include "runtime/access.hpp"
-#include "runtime/wait_deadline.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/waits/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
 
@@ -587,7 +587,7 @@ TEST_F(LevelZeroRuntime, SumRunsOnTheDeviceWithGroupsOf256) {
   ASSERT_EQ(fake_ze_launch_count(), 1) << "one reduction launch";
   const FakeZeLaunch l = launches()[0];
   EXPECT_EQ(l.group_size[0], 256u);
-  // Launched as any kernel (runtime/array_reduction_kernel): x, the result, the scalar pack, then __n__, the
+  // Launched as any kernel (runtime/reductions/array_reduction_kernel): x, the result, the scalar pack, then __n__, the
   // groups (ceil(5000 / 256)); the pack holds x's element count, 64-bit (the fake's memory is the host's).
   EXPECT_EQ(arg_u64(l, 0), reinterpret_cast<std::uint64_t>(ptr_of(x)));
   EXPECT_EQ(arg_u64(l, 3), 20u) << "__n__: the groups";

@@ -14,8 +14,8 @@
 #include "ir/scalar_ops.hpp"
 #include "passes/infer_types.hpp"
 #include "passes/pipeline.hpp"
-#include "runtime/access.hpp"
-#include "runtime/kernel_impl.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/kernels/kernel_impl.hpp"
 #include "support/env.hpp"
 #include "support/typed_kernel.hpp"
 

@@ -1,12 +1,12 @@
-// The one disk-cache flow every backend builds through (runtime/load_or_build.hpp)
+// The one disk-cache flow every backend builds through (runtime/cache/load_or_build.hpp)
 // and its typed key: each field of a key reaches the key text so two keys that
 // differ anywhere never share an entry, and the flow compiles once, loads on
 // the second build, recompiles past a refused or malformed entry, replaces an
 // entry a load improved, and stays off the disk when the key cannot be named.
 #include <gtest/gtest.h>
 
-#include "runtime/build_id.hpp"
-#include "runtime/load_or_build.hpp"
+#include "runtime/cache/build_id.hpp"
+#include "runtime/cache/load_or_build.hpp"
 
 #include <unistd.h>
 #include <filesystem>

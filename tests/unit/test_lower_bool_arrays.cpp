@@ -5,8 +5,8 @@
 #include "ir/verify.hpp"
 #include "passes/infer_types.hpp"
 #include "passes/lower_bool_arrays.hpp"
-#include "runtime/access.hpp"
-#include "runtime/kernel_impl.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/kernels/kernel_impl.hpp"
 
 #include <gtest/gtest.h>
 #include <tack/tack.hpp>

@@ -2,10 +2,10 @@
 // hashes), what passes::lower_prints makes of it, and how values are formatted.
 #include "ir/printer.hpp"
 #include "passes/lower_prints.hpp"
-#include "runtime/access.hpp"
-#include "runtime/kernel_impl.hpp"
-#include "runtime/print_capture.hpp"
-#include "runtime/resolve_variant.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/kernels/kernel_impl.hpp"
+#include "runtime/kernels/print_capture.hpp"
+#include "runtime/kernels/resolve_variant.hpp"
 
 #include <gtest/gtest.h>
 #include <tack/tack.hpp>

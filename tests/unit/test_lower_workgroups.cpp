@@ -7,7 +7,7 @@
 #include "ir/verify.hpp"
 #include "ir/visitor.hpp"
 #include "passes/lower_workgroups.hpp"
-#include "runtime/resolve_variant.hpp"
+#include "runtime/kernels/resolve_variant.hpp"
 #include "support/tiled_matmul.hpp"
 
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 
 #include "backends/metal/metal_kernel.hpp"
 #include "backends/metal/metal_queue.hpp"
-#include "runtime/array_reduction_kernel.hpp"
+#include "runtime/reductions/array_reduction_kernel.hpp"
 #include "support/scoped_env.hpp"
 
 #include <tack/error.hpp>
@@ -26,7 +26,7 @@ namespace metal = tack::backends::metal;
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// The device reductions are Tack kernels (runtime/array_reduction_kernel): Metal generates their MSL as any
+// The device reductions are Tack kernels (runtime/reductions/array_reduction_kernel): Metal generates their MSL as any
 // kernel's, with a 64-bit count (the host still reduces 2^32 elements or more: metal_backend.mm).
 TEST(MetalReductionKernels, GeneratedAsAnyKernel) {
   for (tack::runtime::ReduceOp op :

@@ -9,8 +9,8 @@
 #include "backends/opencl/opencl_device.hpp"
 #include "backends/opencl/opencl_kernel.hpp"
 #include "errors/error_helpers.hpp"
-#include "runtime/access.hpp"
-#include "runtime/device_reductions.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/reductions/device_reductions.hpp"
 #include "support/opencl_device_test.hpp"
 
 #include <spawn.h>

@@ -2,8 +2,8 @@
 // the order docs/language.md lists them, both when the pipeline's three parts
 // run directly and when a backend compiles through them.
 #include "passes/pipeline.hpp"
-#include "runtime/access.hpp"
-#include "runtime/kernel_impl.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/kernels/kernel_impl.hpp"
 #include "support/scoped_env.hpp"
 
 #include <gtest/gtest.h>

@@ -6,7 +6,7 @@
 #include <tack/tack.hpp>
 
 #include "backends/cpu/jit.hpp"
-#include "runtime/resolve_variant.hpp"
+#include "runtime/kernels/resolve_variant.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -3,9 +3,9 @@
 // memory in place and holds its owner only while needed, and wrapped arrays that
 // may overlap never get the noalias variant. The cuda side is
 // test_cuda_shared_memory.cpp.
-#include "runtime/access.hpp"
-#include "runtime/resolve_variant.hpp"
-#include "runtime/signature.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/kernels/resolve_variant.hpp"
+#include "runtime/kernels/signature.hpp"
 
 #include <tack/tack.hpp>
 

@@ -2,7 +2,7 @@
 // back, for every parameter kind, dtype and rank; and the bit layout itself is
 // pinned, so a change to it is a deliberate one.
 #include "ir/ir.hpp"
-#include "runtime/signature.hpp"
+#include "runtime/kernels/signature.hpp"
 
 #include <gtest/gtest.h>
 #include <tack/dtype.hpp>

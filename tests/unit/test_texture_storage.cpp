@@ -2,9 +2,9 @@
 // shape whether it samples in hardware or in software; the choice is made at
 // every call before the variant key is built, so a texture and the variant that
 // samples it always agree, and each choice gets a variant of its own.
-#include "runtime/access.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/host_buffer.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/devices/backend.hpp"
+#include "runtime/memory/host_buffer.hpp"
 #include "support/per_backend.hpp"
 
 #include <tack/tack.hpp>

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <tack/tack.hpp>
 
-#include "runtime/access.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/devices/backend.hpp"
 
 using namespace tack::lang;
 

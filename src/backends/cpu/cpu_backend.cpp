@@ -14,10 +14,10 @@
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
 #include "passes/pipeline.hpp"
-#include "runtime/backend_description.hpp"
-#include "runtime/host_buffer.hpp"
-#include "runtime/load_or_build.hpp"
-#include "runtime/warnings.hpp"
+#include "runtime/devices/backend_description.hpp"
+#include "runtime/memory/host_buffer.hpp"
+#include "runtime/cache/load_or_build.hpp"
+#include "runtime/diagnostics/warnings.hpp"
 #include "support/env.hpp"
 
 #include <tack/error.hpp>

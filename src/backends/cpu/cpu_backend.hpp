@@ -2,7 +2,7 @@
 // persistent thread pool.
 #pragma once
 
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 
 #include <memory>
 

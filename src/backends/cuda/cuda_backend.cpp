@@ -11,11 +11,11 @@
 #include "backends/cuda/cuda_memory.hpp"
 #include "backends/cuda/cuda_texture.hpp"
 #include "codegen/cuda_gen.hpp"
-#include "runtime/array_checks.hpp"
-#include "runtime/backend_description.hpp"
+#include "runtime/memory/array_checks.hpp"
+#include "runtime/devices/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 #include "runtime/gpu/grid_launch.hpp"
-#include "runtime/wait_marker.hpp"
+#include "runtime/waits/wait_marker.hpp"
 
 #include <tack/error.hpp>
 

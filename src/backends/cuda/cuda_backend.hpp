@@ -2,7 +2,7 @@
 // and launched through the driver API, both loaded at run time.
 #pragma once
 
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 
 #include <memory>
 

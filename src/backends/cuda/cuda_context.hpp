@@ -14,7 +14,7 @@
 #pragma once
 
 #include "drivers/cuda_api.hpp"
-#include "runtime/wait_deadline.hpp"
+#include "runtime/waits/wait_deadline.hpp"
 #include "support/no_copy.hpp"
 
 #include <tack/device.hpp>

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "drivers/cuda_api.hpp"
-#include "runtime/driver_errors.hpp"
+#include "runtime/diagnostics/driver_errors.hpp"
 
 namespace tack::backends::cuda::driver {
 using namespace tack::runtime;

@@ -3,9 +3,9 @@
 
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/nvrtc_compile.hpp"
-#include "runtime/cached_binary.hpp"
-#include "runtime/load_or_build.hpp"
-#include "runtime/warnings.hpp"
+#include "runtime/cache/cached_binary.hpp"
+#include "runtime/cache/load_or_build.hpp"
+#include "runtime/diagnostics/warnings.hpp"
 
 #include <tack/error.hpp>
 

@@ -3,7 +3,7 @@
 
 #include "backends/cuda/cuda_driver.hpp"
 #include "ir/check.hpp"
-#include "runtime/access.hpp"
+#include "runtime/memory/access.hpp"
 
 #include <tack/error.hpp>
 

@@ -9,7 +9,7 @@
 
 #include "backends/cuda/cuda_context.hpp"
 #include "backends/cuda/cuda_virtual_memory.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 
 #include <tack/array.hpp>
 

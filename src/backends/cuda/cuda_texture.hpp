@@ -11,7 +11,7 @@
 #pragma once
 
 #include "backends/cuda/cuda_context.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 
 #include <array>
 #include <cstdint>

@@ -2,8 +2,8 @@
 #include "backends/cuda/nvrtc_compile.hpp"
 
 #include "drivers/rtc_api.hpp"
-#include "runtime/driver_errors.hpp"
-#include "runtime/warnings.hpp"
+#include "runtime/diagnostics/driver_errors.hpp"
+#include "runtime/diagnostics/warnings.hpp"
 #include "support/no_copy.hpp"
 
 #include <tack/error.hpp>

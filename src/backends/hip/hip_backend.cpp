@@ -10,7 +10,7 @@
 #include "backends/hip/hip_kernel.hpp"
 #include "backends/hip/hip_memory.hpp"
 #include "codegen/hip_gen.hpp"
-#include "runtime/backend_description.hpp"
+#include "runtime/devices/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 #include "runtime/gpu/grid_launch.hpp"
 

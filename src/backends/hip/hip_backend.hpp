@@ -2,7 +2,7 @@
 // launched through the HIP runtime, both loaded at run time.
 #pragma once
 
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 
 #include <memory>
 

@@ -10,7 +10,7 @@
 #include "backends/hip/hip_buffer_cache.hpp"
 #include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hip_queue.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 #include "support/no_copy.hpp"
 
 #include <tack/device.hpp>

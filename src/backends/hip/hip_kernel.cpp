@@ -5,9 +5,9 @@
 #include "backends/hip/hiprtc_compile.hpp"
 #include "codegen/c_family.hpp"
 #include "drivers/rtc_api.hpp"
-#include "runtime/cached_binary.hpp"
-#include "runtime/load_or_build.hpp"
-#include "runtime/warnings.hpp"
+#include "runtime/cache/cached_binary.hpp"
+#include "runtime/cache/load_or_build.hpp"
+#include "runtime/diagnostics/warnings.hpp"
 
 #include <tack/error.hpp>
 

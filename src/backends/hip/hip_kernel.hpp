@@ -9,7 +9,7 @@
 #pragma once
 
 #include "backends/hip/hip_device.hpp"
-#include "runtime/cache_key.hpp"
+#include "runtime/cache/cache_key.hpp"
 #include "runtime/gpu/build_request.hpp"
 #include "runtime/gpu/gpu_module.hpp"
 

@@ -10,8 +10,8 @@
 #pragma once
 
 #include "drivers/hip_api.hpp"
-#include "runtime/wait_deadline.hpp"
-#include "runtime/wait_marker.hpp"
+#include "runtime/waits/wait_deadline.hpp"
+#include "runtime/waits/wait_marker.hpp"
 #include "support/no_copy.hpp"
 
 #include <atomic>

@@ -2,7 +2,7 @@
 #include "backends/hip/hiprtc_compile.hpp"
 
 #include "drivers/rtc_api.hpp"
-#include "runtime/driver_errors.hpp"
+#include "runtime/diagnostics/driver_errors.hpp"
 
 #include <tack/error.hpp>
 

@@ -6,8 +6,8 @@
 
 #include "interp/interpreter.hpp"
 #include "ir/printer.hpp"
-#include "runtime/backend_description.hpp"
-#include "runtime/host_buffer.hpp"
+#include "runtime/devices/backend_description.hpp"
+#include "runtime/memory/host_buffer.hpp"
 
 #include <tack/error.hpp>
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "interp/interpreter.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 
 #include <memory>
 #include <vector>

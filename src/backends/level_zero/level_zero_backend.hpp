@@ -3,7 +3,7 @@
 // both loaded at run time.
 #pragma once
 
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 
 #include <memory>
 

@@ -2,8 +2,8 @@
 #include "backends/level_zero/level_zero_device.hpp"
 
 #include "backends/level_zero/level_zero_driver.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/backend_description.hpp"
+#include "runtime/devices/backend.hpp"
+#include "runtime/devices/backend_description.hpp"
 
 #include <tack/error.hpp>
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "drivers/level_zero_api.hpp"
-#include "runtime/driver_errors.hpp"
+#include "runtime/diagnostics/driver_errors.hpp"
 
 namespace tack::backends::level_zero::driver {
 using namespace tack::runtime;

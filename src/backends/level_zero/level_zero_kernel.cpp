@@ -4,8 +4,8 @@
 #include "backends/level_zero/level_zero_driver.hpp"
 #include "backends/level_zero/ocloc_compile.hpp"
 #include "drivers/ocloc_api.hpp"
-#include "runtime/load_or_build.hpp"
-#include "runtime/warnings.hpp"
+#include "runtime/cache/load_or_build.hpp"
+#include "runtime/diagnostics/warnings.hpp"
 #include "support/loaded_file.hpp"
 
 #include <tack/error.hpp>

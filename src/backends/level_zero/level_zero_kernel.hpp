@@ -12,7 +12,7 @@
 #pragma once
 
 #include "backends/level_zero/level_zero_queue.hpp"
-#include "runtime/cache_key.hpp"
+#include "runtime/cache/cache_key.hpp"
 #include "runtime/gpu/build_request.hpp"
 #include "runtime/gpu/gpu_module.hpp"
 

@@ -1,7 +1,7 @@
 // Device buffers of the level_zero backend.
 #include "backends/level_zero/level_zero_memory.hpp"
 
-#include "runtime/access.hpp"
+#include "runtime/memory/access.hpp"
 
 #include <tack/error.hpp>
 

@@ -24,9 +24,9 @@
 #pragma once
 
 #include "backends/level_zero/level_zero_device.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/wait_deadline.hpp"
-#include "runtime/wait_marker.hpp"
+#include "runtime/devices/backend.hpp"
+#include "runtime/waits/wait_deadline.hpp"
+#include "runtime/waits/wait_marker.hpp"
 #include "support/no_copy.hpp"
 
 #include <map>

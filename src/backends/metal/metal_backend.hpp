@@ -4,7 +4,7 @@
 // Objective-C++ (the .mm files beside this header).
 #pragma once
 
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 
 #include <tack/device.hpp>
 

@@ -17,11 +17,11 @@
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "passes/pipeline.hpp"
-#include "runtime/backend_description.hpp"
-#include "runtime/device_reductions.hpp"
+#include "runtime/devices/backend_description.hpp"
+#include "runtime/reductions/device_reductions.hpp"
 #include "runtime/gpu/gpu_layout.hpp"
-#include "runtime/group_size_error.hpp"
-#include "runtime/host_reduce.hpp"
+#include "runtime/diagnostics/group_size_error.hpp"
+#include "runtime/reductions/host_reduce.hpp"
 
 #include <tack/error.hpp>
 

@@ -3,10 +3,10 @@
 
 #include "backends/metal/metal_device.hpp"
 #include "backends/metal/metal_objc.h"
-#include "runtime/cache_key.hpp"
-#include "runtime/cached_binary.hpp"
-#include "runtime/load_or_build.hpp"
-#include "runtime/warnings.hpp"
+#include "runtime/cache/cache_key.hpp"
+#include "runtime/cache/cached_binary.hpp"
+#include "runtime/cache/load_or_build.hpp"
+#include "runtime/diagnostics/warnings.hpp"
 
 #include <optional>
 

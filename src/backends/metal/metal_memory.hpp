@@ -7,7 +7,7 @@
 // from the array's buffer, queued with the launches.
 #pragma once
 
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 
 #include <tack/array.hpp>
 

@@ -9,8 +9,8 @@
 // its command buffer completes (Encoding::owned and holds).
 #pragma once
 
-#include "runtime/wait_deadline.hpp"
-#include "runtime/wait_marker.hpp"
+#include "runtime/waits/wait_deadline.hpp"
+#include "runtime/waits/wait_marker.hpp"
 
 #include <cstddef>
 #include <functional>

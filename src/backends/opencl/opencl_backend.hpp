@@ -2,7 +2,7 @@
 // clBuildProgram and run on any OpenCL platform (PoCL on a CPU in the tests).
 #pragma once
 
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 
 #include <memory>
 

@@ -3,8 +3,8 @@
 #include "backends/opencl/opencl_device.hpp"
 
 #include "backends/opencl/opencl_driver.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/backend_description.hpp"
+#include "runtime/devices/backend.hpp"
+#include "runtime/devices/backend_description.hpp"
 #include "support/env.hpp"
 
 #include <tack/error.hpp>

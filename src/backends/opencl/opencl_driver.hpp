@@ -5,7 +5,7 @@
 #pragma once
 
 #include "drivers/opencl_api.hpp"
-#include "runtime/driver_errors.hpp"
+#include "runtime/diagnostics/driver_errors.hpp"
 
 namespace tack::backends::opencl::driver {
 using namespace tack::runtime;

@@ -2,9 +2,9 @@
 #include "backends/opencl/opencl_kernel.hpp"
 
 #include "backends/opencl/opencl_driver.hpp"
-#include "runtime/cached_binary.hpp"
-#include "runtime/load_or_build.hpp"
-#include "runtime/warnings.hpp"
+#include "runtime/cache/cached_binary.hpp"
+#include "runtime/cache/load_or_build.hpp"
+#include "runtime/diagnostics/warnings.hpp"
 
 #include <tack/error.hpp>
 

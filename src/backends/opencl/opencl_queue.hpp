@@ -11,7 +11,7 @@
 // wait), and the holds are released early, with a wait, past kMaxHeldBytes or
 // kMaxHolds.
 //
-// Waits are bounded by TACK_WAIT_TIMEOUT_S when it is set (runtime/wait_deadline.hpp):
+// Waits are bounded by TACK_WAIT_TIMEOUT_S when it is set (runtime/waits/wait_deadline.hpp):
 // a marker's execution status is polled, and a wait past the deadline raises
 // BackendError naming the kernel last queued. The queue is then "stuck": its
 // destructor abandons the context, queue and holds (leaks them) unless a later
@@ -19,9 +19,9 @@
 #pragma once
 
 #include "backends/opencl/opencl_device.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/wait_deadline.hpp"
-#include "runtime/wait_marker.hpp"
+#include "runtime/devices/backend.hpp"
+#include "runtime/waits/wait_deadline.hpp"
+#include "runtime/waits/wait_marker.hpp"
 #include "support/no_copy.hpp"
 
 #include <atomic>

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "ir/check.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 
 #include <tack/error.hpp>
 

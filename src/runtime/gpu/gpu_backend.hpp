@@ -13,13 +13,13 @@
 #include "abi/group_size.hpp"
 #include "codegen/c_family.hpp"
 #include "passes/pipeline.hpp"
-#include "runtime/backend.hpp"
-#include "runtime/device_reductions.hpp"
+#include "runtime/devices/backend.hpp"
+#include "runtime/reductions/device_reductions.hpp"
 #include "runtime/gpu/build_request.hpp"
 #include "runtime/gpu/gpu_launch_params.hpp"
 #include "runtime/gpu/gpu_layout.hpp"
 #include "runtime/gpu/gpu_limits.hpp"
-#include "runtime/wait_deadline.hpp"
+#include "runtime/waits/wait_deadline.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -53,7 +53,7 @@ struct GpuVariant final : CompiledVariant {
   mutable std::vector<unsigned char> scratch;  // the host image of one pack array, under the dispatch lock
 };
 
-// A backend's dialect: its kernels' generator (the array reductions are kernels too: runtime/device_reductions).
+// A backend's dialect: its kernels' generator (the array reductions are kernels too: runtime/reductions/device_reductions).
 struct GpuCodegen {
   codegen::CSource (*generate)(const abi::PackedKernel& packed) = nullptr;
 };

@@ -6,7 +6,7 @@
 // parameters plus their scalar packs), so a warm launch allocates nothing.
 #pragma once
 
-#include "runtime/signature.hpp"
+#include "runtime/kernels/signature.hpp"
 #include "support/no_copy.hpp"
 
 #include <array>

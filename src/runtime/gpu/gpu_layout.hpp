@@ -6,7 +6,7 @@
 #pragma once
 
 #include "abi/scalar_pack.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 #include "runtime/gpu/gpu_scalar_pack.hpp"
 
 #include <cstddef>

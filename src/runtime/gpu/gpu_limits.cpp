@@ -2,7 +2,7 @@
 #include "runtime/gpu/gpu_limits.hpp"
 
 #include "abi/group_size.hpp"
-#include "runtime/group_size_error.hpp"
+#include "runtime/diagnostics/group_size_error.hpp"
 
 #include <tack/error.hpp>
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "abi/scalar_pack.hpp"
-#include "runtime/backend.hpp"
+#include "runtime/devices/backend.hpp"
 
 #include <cstddef>
 

@@ -1,0 +1,71 @@
+// Tracing a kernel function into IR, once.
+#include "runtime/kernels/kernel_impl.hpp"
+
+#include "ir/printer.hpp"
+#include "ir/visitor.hpp"
+#include "lang/trace_context.hpp"
+#include "runtime/kernels/compile_report.hpp"
+#include "runtime/kernels/signature.hpp"
+
+#include <tack/error.hpp>
+
+#include <chrono>
+#include <utility>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace tack::runtime {
+
+const ir::Kernel& KernelImpl::traced() {
+  std::lock_guard lock(trace_mutex_);
+  if (traced_) return *kernel_;
+  if (specs.size() > static_cast<std::size_t>(kMaxKernelParams))
+    throw InvalidArgument("kernel '" + name + "' has " + std::to_string(specs.size()) + " parameters; at most " +
+                          std::to_string(kMaxKernelParams) + " are supported");
+  const auto start = std::chrono::steady_clock::now();
+  ir::Kernel k;
+  k.name = name;
+  k.loc = loc;
+  k.fp_contract = fp_contract;
+  for (const auto& s : specs) {
+    ir::Param p;
+    p.kind = s.kind == detail::ParamSpec::Kind::Array    ? ir::ParamKind::Array
+             : s.kind == detail::ParamSpec::Kind::Scalar ? ir::ParamKind::Scalar
+                                                         : ir::ParamKind::Texture3D;
+    if (s.fixed) p.fixed_dtype = s.dtype;
+    k.params.push_back(p);
+  }
+  {
+    lang::detail::TraceContext ctx(k);
+    body();
+    if (!ctx.launch_seen())
+      throw InvalidArgument("kernel '" + name + "' (" + loc.str() +
+                            ") has no parallel_for or workgroup_for: a kernel is one parallel loop");
+  }
+  std::string text = ir::to_string(k);
+  XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
+  hash_lo_ = h.low64;
+  hash_hi_ = h.high64;
+  std::string lines = k.loc.str();
+  ir::for_each_stmt(k.body, [&](const ir::Stmt& s) { lines += ";" + s->loc.str(); });
+  locations_hash_ = XXH3_64bits(lines.data(), lines.size());
+  kernel_ = std::make_unique<ir::Kernel>(std::move(k));
+  traced_ = true;
+  trace_ms_ = ms_since(start);
+  return *kernel_;
+}
+
+void KernelImpl::retrace() {
+  std::lock_guard lock(trace_mutex_);
+  if (!traced_) return;
+  retired_.push_back(std::move(kernel_));
+  traced_ = false;
+}
+
+double KernelImpl::take_trace_ms() {
+  std::lock_guard lock(trace_mutex_);
+  return std::exchange(trace_ms_, 0.0);
+}
+
+}  // namespace tack::runtime

@@ -1,0 +1,261 @@
+// Argument checking and variant resolution. The warm path builds a fixed-size
+// signature and looks it up; the IR is hashed once per kernel, at trace time.
+#include "runtime/kernels/resolve_variant.hpp"
+
+#include "ir/printer.hpp"
+#include "ir/visitor.hpp"
+#include "passes/pipeline.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/kernels/compile_report.hpp"
+#include "runtime/devices/registry.hpp"
+
+#include <tack/error.hpp>
+#include <tack/kernel.hpp>
+
+#include <chrono>
+
+#include <algorithm>
+#include <mutex>
+
+namespace tack::runtime {
+namespace {
+
+const char* kind_name(KernelArg::Kind k) {
+  switch (k) {
+    case KernelArg::Kind::Array: return "an Array";
+    case KernelArg::Kind::Scalar: return "a scalar";
+    case KernelArg::Kind::Texture: return "a Texture";
+    case KernelArg::Kind::ArraySpec: return "an ArraySpec";
+  }
+  return "?";
+}
+
+std::string param_list(const ir::Kernel& k) {
+  std::string s;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    s += (i ? ", " : "") + std::string(ir::param_kind_name(k.params[i].kind));
+    if (k.params[i].fixed_dtype && k.params[i].kind != ir::ParamKind::Texture3D)
+      s += "Of<" + std::string(dtype_name(*k.params[i].fixed_dtype)) + ">";
+  }
+  return s;
+}
+
+[[noreturn]] void check_failed_type(const std::string& kernel, size_t i, const std::string& msg) {
+  throw TypeError("kernel '" + kernel + "', argument " + std::to_string(i) + ": " + msg);
+}
+
+// Capability checks on typed IR: what the backend cannot run is refused before compiling.
+}  // namespace
+
+void check_capabilities(const ir::Kernel& typed, const Capabilities& caps) {
+  if (typed.launch == ir::LaunchKind::Workgroup && !caps.supports_workgroups)
+    throw InvalidArgument("kernel '" + typed.name + "' uses workgroup_for, which the " + caps.name +
+                          " backend does not support");
+  for (const auto& s : typed.shared)
+    if (!caps.supports(s.dtype))
+      throw TypeError("kernel '" + typed.name + "': shared arrays of " + std::string(dtype_name(s.dtype)) +
+                      " are not supported on " + caps.name);
+  std::string problem;
+  ir::for_each_stmt(typed.body, [&](const ir::Stmt& s) {
+    if (!problem.empty()) return;
+    if (auto a = s.as<ir::Atomic>()) {
+      DType t = a->array.space == ir::ArrayRef::Space::Param ? typed.params[a->array.index].dtype
+                                                             : typed.shared[a->array.index].dtype;
+      if (!caps.supports_atomic(t)) {
+        std::string where = s->loc.str();
+        problem = "kernel '" + typed.name + "'" + (where.empty() ? "" : " at " + where) + ": atomic_" +
+                  ir::atomic_name(a->op) + " on " + std::string(dtype_name(t)) + " is not supported on " + caps.name;
+      }
+    }
+  });
+  if (!problem.empty()) throw TypeError(problem);
+}
+
+namespace {
+std::mutex g_observer_mutex;
+
+// Whether two arguments' memory may overlap: the same buffer, or ranges that meet where either came from outside.
+bool overlap(const Buffer& a, const Buffer& b) {
+  if (&a == &b) return true;
+  if (!a.external() && !b.external()) return false;
+  const NativeMemory x = a.native(), y = b.native();
+  if (x.kind != y.kind) return false;
+  // An empty range still counts at its address, so two wraps of one pointer are never proven disjoint.
+  const std::uintptr_t x_end = x.handle + std::max<std::size_t>(x.bytes, 1),
+                       y_end = y.handle + std::max<std::size_t>(y.bytes, 1);
+  return x.handle < y_end && y.handle < x_end;
+}
+std::function<void(const ir::Kernel&)> g_observer;
+}  // namespace
+
+void set_specialize_observer(std::function<void(const ir::Kernel&)> observer) {
+  std::lock_guard lock(g_observer_mutex);
+  g_observer = std::move(observer);
+}
+
+ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::shared_ptr<Backend> backend,
+                        bool for_inspect) {
+  const ir::Kernel& k = impl.traced();
+  if (args.size() != k.params.size())
+    throw InvalidArgument("kernel '" + k.name + "' takes " + std::to_string(k.params.size()) + " arguments (" +
+                          param_list(k) + "), got " + std::to_string(args.size()));
+  ResolvedCall call;
+  // The device: the first array's or texture's, unless one was given.
+  int device_arg = -1;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg& a = args[i];
+    const ArrayStorage* s = a.kind == KernelArg::Kind::Array && a.array->valid()
+                                ? detail::Access::storage(*a.array).get()
+                            : a.kind == KernelArg::Kind::Texture && detail::Access::storage(*a.texture)
+                                ? detail::Access::storage(*a.texture)->source.get()  // copy is null for an image
+                                : nullptr;
+    if (!s) continue;
+    if (!backend) {
+      backend = s->backend;
+      device_arg = static_cast<int>(i);
+    } else if (s->backend != backend && !for_inspect) {
+      throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) + " lives on device '" +
+                            s->backend->caps().name + "' but the call runs on '" + backend->caps().name + "'" +
+                            (device_arg >= 0 ? " (the device of argument " + std::to_string(device_arg) + ")" : "") +
+                            "; copy it with to_host/from_host first");
+    }
+  }
+  if (!backend) backend = default_backend();
+  const Capabilities& caps = backend->caps();
+
+  call.count = args.size();
+  call.signature.count = static_cast<std::uint8_t>(args.size());
+  call.signature.flags = debug() ? kSignatureDebug : 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg& a = args[i];
+    const ir::Param& p = k.params[i];
+    BoundArg& b = call.args[i];
+    b.kind = p.kind;
+    DType dtype = a.dtype;
+    int rank = 0;
+    auto expect = [&](ir::ParamKind want, bool ok) {
+      if (!ok)
+        check_failed_type(k.name, i,
+                          std::string("the parameter is ") +
+                              (want == ir::ParamKind::Array    ? "an Array"
+                               : want == ir::ParamKind::Scalar ? "a Scalar"
+                                                               : "a Texture3D") +
+                              ", got " + kind_name(a.kind));
+    };
+    switch (p.kind) {
+      case ir::ParamKind::Array:
+        expect(p.kind, a.kind == KernelArg::Kind::Array || (for_inspect && a.kind == KernelArg::Kind::ArraySpec));
+        if (a.kind == KernelArg::Kind::Array) {
+          if (!a.array->valid())
+            throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) +
+                                  ": an empty tack::Array (default-constructed or moved from)");
+          b.array = detail::Access::storage(*a.array).get();
+          dtype = b.array->dtype;
+          rank = static_cast<int>(b.array->shape.size());
+        } else {
+          rank = a.rank;
+          if (rank < 1 || rank > 4)
+            throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) +
+                                  ": an ArraySpec rank must be 1 to 4, got " + std::to_string(rank));
+        }
+        break;
+      case ir::ParamKind::Scalar:
+        expect(p.kind, a.kind == KernelArg::Kind::Scalar);
+        b.scalar = a.bits;
+        rank = a.weak ? 1 : 0;  // a scalar's "rank" says whether it is weak
+        break;
+      case ir::ParamKind::Texture3D:
+        expect(p.kind, a.kind == KernelArg::Kind::Texture);
+        if (!detail::Access::storage(*a.texture))
+          throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) + ": an empty tack::Texture");
+        b.texture = detail::Access::storage(*a.texture).get();
+        dtype = DType::F32;
+        rank = backend->texture_in_hardware(b.texture->shape) ? 1 : 0;  // a texture's "rank" is its storage
+        break;
+    }
+    if (p.fixed_dtype && *p.fixed_dtype != dtype)
+      check_failed_type(k.name, i,
+                        "the parameter is declared " +
+                            std::string(p.kind == ir::ParamKind::Array ? "ArrayOf<" : "ScalarOf<") +
+                            std::string(dtype_name(*p.fixed_dtype)) + ">, got " + std::string(dtype_name(dtype)));
+    if (!caps.supports(dtype))
+      check_failed_type(k.name, i,
+                        std::string(dtype_name(dtype)) + " is not supported on the " + caps.name + " backend");
+    call.signature.items[i] = Signature::encode(static_cast<int>(p.kind), static_cast<int>(dtype), rank);
+  }
+  // Arrays in distinct buffers cannot overlap, unless one is memory from outside Tack, which may lie inside
+  // another: calls proven disjoint get a noalias variant.
+  bool disjoint = true;
+  for (size_t i = 0; i < call.count && disjoint; ++i)
+    for (size_t j = 0; j < i && disjoint; ++j)
+      if (call.args[i].array && call.args[j].array && overlap(*call.args[i].array->buffer, *call.args[j].array->buffer))
+        disjoint = false;
+  if (disjoint) call.signature.flags |= kSignatureNoalias;
+  call.backend = std::move(backend);
+  return call;
+}
+
+ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature& sig, passes::BoundsChecked* checks,
+                      CompileReport* report, passes::PrintLayout* prints, bool observed) {
+  const ir::Kernel& k = impl.traced();
+  auto start = std::chrono::steady_clock::now();
+  passes::TypingRequest request;
+  request.params.resize(k.params.size());
+  request.hardware_texture.resize(k.params.size());
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    passes::ParamType& t = request.params[i];
+    const Signature::Item item = Signature::decode(sig.items[i]);
+    t.dtype = static_cast<DType>(item.dtype);
+    t.rank = item.rank;
+    if (k.params[i].kind == ir::ParamKind::Scalar) {
+      t.weak = t.rank == 1;
+      t.rank = 0;
+    }
+    // A texture's "rank" in the signature says where it is sampled (check_call).
+    request.hardware_texture[i] = k.params[i].kind == ir::ParamKind::Texture3D && t.rank == 1;
+  }
+  request.debug = (sig.flags & kSignatureDebug) != 0;
+  const Capabilities& caps = backend.caps();
+  request.device = {.f64 = caps.supports_f64, .backend = caps.name};
+  request.check_capabilities = [&caps](const ir::Kernel& typed) { check_capabilities(typed, caps); };
+  passes::Typed typed = passes::type_kernel(k, request);
+  if (checks) {
+    checks->sites = std::move(typed.checked_sites);
+    checks->error_param = typed.error_param;
+  }
+  if (prints) *prints = std::move(typed.prints);
+  if (report) report->infer_ms = ms_since(start);
+  start = std::chrono::steady_clock::now();
+  ir::Kernel optimized = passes::optimize(typed.kernel);
+  if (report) report->optimize_ms = ms_since(start);
+  if (!observed) return optimized;
+  std::lock_guard lock(g_observer_mutex);
+  if (g_observer) g_observer(optimized);
+  return optimized;
+}
+
+std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend& backend, const Signature& sig) {
+  VariantKey key{impl.hash_lo(), impl.hash_hi(), sig};
+  if (auto v = backend.find_variant(key)) return v;
+  passes::BoundsChecked checks;
+  CompileReport front;  // inference and optimization
+  passes::PrintLayout prints;
+  ir::Kernel typed = specialize(impl, backend, sig, &checks, &front, &prints);
+  const auto start = std::chrono::steady_clock::now();
+  std::shared_ptr<CompiledVariant> v = backend.compile(typed, key);
+  CompileReport& report = v->report;  // the backend has filled the phases it knows
+  // A backend that reports no phases spent all of its time in "compile".
+  if (report.codegen_ms + report.compile_ms + report.load_ms == 0) report.compile_ms = ms_since(start);
+  report.trace_ms = impl.take_trace_ms();
+  report.infer_ms = front.infer_ms;
+  report.optimize_ms = front.optimize_ms;
+  v->typed = std::move(typed);
+  v->debug_sites = std::move(checks.sites);
+  v->debug_error_param = checks.error_param;
+  v->locations_hash = impl.locations_hash();
+  v->prints = std::move(prints);
+  record_compile(impl.name, backend.caps().name, report);
+  return backend.add_variant(key, std::move(v));
+}
+
+}  // namespace tack::runtime
