@@ -29,17 +29,20 @@ if [[ "${TACK_SKIP_CTEST:-0}" != 1 ]]; then
 fi
 
 if [[ "${TACK_SKIP_PYTEST:-0}" != 1 ]]; then
-  # The package links the library just built (TACK_PREBUILT), so nothing is compiled twice.
+  # The package links the library just built (TACK_PREBUILT), so nothing is compiled twice;
+  # TACK_PYTHON_TWINS builds the test module of python/tests/test_twins.py beside it (not installed).
   build_abs="$(cd "$build" && pwd)"
   python="$build_abs/venv/bin/python"
   "$python" -m pip install -q --disable-pip-version-check --no-build-isolation \
-    -C cmake.define.TACK_PREBUILT="$build_abs" -C build-dir="$build_abs/python" ./python
+    -C cmake.define.TACK_PREBUILT="$build_abs" -C cmake.define.TACK_PYTHON_TWINS=ON \
+    -C build-dir="$build_abs/python" ./python
   "$python" -c "import tack; print('python: tack', tack.__version__, 'on', ', '.join(tack.backend_names()))"
   # From outside the checkout, so the installed package is what is tested. pytest's
   # exit code 5 means no test ran: never a pass.
   rc=0
   tests="$PWD/python/tests"
   (cd "$build_abs" && POCL_CACHE_DIR="$build_abs/pocl-cache" TACK_CACHE_DIR="$build_abs/pytest-tack-cache" \
+    TACK_TWINS_DIR="$build_abs/python/twins" \
     "$python" -m pytest "$tests" -q -p no:cacheprovider ${TACK_PYTEST_ARGS:-}) || rc=$?
   if ((rc == 5)); then
     echo "pytest: no test was collected from python/tests: that is a failure" >&2

@@ -1,6 +1,6 @@
 // The cavity's lattice-Boltzmann kernels (stream+collide, moments, residual
 // terms). In a header so that the Python package's twin test builds the very
-// kernels this demo runs (python/src/twins.cpp) and compares them with
+// kernels this demo runs (python/tests/twins/twins.cpp) and compares them with
 // examples/python/cavity.py.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The Mandelbrot kernel: a bounded for_range with break_ and Vars. In a header
 // so that the Python package's twin test builds this very kernel
-// (python/src/twins.cpp).
+// (python/tests/twins/twins.cpp).
 #pragma once
 
 #include <tack/tack.hpp>

@@ -6,6 +6,8 @@
 
 #include <nanobind/nanobind.h>
 
+#include <Python.h>
+
 #include <exception>
 
 namespace tack::python {
@@ -19,8 +21,16 @@ void bind_dlpack(nb::module_& m);
 void bind_values(nb::module_& m);
 void bind_statements(nb::module_& m);
 void bind_kernels(nb::module_& m);
-void bind_twins(nb::module_& m);
 void bind_global_guards(nb::module_& m);
+void bind_classes(nb::module_& m);
+
+// A device or array as a Python object of the class tack registered for it (tack.Device,
+// tack.Array; classes.cpp), which every call that returns one uses.
+nb::object to_python(Device d);
+nb::object to_python(Array a);
+// Those classes, for the exact-type tests of the call path (cheaper than nb::isinstance).
+extern PyTypeObject* g_device_class;
+extern PyTypeObject* g_array_class;
 
 // Before a Python kernel's call: re-traces it if a global it read has changed (global_guards.cpp).
 void check_globals(const Kernel& k);

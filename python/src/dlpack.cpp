@@ -124,7 +124,10 @@ Array from_capsule(nb::handle capsule, nb::object device) {
 }  // namespace
 
 void bind_dlpack(nb::module_& m) {
-  m.def("_from_dlpack_capsule", &from_capsule, nb::arg("capsule"), nb::arg("device").none());
+  m.def(
+      "_from_dlpack_capsule",
+      [](nb::handle capsule, nb::object device) { return to_python(from_capsule(capsule, std::move(device))); },
+      nb::arg("capsule"), nb::arg("device").none());
 }
 
 nb::object dlpack_capsule(const Array& a, nb::handle max_version, nb::handle dl_device, nb::handle copy) {

@@ -7,8 +7,7 @@
 // equality; a value that really changed makes the kernel trace again.
 #include "bindings.hpp"
 
-#include "runtime/memory/access.hpp"
-#include "runtime/kernels/kernel_impl.hpp"
+#include "api/frontend.hpp"
 
 #include <Python.h>
 
@@ -28,15 +27,16 @@ struct Guard {
 };
 
 struct KernelGuards {
-  std::weak_ptr<runtime::KernelImpl> impl;  // an entry whose kernel is gone is dropped
+  std::weak_ptr<const void> kernel;  // api::watch: an entry whose kernel is gone is dropped
   std::vector<Guard> guards;
   nb::object changed;  // check(record, current) -> bool: whether the value really changed
 };
 
 // Kept until exit and never destroyed: its Python objects must not be released
 // after the interpreter has finalized. Only touched with the GIL held.
-std::unordered_map<const runtime::KernelImpl*, KernelGuards>& table() {
-  static auto* t = new std::unordered_map<const runtime::KernelImpl*, KernelGuards>();
+// Keyed by api::kernel_identity.
+std::unordered_map<const void*, KernelGuards>& table() {
+  static auto* t = new std::unordered_map<const void*, KernelGuards>();
   return *t;
 }
 
@@ -47,26 +47,26 @@ PyObject* current_value(const Guard& g) {
 }
 
 void set_guards(const Kernel& k, const nb::list& records, nb::object changed) {
-  const auto& impl = tack::detail::Access::impl(k);
+  const void* id = api::kernel_identity(k);
   auto& t = table();
   if (nb::len(records) == 0) {
-    t.erase(impl.get());
+    t.erase(id);
     return;
   }
   // Entries of kernels that are gone hold globals alive: drop them as the table grows.
   static std::size_t sweep_at = 64;
   if (t.size() >= sweep_at) {
-    std::erase_if(t, [](const auto& kv) { return kv.second.impl.expired(); });
+    std::erase_if(t, [](const auto& kv) { return kv.second.kernel.expired(); });
     sweep_at = 2 * t.size() + 64;
   }
-  KernelGuards entry{impl, {}, std::move(changed)};
+  KernelGuards entry{api::watch(k), {}, std::move(changed)};
   for (nb::handle r : records) {
     // (where, name, seen, deep): see guards.py.
     nb::tuple tup = nb::borrow<nb::tuple>(r);
     entry.guards.push_back({nb::borrow(tup[0]), nb::borrow(tup[1]), nb::borrow(tup[2]), nb::borrow(r),
                             nb::cast<bool>(tup[3])});
   }
-  t[impl.get()] = std::move(entry);
+  t[id] = std::move(entry);
 }
 
 }  // namespace
@@ -74,11 +74,11 @@ void set_guards(const Kernel& k, const nb::list& records, nb::object changed) {
 void check_globals(const Kernel& k) {
   auto& t = table();
   if (t.empty()) return;
-  const auto& impl = tack::detail::Access::impl(k);
-  auto it = t.find(impl.get());
+  const void* id = api::kernel_identity(k);
+  auto it = t.find(id);
   if (it == t.end()) return;
   KernelGuards& entry = it->second;
-  if (entry.impl.lock() != impl) {  // a dead kernel's entry, maybe at a reused address
+  if (entry.kernel.lock().get() != id) {  // a dead kernel's entry, maybe at a reused address
     t.erase(it);
     return;
   }
@@ -93,7 +93,7 @@ void check_globals(const Kernel& k) {
     }
     // Changed: trace again at this call; the new trace installs its own guards.
     t.erase(it);
-    impl->retrace();
+    api::retrace(k);
     return;
   }
 }

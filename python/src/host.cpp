@@ -2,9 +2,7 @@
 // edge. Every call that may wait for a device releases the GIL while it waits.
 #include "bindings.hpp"
 
-#include "runtime/memory/access.hpp"
-#include "runtime/waits/async_wait.hpp"
-#include "runtime/devices/registry.hpp"
+#include "api/frontend.hpp"
 
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/array.h>
@@ -70,13 +68,17 @@ DeviceOptions to_options(const nb::dict& options) {
   return out;
 }
 
-Array from_buffer(const Device& d, const HostArray& data, DType dtype, const Shape& shape) {
+nb::object from_buffer(const Device& d, const HostArray& data, DType dtype, const Shape& shape) {
   if (data.itemsize() != dtype_size(dtype))
     throw TypeError("from_buffer: the data has " + std::to_string(data.itemsize()) + "-byte elements but " +
                     std::string(dtype_name(dtype)) + " has " + std::to_string(dtype_size(dtype)));
   const std::size_t count = data.size();
-  nb::gil_scoped_release release;
-  return detail::Access::from_host(d, dtype, data.data(), count, shape);
+  Array out;
+  {
+    nb::gil_scoped_release release;
+    out = api::from_host(d, dtype, data.data(), count, shape);
+  }
+  return to_python(std::move(out));
 }
 
 void read_into(const Array& a, HostOut& out, std::int64_t start, std::int64_t count) {
@@ -88,7 +90,7 @@ void read_into(const Array& a, HostOut& out, std::int64_t start, std::int64_t co
                           std::to_string(count) + " were asked for");
   void* dst = out.data();
   nb::gil_scoped_release release;
-  detail::Access::read(a, a.dtype(), start, count, dst);
+  api::read(a, start, count, dst);
 }
 
 void fill(Array& a, nb::handle value) {
@@ -98,19 +100,19 @@ void fill(Array& a, nb::handle value) {
   if (v.dtype == DType::Bool) {
     const bool b = v.bits != 0;
     nb::gil_scoped_release release;
-    return detail::Access::fill(a, DType::Bool, &b);
+    return api::fill(a, DType::Bool, &b);
   }
   nb::gil_scoped_release release;
-  detail::Access::fill(a, v.dtype, &v.bits);  // the bits of an i64, u64, f64 or the scalar's dtype, little-endian
+  api::fill(a, v.dtype, &v.bits);  // the bits of an i64, u64, f64 or the scalar's dtype, little-endian
 }
 
-nb::object reduce(const Array& a, runtime::ReduceOp op) {
+nb::object reduce(const Array& a, detail::ReduceOp op) {
   const DType t = a.dtype();
-  if (t == DType::Bool && op != runtime::ReduceOp::Sum) {  // all / any, a bool as NumPy's; the sum counts (below)
+  if (t == DType::Bool && op != detail::ReduceOp::Sum) {  // all / any, a bool as NumPy's; the sum counts (below)
     bool out = false;
     {
       nb::gil_scoped_release release;
-      detail::Access::reduce(a, op, DType::Bool, &out);
+      api::reduce(a, op, DType::Bool, &out);
     }
     return nb::bool_(out);
   }
@@ -118,7 +120,7 @@ nb::object reduce(const Array& a, runtime::ReduceOp op) {
     double out = 0;
     {
       nb::gil_scoped_release release;
-      detail::Access::reduce(a, op, DType::F64, &out);
+      api::reduce(a, op, DType::F64, &out);
     }
     return nb::float_(out);
   }
@@ -126,14 +128,14 @@ nb::object reduce(const Array& a, runtime::ReduceOp op) {
     std::uint64_t out = 0;
     {
       nb::gil_scoped_release release;
-      detail::Access::reduce(a, op, DType::U64, &out);
+      api::reduce(a, op, DType::U64, &out);
     }
     return nb::int_(out);
   }
   std::int64_t out = 0;
   {
     nb::gil_scoped_release release;
-    detail::Access::reduce(a, op, DType::I64, &out);
+    api::reduce(a, op, DType::I64, &out);
   }
   return nb::int_(out);
 }
@@ -176,32 +178,30 @@ void bind_host(nb::module_& m) {
 
   nb::class_<Device>(m, "Device")
       .def_prop_ro("name", &Device::name)
-      .def_prop_ro("capabilities", &Device::capabilities, nb::rv_policy::reference_internal)
+      .def_prop_ro("_capabilities", &Device::capabilities, nb::rv_policy::reference_internal)
       .def("_from_buffer", &from_buffer, nb::arg("data"), nb::arg("dtype"), nb::arg("shape"))
-      .def("_zeros", [](const Device& d, DType t, const Shape& s) { return d.zeros(t, s); })
-      .def("_empty", [](const Device& d, DType t, const Shape& s) { return d.empty(t, s); })
-      .def("_empty_exportable", [](const Device& d, DType t, const Shape& s) { return d.empty_exportable(t, s); })
+      .def("_zeros", [](const Device& d, DType t, const Shape& s) { return to_python(d.zeros(t, s)); })
+      .def("_empty", [](const Device& d, DType t, const Shape& s) { return to_python(d.empty(t, s)); })
+      .def("_empty_exportable",
+           [](const Device& d, DType t, const Shape& s) { return to_python(d.empty_exportable(t, s)); })
       .def("synchronize", &Device::synchronize, nb::call_guard<nb::gil_scoped_release>(),
            "Waits for everything queued on this device.")
       .def("_when_done",
-           [](const Device& d, nb::object callback) {
-             runtime::after_mark(runtime::take_mark({tack::detail::Access::backend(d)}),
-                                 python_callback(std::move(callback)));
-           })
+           [](const Device& d, nb::object callback) { api::after_queued(d, python_callback(std::move(callback))); })
       .def("__eq__",
            [](const Device& a, nb::handle b) { return nb::isinstance<Device>(b) && a == nb::cast<const Device&>(b); })
-      .def("__hash__", [](const Device& d) { return std::hash<const void*>{}(tack::detail::Access::backend(d).get()); })
+      .def("__hash__", [](const Device& d) { return std::hash<const void*>{}(api::device_identity(d)); })
       .def("__repr__", [](const Device& d) { return "tack.Device('" + d.name() + "')"; });
 
   m.def(
       "device",
-      [](const std::string& name, const nb::dict& options) { return tack::device(name, to_options(options)); },
+      [](const std::string& name, const nb::dict& options) {
+        return to_python(tack::device(name, to_options(options)));
+      },
       nb::arg("name"), nb::arg("options"));
   m.def("backend_names", &tack::backend_names);
   m.def("sync", &tack::sync, nb::call_guard<nb::gil_scoped_release>());
-  m.def("_when_all_done", [](nb::object callback) {
-    runtime::after_mark(runtime::take_mark(runtime::live_backends()), python_callback(std::move(callback)));
-  });
+  m.def("_when_all_done", [](nb::object callback) { api::after_all_queued(python_callback(std::move(callback))); });
   m.def("set_debug", &tack::set_debug);
   m.def("debug", &tack::debug);
 
@@ -210,33 +210,31 @@ void bind_host(nb::module_& m) {
       .def_prop_ro("shape", [](const Array& a) { return shape_tuple(a.shape()); })
       .def_prop_ro("size", &Array::size)
       .def_prop_ro("ndim", &Array::rank)
-      .def_prop_ro("device", &Array::device)
+      .def_prop_ro("device", [](const Array& a) { return to_python(a.device()); })
       .def("_read_into", &read_into, nb::arg("out"), nb::arg("start"), nb::arg("count"))
       .def("_when_done",
-           [](const Array& a, nb::object callback) {
-             detail::Access::after_queued(a, python_callback(std::move(callback)));
-           })
+           [](const Array& a, nb::object callback) { api::after_queued(a, python_callback(std::move(callback))); })
       .def("fill", &fill, nb::arg("value"), "Sets every element to value, converted as tack.cast does.")
-      .def("sum", [](const Array& a) { return reduce(a, runtime::ReduceOp::Sum); })
-      .def("min", [](const Array& a) { return reduce(a, runtime::ReduceOp::Min); })
-      .def("max", [](const Array& a) { return reduce(a, runtime::ReduceOp::Max); })
+      .def("sum", [](const Array& a) { return reduce(a, detail::ReduceOp::Sum); })
+      .def("min", [](const Array& a) { return reduce(a, detail::ReduceOp::Min); })
+      .def("max", [](const Array& a) { return reduce(a, detail::ReduceOp::Max); })
       .def("share", &Array::share, nb::call_guard<nb::gil_scoped_release>())
       .def("shared", &Array::shared)
       .def("export_memory", &Array::export_memory, nb::call_guard<nb::gil_scoped_release>())
       .def(
-          "__dlpack__",
+          "_dlpack",
           [](const Array& a, nb::handle /*stream: a shared array's launches are complete*/, nb::handle max_version,
              nb::handle dl_device, nb::handle copy) { return dlpack_capsule(a, max_version, dl_device, copy); },
           nb::arg("stream").none() = nb::none(), nb::arg("max_version").none() = nb::none(),
           nb::arg("dl_device").none() = nb::none(), nb::arg("copy").none() = nb::none())
-      .def("__dlpack_device__", &dlpack_device_of);
+      .def("_dlpack_device", &dlpack_device_of);
 
   m.def(
       "_array_from_ptr",
       [](const Device& d, std::uintptr_t address, DType dtype, const Shape& shape, nb::object keep_alive) {
         std::shared_ptr<void> hold;
         if (!keep_alive.is_none()) hold = std::make_shared<PyRef>(std::move(keep_alive));
-        return array_from_ptr(d, address, dtype, shape, std::move(hold));
+        return to_python(array_from_ptr(d, address, dtype, shape, std::move(hold)));
       },
       nb::arg("device"), nb::arg("address"), nb::arg("dtype"), nb::arg("shape"), nb::arg("keep_alive").none());
 
@@ -247,7 +245,7 @@ void bind_host(nb::module_& m) {
                      auto s = t.shape();
                      return nb::make_tuple(s[0], s[1], s[2]);
                    })
-      .def_prop_ro("device", &Texture::device);
+      .def_prop_ro("device", [](const Texture& t) { return to_python(t.device()); });
   m.def("texture3d", [](const Array& a, const std::array<std::int64_t, 3>& shape) {
     nb::gil_scoped_release release;
     return tack::texture3d(a, shape);

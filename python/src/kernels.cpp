@@ -1,16 +1,11 @@
-// Kernels from Python: a kernel object over the same runtime::KernelImpl a C++
-// tack::kernel makes, whose body runs the Python front end when it is traced;
+// Kernels from Python: a kernel object like the ones a C++ tack::kernel makes
+// (api::make_kernel), whose body runs the Python front end when it is traced;
 // the call path (argument conversion, launch) is here, in C++, so a warm call
 // from Python costs little more than the C++ call; and tack.inspect.
 #include "bindings.hpp"
 #include "python_words.hpp"
 
-#include "ir/scalar_ops.hpp"
-#include "lang/trace_context.hpp"
-#include "runtime/memory/access.hpp"
-#include "runtime/kernels/fp_contract.hpp"
-#include "runtime/kernels/kernel_impl.hpp"
-#include "runtime/kernels/signature.hpp"
+#include "api/frontend.hpp"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -57,19 +52,19 @@ void convert_to_fixed(KernelArg& a, DType fixed, const std::string& kernel, std:
   if (!a.weak) refuse("got a scalar of dtype " + std::string(dtype_name(a.dtype)) + "; convert it first");
   if (is_float(a.dtype) && !is_float(fixed)) refuse("got a Python float");
   if (is_integer(a.dtype) && is_integer(fixed)) {
-    const ir::Bits back = ir::eval_cast(fixed, a.dtype, ir::eval_cast(a.dtype, fixed, a.bits));
+    const std::uint64_t back = api::cast_bits(fixed, a.dtype, api::cast_bits(a.dtype, fixed, a.bits));
     const bool sign_flip = (a.dtype == DType::I64 && is_unsigned_int(fixed) && static_cast<std::int64_t>(a.bits) < 0) ||
                            (a.dtype == DType::U64 && is_signed_int(fixed) && a.bits > std::uint64_t(INT64_MAX));
     if (back != a.bits || sign_flip) refuse("and the Python int does not fit it");
   }
-  a.bits = ir::eval_cast(a.dtype, fixed, a.bits);
+  a.bits = api::cast_bits(a.dtype, fixed, a.bits);
   a.dtype = fixed;
   a.weak = false;
 }
 
 // Slots for one call's arguments: the most a kernel takes, and one more, so that a call with one
 // too many is seen (and refused) without overflowing.
-constexpr std::size_t kArgSlots = runtime::kMaxKernelParams + 1;
+constexpr std::size_t kArgSlots = api::kMaxKernelParams + 1;
 
 // The arguments of one call, converted without allocating.
 struct CallArgs {
@@ -77,22 +72,22 @@ struct CallArgs {
   std::size_t count = 0;
 };
 
-// The bound types, looked up once: nb::isinstance<T> searches nanobind's type
-// map on every call, which a warm launch cannot afford three times.
-PyTypeObject* g_array_type = nullptr;
+// The texture type, looked up once: nb::isinstance<T> searches nanobind's type
+// map on every call, which a warm launch cannot afford three times (arrays are
+// tested against g_array_class, the registered tack.Array, the same way).
 PyTypeObject* g_texture_type = nullptr;
 
-void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::size_t n, bool for_inspect,
+void convert_args(const api::KernelSignature& sig, const nb::handle* args, std::size_t n, bool for_inspect,
                   CallArgs& out) {
-  if (n > static_cast<std::size_t>(runtime::kMaxKernelParams))
-    throw InvalidArgument("kernel '" + impl.name + "' got " + std::to_string(n) + " arguments; at most " +
-                          std::to_string(runtime::kMaxKernelParams) + " are supported");
+  if (n > static_cast<std::size_t>(api::kMaxKernelParams))
+    throw InvalidArgument("kernel '" + sig.name + "' got " + std::to_string(n) + " arguments; at most " +
+                          std::to_string(api::kMaxKernelParams) + " are supported");
   out.count = n;
   for (std::size_t i = 0; i < n; ++i) {
     nb::handle h = args[i];
     KernelArg& a = out.items[i];
     PyTypeObject* type = Py_TYPE(h.ptr());
-    if (type == g_array_type) {
+    if (type == g_array_class) {
       a = KernelArg(*nb::inst_ptr<Array>(h));
     } else if (type == g_texture_type) {
       a = KernelArg(*nb::inst_ptr<Texture>(h));
@@ -105,10 +100,10 @@ void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::
       // The types float and int: the weak scalar a Python number passes.
       a = KernelArg(ScalarSpec{h.is(reinterpret_cast<PyObject*>(&PyFloat_Type)) ? DType::F64 : DType::I64, true});
     } else if (scalar_arg(h, a)) {
-      if (i < impl.specs.size() && impl.specs[i].kind == ParamKind::Scalar && impl.specs[i].fixed)
-        convert_to_fixed(a, impl.specs[i].dtype, impl.name, i);
+      if (i < sig.params.size() && sig.params[i].kind == ParamKind::Scalar && sig.params[i].fixed)
+        convert_to_fixed(a, sig.params[i].dtype, sig.name, i);
     } else {
-      throw TypeError("kernel '" + impl.name + "', argument " + std::to_string(i) + ": " + unpassable(h));
+      throw TypeError("kernel '" + sig.name + "', argument " + std::to_string(i) + ": " + unpassable(h));
     }
   }
 }
@@ -117,15 +112,12 @@ void init_kernel(Kernel* self, const std::string& name,
                  const std::vector<std::pair<ParamKind, std::optional<DType>>>& params, nb::object body,
                  const std::string& file, int line, const std::vector<std::string>& param_names,
                  std::optional<bool> fp_contract) {
-  auto impl = std::make_shared<runtime::KernelImpl>();
   if (name.empty()) throw InvalidArgument("a kernel needs a name");
   if (!param_names.empty() && param_names.size() != params.size())
     throw InvalidArgument("kernel '" + name + "': " + std::to_string(param_names.size()) + " parameter names for " +
                           std::to_string(params.size()) + " parameters");
-  impl->name = name;
-  impl->param_names = param_names;
   if (!param_names.empty()) register_kernel_params(name, param_names);
-  impl->fp_contract = runtime::effective_fp_contract(fp_contract);  // as tack::kernel's KernelOptions
+  api::KernelDefinition def{name, {}, param_names, file, line, fp_contract, {}};
   for (const auto& [kind, fixed] : params) {
     detail::ParamSpec s{kind};
     if (kind == ParamKind::Texture) {
@@ -135,18 +127,14 @@ void init_kernel(Kernel* self, const std::string& name,
       s.fixed = true;
       s.dtype = *fixed;
     }
-    impl->specs.push_back(s);
+    def.params.push_back(s);
   }
-  impl->loc = {lang::detail::intern_file_name(file), line};
   auto fn = std::make_shared<PyRef>(std::move(body));
   std::vector<ParamKind> kinds;
   for (const auto& p : params) kinds.push_back(p.first);
   // Traced on first use, maybe on a thread that released the GIL to launch.
-  impl->body = [fn, kinds] {
+  def.trace = [fn, kinds] {
     nb::gil_scoped_acquire gil;
-    // The front end sets the Python line of each statement; this scope clears it
-    // while the trace runs and restores what was there, however the trace ends.
-    lang::detail::LocationOverride scope(nullptr, 0);
     nb::list list;
     for (std::size_t i = 0; i < kinds.size(); ++i) {
       const int p = static_cast<int>(i);
@@ -162,15 +150,15 @@ void init_kernel(Kernel* self, const std::string& name,
     // collector cannot see.
     fn->object(list);
   };
-  new (self) Kernel(std::move(impl));
+  new (self) Kernel(api::make_kernel(std::move(def)));
 }
 
 // Keyword arguments at a call, as a Python function takes them: each fills the
 // place of the parameter of its name; `handles` gets every argument in order.
-std::size_t bind_keywords(const runtime::KernelImpl& impl, const nb::args& args, const nb::kwargs& kwargs,
+std::size_t bind_keywords(const api::KernelSignature& sig, const nb::args& args, const nb::kwargs& kwargs,
                           std::array<nb::handle, kArgSlots>& handles) {
-  const auto& names = impl.param_names;
-  const std::string who = "kernel '" + impl.name + "'";
+  const auto& names = sig.param_names;
+  const std::string who = "kernel '" + sig.name + "'";
   if (names.empty())
     throw TypeError(who + " takes its arguments by position: it was written in C++, whose parameter names Tack "
                           "cannot see");
@@ -200,9 +188,9 @@ std::size_t bind_keywords(const runtime::KernelImpl& impl, const nb::args& args,
   return names.size();
 }
 
-void launch_kernel(const Kernel& k, const runtime::KernelImpl& impl, const nb::handle* handles, std::size_t n) {
+void launch_kernel(const Kernel& k, const api::KernelSignature& sig, const nb::handle* handles, std::size_t n) {
   CallArgs call;
-  convert_args(impl, handles, n, false, call);  // refuses more than kMaxKernelParams before reading any
+  convert_args(sig, handles, n, false, call);  // refuses more than kMaxKernelParams before reading any
   nb::gil_scoped_release release;
   k.launch(std::span<const KernelArg>(call.items.data(), call.count));
 }
@@ -211,22 +199,22 @@ void launch_kernel(const Kernel& k, const runtime::KernelImpl& impl, const nb::h
 // fast path below pays nothing for them (nanobind builds no kwargs dict there).
 void call_kernel_keywords(const Kernel& k, nb::args args, nb::kwargs kwargs) {
   check_globals(k);
-  const auto& impl = *tack::detail::Access::impl(k);
+  const api::KernelSignature sig = api::signature(k);
   std::array<nb::handle, kArgSlots> handles;
-  const std::size_t n = bind_keywords(impl, args, kwargs, handles);
-  launch_kernel(k, impl, handles.data(), n);
+  const std::size_t n = bind_keywords(sig, args, kwargs, handles);
+  launch_kernel(k, sig, handles.data(), n);
 }
 
 // tp_vectorcall-free fast path: nanobind hands the positional arguments over as a tuple.
 void call_kernel(const Kernel& k, nb::args args) {
   check_globals(k);
-  const auto& impl = *tack::detail::Access::impl(k);
+  const api::KernelSignature sig = api::signature(k);
   std::size_t n = args.size();
   std::array<nb::handle, kArgSlots> handles;
   // A count that does not match is refused as a Python function refuses it (bind_keywords throws).
-  if (!impl.param_names.empty() && n != impl.param_names.size()) bind_keywords(impl, args, nb::kwargs(), handles);
+  if (!sig.param_names.empty() && n != sig.param_names.size()) bind_keywords(sig, args, nb::kwargs(), handles);
   for (std::size_t i = 0; i < std::min(n, handles.size()); ++i) handles[i] = args[i];
-  launch_kernel(k, impl, handles.data(), n);
+  launch_kernel(k, sig, handles.data(), n);
 }
 
 // tack.precompile: [(kernel, [args...]), ...], compiled `threads` at a time with the GIL released.
@@ -241,7 +229,7 @@ void precompile_kernels(const Device& device, const nb::sequence& requests, int 
     std::vector<nb::handle> handles;
     for (nb::handle h : nb::borrow<nb::sequence>(pair[1])) handles.push_back(h);
     CallArgs call;
-    convert_args(*tack::detail::Access::impl(k), handles.data(), handles.size(), true, call);
+    convert_args(api::signature(k), handles.data(), handles.size(), true, call);
     // The KernelArgs point into arrays and textures that `requests` holds for the whole call.
     list.push_back({k, std::vector<KernelArg>(call.items.begin(), call.items.begin() + call.count)});
   }
@@ -254,7 +242,7 @@ Inspection inspect_kernel(const Kernel& k, const std::string& backend, const nb:
   std::vector<nb::handle> handles;
   for (nb::handle h : args) handles.push_back(h);
   CallArgs call;
-  convert_args(*tack::detail::Access::impl(k), handles.data(), handles.size(), true, call);
+  convert_args(api::signature(k), handles.data(), handles.size(), true, call);
   nb::gil_scoped_release release;
   return inspect_args(k, backend, std::span<const KernelArg>(call.items.data(), call.count));
 }
@@ -264,7 +252,6 @@ Inspection inspect_kernel(const Kernel& k, const std::string& backend, const nb:
 nb::object wrap_kernel(Kernel k) { return nb::cast(std::move(k)); }
 
 void bind_kernels(nb::module_& m) {
-  g_array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
   g_texture_type = reinterpret_cast<PyTypeObject*>(nb::type<Texture>().ptr());
   nb::enum_<ParamKind>(m, "ParamKind")
       .value("array", ParamKind::Array)
@@ -291,7 +278,7 @@ void bind_kernels(nb::module_& m) {
   nb::class_<Kernel>(m, "Kernel", nb::is_weak_referenceable())
       .def("__init__", &init_kernel, nb::arg("name"), nb::arg("params"), nb::arg("body"), nb::arg("file"),
            nb::arg("line"), nb::arg("param_names") = std::vector<std::string>{}, nb::arg("fp_contract") = nb::none())
-      .def_prop_ro("name", [](const Kernel& k) { return tack::detail::Access::impl(k)->name; })
+      .def_prop_ro("name", [](const Kernel& k) { return api::signature(k).name; })
       .def(
           "ir",
           [](const Kernel& k) {

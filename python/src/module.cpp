@@ -11,10 +11,10 @@ NB_MODULE(_core, m) {
   bind_errors(m);
   bind_scalars(m);
   bind_host(m);
+  bind_classes(m);
   bind_dlpack(m);
   bind_values(m);
   bind_statements(m);
   bind_kernels(m);
-  bind_twins(m);
   bind_global_guards(m);
 }

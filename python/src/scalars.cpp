@@ -4,8 +4,6 @@
 // strong. Inside a kernel, Python literals become the core's weak literals.
 #include "bindings.hpp"
 
-#include "ir/scalar_ops.hpp"
-
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 

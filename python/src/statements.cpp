@@ -4,7 +4,7 @@
 // kernel's AST; each takes the Python file and line set by set_location.
 #include "bindings.hpp"
 
-#include "lang/trace_context.hpp"
+#include "api/frontend.hpp"
 
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/optional.h>
@@ -86,11 +86,7 @@ Value atomic(const std::string& op, const lang::ArrayBase& a, nb::handle index, 
 
 void bind_statements(nb::module_& m) {
   m.def(
-      "set_location",
-      [](std::optional<std::string> file, int line) {
-        if (!file) return lang::detail::set_location_override(nullptr, 0);
-        lang::detail::set_location_override(lang::detail::intern_file_name(*file), line);
-      },
+      "set_location", [](const std::optional<std::string>& file, int line) { api::set_location(file, line); },
       nb::arg("file").none(), nb::arg("line"));
 
   nb::class_<lang::Scalar, Value>(m, "ScalarParam").def_prop_ro("param", &lang::Scalar::param);

@@ -6,8 +6,7 @@
 // call adds to the IR of the kernel being traced.
 #include "bindings.hpp"
 
-#include "ir/ir.hpp"
-#include "lang/trace_context.hpp"
+#include "api/frontend.hpp"
 
 #include <nanobind/stl/string.h>
 
@@ -51,7 +50,7 @@ void binary(nb::class_<Value>& cls, const char* name, const char* rname) {
 
 // The kernel language only means something while a kernel is traced.
 void require_trace(const char* name) {
-  if (!lang::detail::TraceContext::active())
+  if (!api::tracing())
     throw InvalidArgument(std::string("tack.") + name +
                           " was used outside a kernel: the kernel language only works inside a function decorated "
                           "with @tack.kernel or @tack.func, while it is traced (use NumPy or math on the host)");
@@ -126,14 +125,7 @@ void bind_math(nb::module_& m) {
   // the comparison converts it), as Python's bool() of a number does.
   m.def("truthy", [](V x) {
     require_trace("truthy");
-    Value v = to_value(x);
-    const ir::ExprNode* e = v.expr().get();
-    if (e->kind == ir::ExprKind::Op) {
-      const ir::OpCategory c = ir::op_category(static_cast<const ir::Op*>(e)->op);
-      if (c == ir::OpCategory::Compare || c == ir::OpCategory::Logic || c == ir::OpCategory::Classify) return v;
-    }
-    if (!e->type.is_unknown() && e->type.dtype == DType::Bool) return v;
-    return v != Value(0);
+    return api::truth_value(to_value(x));
   });
   m.def("logical_and", [](V a, V b) { return to_value(a) && to_value(b); });
   m.def("logical_or", [](V a, V b) { return to_value(a) || to_value(b); });

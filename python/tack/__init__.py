@@ -21,12 +21,12 @@ from . import _core
 from ._errors import (BackendError, BackendUnavailable, CompileError, Error, IndexError, InvalidArgument,
                       TypeError, UnboundNameError)
 from ._dtypes import to_dtype, to_numpy
-from ._host import (ArraySpec, Capabilities, array_from_ptr, compile_stats, device, from_dlpack, inspect, precompile,
+from ._host import (ArraySpec, array_from_ptr, compile_stats, device, from_dlpack, inspect, precompile,
                     reset_compile_stats, texture3d)
+from ._array import Array
+from ._device import Capabilities, Device
 from ._async import sync_async
 
-Device = _core.Device
-Array = _core.Array
 Texture = _core.Texture
 NativeMemory = _core.NativeMemory
 ExportedMemory = _core.ExportedMemory

@@ -1,12 +1,15 @@
 """asyncio: awaiting a device without blocking the event loop. The wait runs
 in one of Tack's tack-wait threads, which resumes the coroutine through
-loop.call_soon_threadsafe; the loop keeps running meanwhile."""
+loop.call_soon_threadsafe; the loop keeps running meanwhile. tack.sync_async
+is here; Device.synchronize_async and Array.numpy_async use device_future()."""
 import asyncio
 
 from . import _core
 
 
-def _future(register):
+def device_future(register):
+    """An asyncio future of the running loop, settled when register(callback) calls back: with None,
+    or with the exception of a launch that failed."""
     loop = asyncio.get_running_loop()
     future = loop.create_future()
 
@@ -30,18 +33,4 @@ def _future(register):
 
 async def sync_async():
     """Waits for the launches queued so far on every device (later ones are not waited for)."""
-    await _future(_core._when_all_done)
-
-
-async def _device_synchronize_async(self):
-    await _future(self._when_done)
-
-
-async def _array_numpy_async(self):
-    """The array as NumPy once the launches queued before this call have run."""
-    await _future(self._when_done)
-    return self.numpy()
-
-
-_core.Device.synchronize_async = _device_synchronize_async
-_core.Array.numpy_async = _array_numpy_async
+    await device_future(_core._when_all_done)

@@ -14,6 +14,7 @@ from ._frontend.func import Func
 from ._frontend.guards import changed
 from ._frontend.source import Source, message, parse_function
 from ._frontend.tracer import trace_kernel
+from ._host import precompile_args
 from ._types import param_spec
 
 
@@ -115,6 +116,10 @@ class Kernel(_core.Kernel):
         self.__doc__ = fn.__doc__
         self.__module__ = fn.__module__
         self._where = f"{src.file}:{src.line}"
+
+    def precompile(self, device: Any, *args: Any) -> None:
+        """Compiles the variant these arguments select on device, without launching (see tack.precompile)."""
+        _core._precompile(device, [(self, precompile_args(args))], 1)
 
     def __repr__(self) -> str:
         return f"<tack.Kernel '{self.name}' defined at {self._where}>"

@@ -83,25 +83,13 @@ def param_spec(annotation: Any) -> Optional[ParamSpec]:
     """The ParamSpec an annotation stands for, or None when it is not one of ours.
 
     Besides the markers above, any object with a `_tack_param_` attribute
-    holding a ParamSpec is accepted, so another class (a host array type, say)
-    may double as an annotation."""
+    holding a ParamSpec is accepted, so another class may double as an
+    annotation: the host array class tack.Array does (_array.py)."""
     if isinstance(annotation, ParamSpec):
         return annotation
-    if annotation is _core.Array:        # tack.Array is the host array class too
-        return ParamSpec("array", None, "tack.Array")
     if annotation is _core.Texture:
         return ParamSpec("texture", None, "tack.Texture3D")
     if isinstance(annotation, _Marker):
         return ParamSpec(annotation._kind, None, repr(annotation))
     spec = getattr(annotation, "_tack_param_", None)
     return spec if isinstance(spec, ParamSpec) else None
-
-
-def _install_array_subscript() -> None:
-    """tack.Array is the host array class (tack._core.Array); give it the
-    `tack.Array[np.float32]` annotation form of the marker above."""
-    if "__class_getitem__" not in _core.Array.__dict__:
-        _core.Array.__class_getitem__ = classmethod(lambda cls, dtype: Array[dtype])
-
-
-_install_array_subscript()

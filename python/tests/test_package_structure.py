@@ -2,12 +2,17 @@
 # package's modules at its top (none inside a function, which is how an import
 # circle hides), the package-internal import graph has no cycle, and the tracer
 # runs each AST node kind from one table whose entries match its methods (a
-# kind it does not list is refused, naming it).
+# kind it does not list is refused, naming it). And the public classes carry
+# their Python methods in their own bodies: no module puts attributes on
+# _core's types, and every device and array _core makes is a tack.Device or
+# tack.Array.
 import ast
+import enum
 import pathlib
 import re
 import types
 
+import numpy as np
 import pytest
 
 import tack
@@ -121,3 +126,73 @@ def test_a_node_kind_outside_the_tables_is_refused_by_its_name(node, run, words)
             getattr(t, run)(node)
     finally:
         tack._core.set_location(None, 0)
+
+
+def core_type_attributes(tree):
+    """Assignments and setattr calls that put an attribute on a _core type: `_core.X.y = ...`
+    (also augmented or annotated) and `setattr(_core.X, ...)`, as (line, source)."""
+    def on_core_type(node):
+        return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+                and isinstance(node.value.value, ast.Name) and node.value.value.id == "_core")
+
+    found = []
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+              and node.args and isinstance(node.args[0], ast.Attribute)
+              and isinstance(node.args[0].value, ast.Name) and node.args[0].value.id == "_core"):
+            found.append((node.lineno, ast.unparse(node)))
+        found += [(node.lineno, ast.unparse(node)) for t in targets if on_core_type(t)]
+    return found
+
+
+def test_no_module_puts_attributes_on_core_types():
+    found = [f"{name}:{line}: {src}" for name, _, tree in modules() for line, src in core_type_attributes(tree)]
+    assert not found, ("attributes put on _core's types (define them in the Python class's body):\n" +
+                       "\n".join(found))
+
+
+def python_made(value):
+    """Whether a class attribute is a function written in Python (or a property, classmethod or
+    staticmethod of one), rather than one of nanobind's C++ functions."""
+    for attr in ("fget", "__func__"):
+        value = getattr(value, attr, value)
+    return isinstance(value, types.FunctionType)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, v in vars(tack._core).items()
+                                        if isinstance(v, type) and not issubclass(v, enum.Enum)))
+def test_core_types_hold_only_their_cpp_methods(name):  # (nanobind makes enums Python enum.Enum classes)
+    cls = getattr(tack._core, name)
+    assert not [n for n, v in vars(cls).items() if python_made(v)], f"_core.{name} holds Python functions"
+
+
+@pytest.mark.parametrize("cls, methods", [
+    (tack.Array, {"dtype", "numpy", "numpy_async", "read_range", "__array__", "__dlpack__", "__dlpack_device__",
+                  "__repr__", "__len__", "__class_getitem__"}),
+    (tack.Device, {"array", "zeros", "empty", "empty_exportable", "capabilities", "synchronize_async"}),
+    (tack.Kernel, {"precompile", "__repr__"}),
+])
+def test_public_classes_define_their_methods_in_their_class_body(cls, methods):
+    assert cls.__module__.startswith("tack.") and tack._core.__name__ not in cls.__module__
+    own = {n: v for n, v in vars(cls).items() if python_made(v)}
+    assert methods <= set(own), f"tack.{cls.__name__} lacks {sorted(methods - set(own))} in its own body"
+    for n, v in own.items():
+        for attr in ("fget", "__func__"):
+            v = getattr(v, attr, v)
+        assert v.__qualname__ == f"{cls.__name__}.{n}", f"tack.{cls.__name__}.{n} is {v.__qualname__}, " \
+                                                         "a function defined elsewhere"
+
+
+def test_every_device_and_array_the_core_makes_is_of_the_public_class():
+    dev = tack.device("interp")
+    a = dev.array(np.arange(8, dtype=np.float32))
+    host = np.zeros(8, np.float32)
+    made = [dev.zeros(4), dev.empty(4), a, a.device, tack.from_dlpack(host),
+            tack.array_from_ptr(dev, host.ctypes.data, np.float32, 8, keep_alive=host),
+            tack.texture3d(dev.zeros(8), (2, 2, 2)).device]
+    assert [type(x) for x in made] == [tack.Array] * 3 + [tack.Device] + [tack.Array] * 2 + [tack.Device]

@@ -22,7 +22,8 @@
 #include "backends/metal/metal_backend.hpp"  // Apple platforms only
 #endif
 
-namespace tack::runtime {
+namespace tack::api {
+using namespace runtime;  // the table's types: BackendDescription, Feature, c_family_source
 namespace {
 #ifdef TACK_HAVE_METAL
 constexpr auto kMetalCreate = backends::metal::make_metal_backend;
@@ -106,4 +107,4 @@ const std::vector<const BackendDescription*>& backend_descriptions() {
   return descriptions;
 }
 
-}  // namespace tack::runtime
+}  // namespace tack::api

@@ -38,7 +38,7 @@ Array make_array(const Device& dev, DType dtype, std::vector<std::int64_t> shape
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
-  for (const runtime::BackendDescription* d : runtime::backend_descriptions())
+  for (const runtime::BackendDescription* d : api::backend_descriptions())
     if (d->create) names.push_back(d->name);
   return names;
 }

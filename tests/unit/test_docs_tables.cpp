@@ -97,7 +97,7 @@ TEST(DocsTables, DeviceOptionsRowMatchesTheDescriptions) {
 // docs/semantics.md) has a column.
 TEST(DocsTables, TheTableHasAColumnPerBackend) {
   std::vector<std::string> header = capability_rows()[""];
-  for (const BackendDescription* d : tack::runtime::backend_descriptions())
+  for (const BackendDescription* d : tack::api::backend_descriptions())
     if (d->name != "interp") EXPECT_NE(std::find(header.begin(), header.end(), d->name), header.end()) << d->name;
 }
 

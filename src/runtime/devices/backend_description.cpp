@@ -25,7 +25,7 @@ Capabilities BackendDescription::capabilities(bool has_f64, bool has_64_bit_atom
 }
 
 const BackendDescription* find_backend_description(std::string_view name) {
-  for (const BackendDescription* d : backend_descriptions())
+  for (const BackendDescription* d : api::backend_descriptions())
     if (d->name == name) return d;
   return nullptr;
 }

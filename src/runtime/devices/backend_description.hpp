@@ -72,11 +72,14 @@ std::string c_family_source(const ir::Kernel& typed) {
   return Emit(passes::lower_for_backend(typed, passes::kCFamilyLowering)).text;
 }
 
-// Every backend this library knows, whether or not its runtime is built, in name order. Defined by the top
-// layer (src/api/backend_list.cpp), which knows them; the runtime knows no backend by name.
-const std::vector<const BackendDescription*>& backend_descriptions();
 const BackendDescription* find_backend_description(std::string_view name);
 // A backend's own description, which its device starts from; the backend must be in the list.
 const BackendDescription& backend_description(std::string_view name);
 
 }  // namespace tack::runtime
+
+namespace tack::api {
+// Every backend this library knows, whether or not its runtime is built, in name order. Declared here, defined
+// by the top layer (src/api/backend_list.cpp), which knows them; the runtime knows no backend by name.
+const std::vector<const runtime::BackendDescription*>& backend_descriptions();
+}  // namespace tack::api

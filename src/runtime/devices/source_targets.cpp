@@ -34,7 +34,7 @@ class SourceOnlyBackend : public Backend {
 const std::vector<const BackendDescription*>& source_targets() {
   static const std::vector<const BackendDescription*> targets = [] {
     std::vector<const BackendDescription*> out;
-    for (const BackendDescription* d : backend_descriptions())
+    for (const BackendDescription* d : api::backend_descriptions())
       if (d->generate) out.push_back(d);
     return out;
   }();

@@ -1,12 +1,16 @@
-// C++ twins of kernels the Python tests write again in Python, for the test
-// that both front ends give the same typed IR (and so share disk-cache entries).
-// The cavity's and Mandelbrot's are the C++ examples' own kernels; the Python
-// versions live in python/tests/test_twins.py and examples/python/.
-#include "bindings.hpp"
-
+// tack_twins, a Python module built for the tests only (TACK_PYTHON_TWINS in
+// python/CMakeLists.txt) and installed nowhere: C++ twins of kernels the Python
+// tests write again in Python, for the test that both front ends give the same
+// typed IR (and so share disk-cache entries). The cavity's and Mandelbrot's are
+// the C++ examples' own kernels; the Python versions live in
+// python/tests/test_twins.py and examples/python/. The kernels reach Python as
+// tack._core.Kernel objects: this module shares nanobind's types with _core.
 #include "cavity/lbm_kernels.hpp"
 #include "mandelbrot/mandelbrot_kernel.hpp"
 
+#include <tack/tack.hpp>
+
+#include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
 #include <string>
@@ -55,12 +59,7 @@ Kernel twin(const std::string& name) {
 
 }  // namespace twins
 
-namespace tack::python {
-
-void bind_twins(nb::module_& m) {
-  m.def(
-      "_cpp_twin", [](const std::string& name) { return wrap_kernel(twins::twin(name)); },
-      "A C++-written kernel for the test that Python and C++ give the same IR.");
+NB_MODULE(tack_twins, m) {
+  m.doc() = "C++ twins of python/tests/test_twins.py's kernels (a test module, never installed)";
+  m.def("kernel", &twins::twin, nanobind::arg("name"), "The C++-written kernel of this name.");
 }
-
-}  // namespace tack::python

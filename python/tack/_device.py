@@ -1,0 +1,93 @@
+"""tack.Device and its Capabilities in Python's conventions: arrays made from
+NumPy arrays, buffers and DLPack producers, NumPy dtypes, asyncio. The class
+subclasses _core's and registers itself, so tack.device() and Array.device
+return tack.Device objects."""
+import numpy as np
+
+from . import _core
+from ._array import Array
+from ._async import device_future
+from ._dtypes import is_tack_dtype, refusal, to_dtype, to_numpy
+from ._errors import InvalidArgument, TypeError as _TackTypeError
+from ._host import shape_list
+
+
+def _host_copy(obj, dtype):
+    """obj as a C-contiguous NumPy array of one of Tack's dtypes."""
+    if isinstance(obj, Array):
+        obj = obj.numpy()
+    elif hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+        try:
+            obj = np.from_dlpack(obj)
+        except (RuntimeError, BufferError, TypeError, ValueError) as e:
+            raise InvalidArgument(f"Device.array: cannot read the {type(obj).__name__} through DLPack: {e}") from None
+    host = np.asarray(obj, dtype=to_numpy(to_dtype(dtype)) if dtype is not None else None)
+    if not is_tack_dtype(host.dtype):
+        native = host.dtype.newbyteorder("=")
+        if not is_tack_dtype(native):
+            # Refused, never converted (float16 to f64 would double the memory and hide the choice).
+            raise _TackTypeError(f"Device.array: {refusal(host.dtype)}")
+        host = host.astype(native)  # the same values in the host's byte order
+    if host.ndim == 0:
+        raise InvalidArgument("Device.array: a 0-d value is not an array; Tack arrays have 1 to 4 dimensions "
+                              "(pass [x] for one element, or pass the number to the kernel as a scalar)")
+    return np.ascontiguousarray(host)
+
+
+class Capabilities:
+    """What a backend can do; read these rather than probing. Dtypes are NumPy dtypes."""
+
+    __slots__ = ("name", "display_name", "supported_dtypes", "supports_f64", "supports_device_reductions",
+                 "supports_workgroups", "supported_atomic_dtypes", "device_memory_spaces", "device_options",
+                 "supports_exportable_memory", "supports_wrapped_memory", "dlpack_refusal_note")
+
+    def __init__(self, core):
+        for name in self.__slots__:
+            value = getattr(core, name)
+            if name in ("supported_dtypes", "supported_atomic_dtypes"):
+                value = frozenset(to_numpy(d) for d in value)
+            elif isinstance(value, list):
+                value = tuple(value)
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Capabilities are read-only")
+
+    def __repr__(self):
+        return f"Capabilities(name={self.name!r}, supports_workgroups={self.supports_workgroups}, ...)"
+
+
+class Device(_core.Device):
+    """A device: the CPU, the interpreter or a GPU (tack.device('cuda')). Its arrays live in its
+    memory; kernels called with them run on it. Equal devices are the same device."""
+
+    __slots__ = ()
+
+    @property
+    def capabilities(self):
+        """What a backend can do; read these rather than probing. Dtypes are NumPy dtypes."""
+        return Capabilities(self._capabilities)
+
+    def array(self, obj, dtype=None):
+        """A copy of obj (a NumPy array, any buffer or array-like, or a __dlpack__ producer) on this device."""
+        host = _host_copy(obj, dtype)
+        return self._from_buffer(host, to_dtype(host.dtype), list(host.shape))
+
+    def zeros(self, shape, dtype=np.float32):
+        """A zero-filled array."""
+        return self._zeros(to_dtype(dtype), shape_list(shape))
+
+    def empty(self, shape, dtype=np.float32):
+        """An array whose contents are unspecified until written."""
+        return self._empty(to_dtype(dtype), shape_list(shape))
+
+    def empty_exportable(self, shape, dtype=np.float32):
+        """An array in memory export_memory() hands out without a copy (CUDA)."""
+        return self._empty_exportable(to_dtype(dtype), shape_list(shape))
+
+    async def synchronize_async(self):
+        """Waits, without blocking the event loop, for the launches queued on this device so far."""
+        await device_future(self._when_done)
+
+
+_core._use_python_class(Device)
