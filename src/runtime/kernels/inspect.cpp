@@ -2,6 +2,7 @@
 // any backend, without running anything.
 #include "ir/printer.hpp"
 #include "runtime/memory/access.hpp"
+#include "runtime/devices/backend_description.hpp"
 #include "runtime/devices/registry.hpp"
 #include "runtime/kernels/resolve_variant.hpp"
 #include "runtime/devices/source_targets.hpp"
@@ -43,9 +44,12 @@ Inspection inspect_args(const Kernel& k, std::string_view backend_name, std::spa
   runtime::ResolvedCall call = runtime::check_call(*detail::Access::impl(k), args, backend, true);
   Inspection out;
   out.ir = ir::to_string(detail::Access::impl(k)->traced());
-  ir::Kernel typed = runtime::specialize(*detail::Access::impl(k), *backend, call.signature);
-  out.typed_ir = ir::to_string(typed);
-  out.source = backend->source(typed);
+  // The compile path of a call (resolve_variant) up to the source: the pipeline with the backend's recipe, then
+  // its emitter.
+  passes::Specialized specialized =
+      runtime::specialize(*detail::Access::impl(k), *backend, call.signature, backend->recipe().lowering);
+  out.typed_ir = ir::to_string(specialized.kernel);
+  out.source = runtime::generated_source(*backend, specialized.lowered);
   return out;
 }
 
