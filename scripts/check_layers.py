@@ -9,10 +9,12 @@ only layers it may include: the Python bindings (python/src, tack._core) reach
 the core through the public headers and src/api/frontend.hpp alone. In an
 isolated layer the folders are siblings that must not include one another: each
 backend stands alone, and the tracing front end, the passes, the interpreter
-and the code generators all read the IR without knowing of each other. Known
-debt is in ALLOWED below, each entry with the reason it is still there; an
-entry that no longer matches any include fails the check too, so the list only
-shrinks.
+and the code generators all read the IR without knowing of each other. Beside the layers,
+COMPILE_PATH below keeps the passes and the code generators out of the
+backends and the GPU runtime: the runtime runs the one compile path and each
+backend's row names its emitter. Known debt is in ALLOWED below, each entry
+with the reason it is still there; an entry that no longer matches any include
+fails the check too, so the list only shrinks.
 
 Usage: check_layers.py [repository root]   (Python 3 standard library only)
 """
@@ -41,6 +43,16 @@ LAYERS = [
 # Layers that may include only these layers (and themselves), not everything below them.
 REACHES = {
     "python bindings": {"public", "api"},
+}
+
+# The compile path's rule, stricter than the layers: a backend or the GPU runtime gets the kernel the pipeline
+# lowered and the source its row's emitter makes (runtime/kernels/resolve_variant.cpp), so none of their files
+# includes a pass or a code generator. The CPU's compiler plugin (src/backends/cpu/llvm/) is not one of them: it
+# is the cpu row's emitter, built over codegen/llvm.
+COMPILE_PATH = {
+    "users": ["src/backends/*", "src/runtime/gpu"],
+    "not_users": ["src/backends/cpu/llvm"],
+    "forbidden": ["src/passes", "src/codegen"],
 }
 
 # (including file, included file) glob patterns, both relative to the root, and why each is allowed.
@@ -107,6 +119,17 @@ def allowed(including, included):
         if fnmatch.fnmatch(str(including), a) and fnmatch.fnmatch(str(included), b):
             return (a, b)
     return None
+
+
+def under(path, folders):
+    """Whether the file is inside one of the folders (glob patterns)."""
+    return any(fnmatch.fnmatch("/".join(path.parts[: f.count("/") + 1]), f) and len(path.parts) > f.count("/") + 1
+               for f in folders)
+
+
+def breaks_compile_path(including, included):
+    return (under(including, COMPILE_PATH["users"]) and not under(including, COMPILE_PATH["not_users"])
+            and under(included, COMPILE_PATH["forbidden"]))
 
 
 def expected_namespaces(rel):
@@ -216,6 +239,14 @@ def main():
                 continue
             other = folder_of(target)
             if other is None or other == own:
+                continue
+            if breaks_compile_path(rel, target):
+                entry = allowed(rel, target)
+                if entry:
+                    used.add(entry)
+                else:
+                    problems.append(f"{rel}:{number}: includes {target}: the backends and the GPU runtime take the "
+                                    f"compile path's output and never reach {other} themselves (COMPILE_PATH)")
                 continue
             rank, isolated = layer_of(other)
             reaches = REACHES.get(LAYERS[own_rank][0])

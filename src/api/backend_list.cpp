@@ -1,5 +1,7 @@
 // The backends this library knows, and what each is without a device: one
-// table, so they compare row by row as in docs/backends.md.
+// table, so they compare row by row as in docs/backends.md. A row carries its
+// compile recipe (how the pipeline lowers for it and what emits its code), the
+// only place a generator is named.
 // runtime/devices/backend_description.hpp declares the list and this top layer
 // defines it, so that the runtime (the registry, the variant cache, the
 // launch, tack::inspect) knows no backend by name and no backend knows
@@ -15,6 +17,7 @@
 #include "codegen/hip_gen.hpp"
 #include "codegen/msl_gen.hpp"
 #include "codegen/opencl_gen.hpp"
+#include "passes/pipeline.hpp"
 #ifdef TACK_HAVE_LLVM
 #include "backends/cpu/cpu_backend.hpp"
 #endif
@@ -38,12 +41,14 @@ const std::vector<const BackendDescription*>& backend_descriptions() {
   static const BackendDescription table[] = {
 #ifdef TACK_HAVE_LLVM
       // LLVM-compiled kernels on a thread pool, every dtype and atomic (a host atomic or a compare-and-swap loop),
-      // reductions on the host. Its source is LLVM IR, which the compiler plugin makes on a device, so it has no
-      // generator here. A build without LLVM has no CPU backend at all.
+      // reductions on the host. A workgroup kernel becomes loops over its work-items. Its source is LLVM IR, which
+      // the compiler plugin makes from the lowered kernel on a device, so it has no emitter here. A build without
+      // LLVM has no CPU backend at all.
       {.name = "cpu",
        .display_name = "CPU",
        .options = {"num_threads"},
        .features = F64 | Atomics64 | Workgroups,
+       .recipe = {.lowering = passes::kCpuLowering},
        .create = backends::cpu::make_cpu_backend},
 #endif
       // CUDA C for NVRTC, every dtype and atomic (8- and 16-bit ones on their 32-bit word), textures in the
@@ -53,7 +58,7 @@ const std::vector<const BackendDescription*>& backend_descriptions() {
        .options = {"device"},
        .memory_spaces = {"cuda"},
        .features = F64 | Atomics64 | DeviceReductions | Workgroups | TexturesInHardware,
-       .generate = c_family_source<codegen::generate_cuda>,
+       .recipe = {.lowering = passes::kCFamilyLowering, .emit = codegen::generate_cuda},
        .create = backends::cuda::make_cuda_backend},
       // HIP C for hipRTC, every dtype and atomic. Its generator has the hardware texture path, but the runtime
       // samples in software until its images land (docs/backends-hip.md), so no TexturesInHardware, and
@@ -63,14 +68,15 @@ const std::vector<const BackendDescription*>& backend_descriptions() {
        .options = {"device"},
        .memory_spaces = {"hip"},
        .features = F64 | Atomics64 | DeviceReductions | Workgroups,
-       .generate = c_family_source<codegen::generate_hip>,
+       .recipe = {.lowering = passes::kCFamilyLowering, .emit = codegen::generate_hip},
        .create = backends::hip::make_hip_backend},
-      // The reference interpreter runs every dtype, atomic and workgroup; reductions run on the host. Its source
-      // is the typed IR itself, so it has no generator here.
+      // The reference interpreter runs every dtype, atomic and workgroup; reductions run on the host. It runs the
+      // typed IR itself, unlowered, so its source is that IR's text.
       {.name = "interp",
        .display_name = "Interpreter",
        .options = {"lanes"},
        .features = F64 | Atomics64 | Workgroups,
+       .recipe = {.emit = ir_text},
        .create = backends::interp::make_interp_backend},
       // OpenCL C for libocloc, as for a device with f64 and 64-bit atomics (a device narrows both to what it
       // reports); textures sampled in software until its images land. The three external handles come together
@@ -80,7 +86,7 @@ const std::vector<const BackendDescription*>& backend_descriptions() {
        .options = {"external_context", "external_device", "external_driver"},
        .memory_spaces = {"level_zero"},
        .features = F64 | Atomics64 | DeviceReductions | Workgroups,
-       .generate = c_family_source<codegen::generate_opencl>,
+       .recipe = {.lowering = passes::kCFamilyLowering, .emit = codegen::generate_opencl},
        .create = backends::level_zero::make_level_zero_backend},
       // MSL, no f64, and no 64-bit atomics (Metal has no 64-bit compare-and-swap). The runtime is built on Apple
       // platforms only; elsewhere only the generator is here. Textures are sampled in software until the MSL
@@ -88,7 +94,7 @@ const std::vector<const BackendDescription*>& backend_descriptions() {
       {.name = "metal",
        .display_name = "Metal",
        .features = DeviceReductions | Workgroups,
-       .generate = c_family_source<codegen::generate_msl>,
+       .recipe = {.lowering = passes::kCFamilyLowering, .emit = codegen::generate_msl},
        .create = kMetalCreate},
       // OpenCL C for clBuildProgram, as for a device with cl_khr_fp64 and cl_khr_int64_base_atomics (a device
       // narrows both to what it reports); textures sampled in software.
@@ -96,7 +102,7 @@ const std::vector<const BackendDescription*>& backend_descriptions() {
        .display_name = "OpenCL",
        .options = {"device"},
        .features = F64 | Atomics64 | DeviceReductions | Workgroups,
-       .generate = c_family_source<codegen::generate_opencl>,
+       .recipe = {.lowering = passes::kCFamilyLowering, .emit = codegen::generate_opencl},
        .create = backends::opencl::make_opencl_backend},
   };
   static const std::vector<const BackendDescription*> descriptions = [] {

@@ -4,6 +4,7 @@
 // expression. Each dialect overrides the hooks where the languages differ.
 #pragma once
 
+#include "abi/c_source.hpp"
 #include "abi/group_size.hpp"
 #include "abi/scalar_pack.hpp"
 #include "ir/ir.hpp"
@@ -20,18 +21,8 @@ namespace tack::codegen {
 // block size of a parallel launch on CUDA and HIP.
 inline constexpr int kGpuGroupSize = static_cast<int>(abi::kGroupSize);
 
-// Generated source and how to call it. The kernel's parameters are, in order,
-// one pointer for each Array and Texture3D parameter of the packed kernel (pack
-// arrays included; scalar parameters are read from the packs and not passed),
-// then the launch count `__n__` as a 64-bit integer: iterations for a parallel
-// kernel, groups for a workgroup kernel. A Texture3D parameter sampled in
-// hardware (Param::hardware_texture, CUDA and HIP) takes its texture object by
-// value in its place instead of a pointer (8 bytes, as a pointer). MSL passes
-// the same list as the fields of one argument buffer.
-struct CSource {
-  std::string text;
-  std::string entry;
-};
+// Generated source and how to call it (the kernel ABI's: abi/c_source.hpp).
+using abi::CSource;
 
 class CFamilyCodeGen {
  public:

@@ -17,7 +17,7 @@ struct ParamType {
 
 // What the device computes, for the refusals only typing can word: it knows which
 // operation made a value f64. Everything else a backend lacks is refused by
-// runtime::check_capabilities on the typed kernel.
+// passes::check_capabilities on the typed kernel.
 struct DeviceLimits {
   bool f64 = true;
   std::string backend;  // its name, for messages

@@ -1,11 +1,12 @@
-// The compile pipeline as a script: each pass in turn, its output printed
-// (TACK_DUMP_IR) and verified (verifying()) by the one Step helper below.
+// The compile pipeline as a script (run_pipeline, at the end): each pass in turn, its
+// output printed (TACK_DUMP_IR) and verified (verifying()) by the one Steps helper below.
 #include "passes/pipeline.hpp"
 
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "ir/verify.hpp"
 #include "passes/check_barriers.hpp"
+#include "passes/check_capabilities.hpp"
 #include "passes/cse.hpp"
 #include "passes/dce.hpp"
 #include "passes/lower_bool_arrays.hpp"
@@ -13,6 +14,7 @@
 #include "passes/simplify.hpp"
 #include "support/env.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -52,59 +54,8 @@ class Steps {
   bool dump_, verify_;
 };
 
-}  // namespace
-
-// Verification walks the whole kernel once per pass: always on in debug builds, and
-// on request in release builds, where a miscompile needs finding without a rebuild.
-bool verifying() {
-#ifndef NDEBUG
-  return true;
-#else
-  static const bool on = support::env_flag("TACK_VERIFY");
-  return on;
-#endif
-}
-
-Typed type_kernel(const ir::Kernel& traced, const TypingRequest& request) {
-  const Steps steps;
-  Typed out;
-  out.kernel = infer_types(traced, request.params, request.device);
-  for (std::size_t i = 0; i < out.kernel.params.size(); ++i)
-    if (out.kernel.params[i].kind == ir::ParamKind::Texture3D)
-      out.kernel.params[i].hardware_texture = i < request.hardware_texture.size() && request.hardware_texture[i];
-  steps.after("infer_types", out.kernel);
-
-  // Bool arrays are u8 memory to every backend from here on (the checks below see the bytes).
-  out.kernel = lower_bool_arrays(out.kernel);
-  steps.after("lower_bool_arrays", out.kernel);
-
-  // Every backend refuses a barrier some work-items may skip, before debug mode's checks reshape the IR.
-  check_barriers(out.kernel);
-  steps.checked("check_barriers");
-
-  if (request.debug) {
-    // Before optimization, so that reads whose value is unused are checked too.
-    BoundsChecked checked = bounds_checks(out.kernel);
-    out.kernel = std::move(checked.kernel);
-    out.checked_sites = std::move(checked.sites);
-    out.error_param = checked.error_param;
-    steps.after("bounds_checks", out.kernel);
-  }
-
-  // After the bounds checks, whose error array stays the first hidden parameter; the prints' stores need none.
-  PrintsLowered lowered = lower_prints(out.kernel);
-  out.kernel = std::move(lowered.kernel);
-  out.prints = std::move(lowered.layout);
-  steps.after("lower_prints", out.kernel);
-
-  // On the IR the backend will compile, hidden parameters and all.
-  if (request.check_capabilities) request.check_capabilities(out.kernel);
-  steps.checked("check_capabilities");
-  return out;
-}
-
-ir::Kernel optimize(const ir::Kernel& typed) {
-  const Steps steps;
+// The optimizing steps, printed and verified by `steps`.
+ir::Kernel optimize_steps(const ir::Kernel& typed, const Steps& steps) {
   ir::Kernel out = simplify(typed);
   steps.after("simplify", out);
 
@@ -122,8 +73,8 @@ ir::Kernel optimize(const ir::Kernel& typed) {
   return out;
 }
 
-PackedKernel lower_for_backend(const ir::Kernel& optimized, BackendLowering how) {
-  const Steps steps;
+// The lowering steps the backend asks for, printed and verified by `steps`.
+PackedKernel lower_steps(const ir::Kernel& optimized, BackendLowering how, const Steps& steps) {
   PackedKernel out{optimized, {}, 0};
 
   if (how.work_item_loops && out.kernel.launch == ir::LaunchKind::Workgroup) {
@@ -137,6 +88,79 @@ PackedKernel lower_for_backend(const ir::Kernel& optimized, BackendLowering how)
     steps.after("pack_scalars", out.kernel, false);
   }
   return out;
+}
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+// Verification walks the whole kernel once per pass: always on in debug builds, and
+// on request in release builds, where a miscompile needs finding without a rebuild.
+bool verifying() {
+#ifndef NDEBUG
+  return true;
+#else
+  static const bool on = support::env_flag("TACK_VERIFY");
+  return on;
+#endif
+}
+
+Specialized run_pipeline(const ir::Kernel& traced, const TypingRequest& request, BackendLowering how) {
+  const Steps steps;
+  Specialized out;
+
+  // ---- Typing: the kernel for this call's argument types, and what no backend can run refused.
+  auto start = std::chrono::steady_clock::now();
+  ir::Kernel k = infer_types(traced, request.params, request.device);
+  for (std::size_t i = 0; i < k.params.size(); ++i)
+    if (k.params[i].kind == ir::ParamKind::Texture3D)
+      k.params[i].hardware_texture = i < request.hardware_texture.size() && request.hardware_texture[i];
+  steps.after("infer_types", k);
+
+  // Bool arrays are u8 memory to every backend from here on (the checks below see the bytes).
+  k = lower_bool_arrays(k);
+  steps.after("lower_bool_arrays", k);
+
+  // Every backend refuses a barrier some work-items may skip, before debug mode's checks reshape the IR.
+  check_barriers(k);
+  steps.checked("check_barriers");
+
+  if (request.debug) {
+    // Before optimization, so that reads whose value is unused are checked too.
+    BoundsChecked checked = bounds_checks(k);
+    k = std::move(checked.kernel);
+    out.checked_sites = std::move(checked.sites);
+    out.error_param = checked.error_param;
+    steps.after("bounds_checks", k);
+  }
+
+  // After the bounds checks, whose error array stays the first hidden parameter; the prints' stores need none.
+  PrintsLowered printed = lower_prints(k);
+  k = std::move(printed.kernel);
+  out.prints = std::move(printed.layout);
+  steps.after("lower_prints", k);
+
+  // What this backend cannot run, on the IR it will compile, hidden parameters and all.
+  if (request.capabilities) check_capabilities(k, *request.capabilities);
+  steps.checked("check_capabilities");
+  out.typing_ms = ms_since(start);
+
+  // ---- Optimizing: the kernel the caches key by.
+  start = std::chrono::steady_clock::now();
+  out.kernel = optimize_steps(k, steps);
+  out.optimizing_ms = ms_since(start);
+
+  // ---- Lowering: what this backend's code generator reads.
+  out.lowered = lower_steps(out.kernel, how, steps);
+  return out;
+}
+
+ir::Kernel optimize(const ir::Kernel& typed) { return optimize_steps(typed, Steps()); }
+
+PackedKernel lower_for_backend(const ir::Kernel& optimized, BackendLowering how) {
+  return lower_steps(optimized, how, Steps());
 }
 
 }  // namespace tack::passes

@@ -1,18 +1,21 @@
 // The compile pipeline: every pass a kernel goes through, from traced IR to what
-// a backend's code generator reads, in order, in one place (pipeline.cpp reads
-// as the script, in the manner of Halide's Lower.cpp). After each step
-// TACK_DUMP_IR=1 prints the IR to stderr, and the verifier checks it when
-// verifying() (TACK_VERIFY=1, or any build without NDEBUG).
+// a backend's code generator reads, in order, in one function (run_pipeline in
+// pipeline.cpp reads as the script, in the manner of Halide's Lower.cpp). After
+// each step TACK_DUMP_IR=1 prints the IR to stderr, and the verifier checks it
+// when verifying() (TACK_VERIFY=1, or any build without NDEBUG).
 //
 //   typing      infer_types, lower_bool_arrays, check_barriers, bounds_checks (debug mode only),
 //               lower_prints, check_capabilities
 //   optimizing  simplify, cse, simplify, dce
 //   lowering    lower_workgroups (backends that run a group on one thread; for
-//               workgroup kernels), pack_scalars (the C-family backends)
+//               workgroup kernels), pack_scalars (the C-family backends), as the
+//               backend's row asks (its recipe: runtime/devices/compile_recipe.hpp)
 //
-// Three calls rather than one: the runtime times typing and optimizing apart and
-// keys its caches by the optimized kernel, and a backend lowers that kernel
-// when it compiles it, asking for the lowering it needs.
+// The runtime runs it once per variant (runtime/kernels/resolve_variant.cpp) and
+// hands the backend both the optimized kernel, by which caches are keyed, and the
+// lowered one its code generator reads. The optimizing and lowering parts are
+// also callable alone, for tools that start from typed or optimized IR (the code
+// generators' tests, the compile checks).
 #pragma once
 
 #include "ir/ir.hpp"
@@ -21,7 +24,8 @@
 #include "passes/lower_prints.hpp"
 #include "passes/pack_scalars.hpp"
 
-#include <functional>
+#include <tack/device.hpp>
+
 #include <vector>
 
 namespace tack::passes {
@@ -32,24 +36,10 @@ struct TypingRequest {
   std::vector<bool> hardware_texture;  // by parameter: a Texture3D the backend samples in hardware
   bool debug = false;                  // debug mode: every array access is checked
   DeviceLimits device;                 // what the backend computes (f64), for inference's refusals
-  // Refuses what the backend cannot run (runtime::check_capabilities, given its
-  // capabilities): the passes know no backend.
-  std::function<void(const ir::Kernel&)> check_capabilities;
+  // What the backend runs (its device's Capabilities): check_capabilities refuses the rest. Null checks
+  // nothing (tests of the passes alone).
+  const Capabilities* capabilities = nullptr;
 };
-
-struct Typed {
-  ir::Kernel kernel;
-  std::vector<CheckedAccess> checked_sites;  // debug mode: the checked accesses, by site number
-  int error_param = -1;                      // debug mode: the error array's parameter
-  PrintLayout prints;
-};
-
-// Typed IR for one call. Throws the user's errors: TypeError and InvalidArgument
-// from inference, the barrier rule and the backend's capabilities.
-Typed type_kernel(const ir::Kernel& traced, const TypingRequest& request);
-
-// The optimizer on typed IR.
-ir::Kernel optimize(const ir::Kernel& typed);
 
 // What a backend's code generator needs beyond optimized IR.
 struct BackendLowering {
@@ -57,12 +47,29 @@ struct BackendLowering {
   bool pack_scalars = false;     // host scalars read from pack arrays (the C-family backends)
 };
 
-// What the backends ask for: cpu runs a whole group on one thread; cuda, hip,
+// What the backends' rows ask for: cpu runs a whole group on one thread; cuda, hip,
 // level_zero, metal and opencl share the C-family code generator.
 inline constexpr BackendLowering kCpuLowering{.work_item_loops = true};
 inline constexpr BackendLowering kCFamilyLowering{.pack_scalars = true};
 
-// The optimized kernel lowered as `how` asks; without pack_scalars, the pack is empty.
+// One kernel through the pipeline for one call.
+struct Specialized {
+  ir::Kernel kernel;                         // typed and optimized: what the caches key by and the launch reads
+  PackedKernel lowered;                      // `kernel` lowered as the backend asks: what its code generator reads
+  std::vector<CheckedAccess> checked_sites;  // debug mode: the checked accesses, by site number
+  int error_param = -1;                      // debug mode: the error array's parameter
+  PrintLayout prints;
+  double typing_ms = 0, optimizing_ms = 0;  // what the typing and the optimizing steps took
+};
+
+// The whole pipeline. Throws the user's errors: TypeError and InvalidArgument from
+// inference, the barrier rule and the backend's capabilities.
+Specialized run_pipeline(const ir::Kernel& traced, const TypingRequest& request, BackendLowering how);
+
+// The optimizing steps alone, on typed IR.
+ir::Kernel optimize(const ir::Kernel& typed);
+
+// The lowering steps alone: the optimized kernel lowered as `how` asks; without pack_scalars, the pack is empty.
 PackedKernel lower_for_backend(const ir::Kernel& optimized, BackendLowering how);
 
 // Whether each step's output is verified: always without NDEBUG, else when TACK_VERIFY=1.

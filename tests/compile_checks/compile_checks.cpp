@@ -20,6 +20,8 @@
 #include "compile_checks/inspect_golden.hpp"
 
 #include "ir/printer.hpp"
+#include "passes/check_capabilities.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/reductions/array_reduction_kernel.hpp"
 #include "runtime/kernels/resolve_variant.hpp"
 #include "runtime/devices/source_targets.hpp"
@@ -57,8 +59,10 @@ Collected generate_all(const std::vector<tack::ir::Kernel>& kernels, const tack:
       for (const tack::ir::Param& p : k.params)
         if (!caps.supports(p.dtype))
           throw tack::TypeError(std::string(tack::dtype_name(p.dtype)) + " is not supported on " + target.name);
-      tack::runtime::check_capabilities(k, caps);
-      out.units.push_back({k.name, tack::ir::to_string(k), target.generate(k), k.fp_contract});
+      tack::passes::check_capabilities(k, caps);
+      // The end of the compile path, by the target's recipe: its lowering, then its emitter.
+      const tack::abi::PackedKernel lowered = tack::passes::lower_for_backend(k, target.recipe.lowering);
+      out.units.push_back({k.name, tack::ir::to_string(k), target.recipe.emit(lowered).text, k.fp_contract});
     } catch (const tack::TypeError& e) {
       out.refused.push_back(k.name + ": " + e.what());
     } catch (const tack::InvalidArgument& e) {

@@ -9,7 +9,8 @@
 //
 // The corpus is the compile checks' (compile_checks.cpp): the distinct typed
 // kernels the conformance suite specializes on interp. For each, the text is
-// what tack::inspect's last step produces, Backend::source of the typed kernel:
+// what tack::inspect's last step produces from the typed kernel (lowered by the
+// backend's recipe, then its emitter, or the device's Backend::source for cpu):
 //   cpu         the LLVM IR the CPU backend generates (before optimization), for a
 //               pinned target whatever the host is: x86-64 with AVX-512 (gangs in
 //               512-bit vectors) and glibc's libmvec, SIMD gangs on even under
@@ -40,6 +41,8 @@
 
 #include "backends/cpu/cpu_backend.hpp"
 #include "ir/printer.hpp"
+#include "passes/check_capabilities.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/memory/access.hpp"
 #include "runtime/kernels/resolve_variant.hpp"
 #include "runtime/devices/source_targets.hpp"
@@ -84,10 +87,12 @@ struct Target {
   std::shared_ptr<runtime::Backend> backend;  // its capabilities decide refusals
 };
 
-// Backend::source, but the cpu backend's for the pinned target.
+// The end of inspect's compile path: the optimized kernel lowered by the backend's recipe, then its emitter (or
+// its device's own source), but the cpu backend's for the pinned target.
 std::string source(const Target& t, const ir::Kernel& k) {
-  if (t.name == "cpu") return backends::cpu::source_for_pinned_target(k, kPinnedCpu);
-  return t.backend->source(k);
+  const abi::PackedKernel lowered = passes::lower_for_backend(k, t.backend->recipe().lowering);
+  if (t.name == "cpu") return backends::cpu::source_for_pinned_target(lowered.kernel, kPinnedCpu);
+  return runtime::generated_source(*t.backend, lowered);
 }
 
 // cpu and interp through their devices; the C-family backends through their source-only stand-ins.
@@ -102,7 +107,8 @@ std::vector<Target> targets() {
     out.push_back({name, detail::Access::backend(device(name))});
   }
   for (const runtime::BackendDescription* t : runtime::source_targets())
-    out.push_back({t->name, runtime::source_only_backend(*t, "the inspect golden test")});
+    if (std::none_of(out.begin(), out.end(), [&](const Target& o) { return o.name == t->name; }))
+      out.push_back({t->name, runtime::source_only_backend(*t, "the inspect golden test")});
   return out;
 }
 
@@ -115,7 +121,7 @@ std::string render(const ir::Kernel& typed, const Target& t) {
     for (const ir::Param& p : k.params)
       if (p.kind != ir::ParamKind::Texture3D && !backend.caps().supports(p.dtype))
         throw TypeError(std::string(dtype_name(p.dtype)) + " is not supported on " + backend.caps().name);
-    runtime::check_capabilities(k, backend.caps());
+    passes::check_capabilities(k, backend.caps());
     for (ir::Param& p : k.params)
       if (p.kind == ir::ParamKind::Texture3D) p.hardware_texture = backend.texture_in_hardware({2, 2, 2});
     return head + source(t, k);

@@ -268,8 +268,7 @@ class GatedBackend final : public tack::runtime::Backend {
   std::shared_ptr<tack::runtime::Buffer> allocate(std::size_t bytes, bool zeroed) override {
     return std::make_shared<tack::runtime::HostBuffer>(bytes, zeroed);
   }
-  std::unique_ptr<tack::runtime::CompiledVariant> compile(const tack::ir::Kernel&,
-                                                          const tack::runtime::VariantKey&) override {
+  std::unique_ptr<tack::runtime::CompiledVariant> compile(const tack::runtime::CompileInput&) override {
     return std::make_unique<tack::runtime::CompiledVariant>();
   }
   std::string source(const tack::ir::Kernel&) override { return ""; }

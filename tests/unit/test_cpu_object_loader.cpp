@@ -3,10 +3,10 @@
 // pools, runs bit for bit as the same object linked by LLJIT does; the Jit's
 // load() uses it without going to LLJIT unless TACK_CPU_OBJECT_LOADER=0; and each malformed, foreign or
 // unresolvable object is refused with a BackendError that says what was wrong.
+#include "abi/pack_layout.hpp"
 #include "backends/cpu/compiler.hpp"
 #include "backends/cpu/jit.hpp"
 #include "backends/cpu/object_loader.hpp"
-#include "codegen/pack_layout.hpp"
 #include "passes/infer_types.hpp"
 #include "passes/pipeline.hpp"
 #include "runtime/memory/access.hpp"
@@ -67,7 +67,7 @@ Compiled compile_for_f32_arrays(const tack::Kernel& k) {
 // Runs a chunk over (y, x) of n floats and returns y.
 std::vector<float> run(void* entry, const ir::Kernel& typed, const std::vector<float>& x) {
   std::vector<float> y(x.size(), 0.0f), in = x;
-  const tack::codegen::PackLayout layout = tack::codegen::pack_layout(typed);
+  const tack::abi::PackLayout layout = tack::abi::pack_layout(typed);
   std::vector<std::uint64_t> pack(static_cast<std::size_t>(layout.slots), 0);
   auto put_array = [&](int param, std::vector<float>& a) {
     std::uint64_t* slot = pack.data() + layout.first_slot[static_cast<std::size_t>(param)];

@@ -273,10 +273,12 @@ TEST_F(HipCachedCodeObject, ASecondBuildLoadsItWithoutHipRtc) {
   fake_hip::state().modules_load = true;
   const std::uint64_t compiles = tack::backends::hip::hiprtc_compile_count();
   const std::uint64_t loads = tack::backends::hip::code_object_cache_load_count();
-  auto generate = []() -> tack::codegen::CSource {
-    ADD_FAILURE() << "the cached code object was not used";
-    return {};
-  };
+  const tack::abi::PackedKernel nothing;
+  const tack::runtime::LazySource generate{[](const tack::abi::PackedKernel&) -> tack::abi::CSource {
+                                             ADD_FAILURE() << "the cached code object was not used";
+                                             return {};
+                                           },
+                                           &nothing};
   std::unique_ptr<tack::backends::hip::Module> m =
       tack::backends::hip::build_module(device, {code, generate, "kernel 'cached'", true});
   fake_hip::state().modules_load = false;

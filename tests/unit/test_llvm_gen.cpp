@@ -54,6 +54,7 @@ namespace {
 
 using tack::DType;
 namespace ir = tack::ir;
+namespace abi = tack::abi;
 namespace codegen = tack::codegen;
 namespace interp = tack::interp;
 
@@ -277,7 +278,7 @@ std::vector<interp::Arg> interp_args(const std::vector<ArgSpec>& specs, Buffers&
 }
 
 std::vector<std::uint64_t> pack_of(const ir::Kernel& typed, const std::vector<ArgSpec>& specs, Buffers& buf) {
-  codegen::PackLayout layout = codegen::pack_layout(typed);
+  abi::PackLayout layout = abi::pack_layout(typed);
   std::vector<std::uint64_t> pack(static_cast<std::size_t>(layout.slots));
   for (std::size_t i = 0; i < specs.size(); ++i) {
     const ArgSpec& s = specs[i];
@@ -425,7 +426,7 @@ TEST(LlvmGen, PackLayoutSlots) {
     parallel_for(a.size(), [&](Index i) { a[i] = b(i, 0) + s + t.sample(0.0f, 0.0f, 0.0f); });
   });
   auto typed = typed_of(k, {zeros<float>(4), scal(1.0f), tex({1}, 1, 1, 1), arr(std::vector<float>(8), {4, 2})});
-  codegen::PackLayout p = codegen::pack_layout(typed);
+  abi::PackLayout p = abi::pack_layout(typed);
   EXPECT_EQ(p.first_slot, (std::vector<int>{0, 3, 4, 8}));
   EXPECT_EQ(p.slots, 12);
 }

@@ -55,9 +55,10 @@ TEST(LowerPrints, LowersToAnAtomicAndStoresIntoHiddenArrays) {
   (void)k.ir();
   auto call =
       tack::runtime::check_call(*tack::detail::Access::impl(k), std::vector<tack::KernelArg>{f, d}, nullptr, false);
-  tack::passes::PrintLayout layout;
-  tack::ir::Kernel typed = tack::runtime::specialize(*tack::detail::Access::impl(k), *call.backend, call.signature,
-                                                     nullptr, nullptr, &layout);
+  tack::passes::Specialized specialized =
+      tack::runtime::specialize(*tack::detail::Access::impl(k), *call.backend, call.signature, {});
+  const tack::passes::PrintLayout& layout = specialized.prints;
+  const tack::ir::Kernel& typed = specialized.kernel;
   const std::string text = tack::ir::to_string(typed);
   EXPECT_FALSE(contains(text, "print ")) << text;
   EXPECT_TRUE(contains(text, "atomic_add %2[")) << text;
@@ -84,9 +85,10 @@ TEST(LowerPrints, KernelsWithoutPrintsAreUnchanged) {
   (void)k.ir();
   auto call =
       tack::runtime::check_call(*tack::detail::Access::impl(k), std::vector<tack::KernelArg>{out}, nullptr, false);
-  tack::passes::PrintLayout layout;
-  tack::ir::Kernel typed = tack::runtime::specialize(*tack::detail::Access::impl(k), *call.backend, call.signature,
-                                                     nullptr, nullptr, &layout);
+  tack::passes::Specialized specialized =
+      tack::runtime::specialize(*tack::detail::Access::impl(k), *call.backend, call.signature, {});
+  const tack::passes::PrintLayout& layout = specialized.prints;
+  const tack::ir::Kernel& typed = specialized.kernel;
   EXPECT_FALSE(layout.active());
   EXPECT_EQ(typed.params.size(), 1u);
 }

@@ -91,7 +91,7 @@ TEST(MetalDumpMsl, WritesTheSourceOnlyWhenSet) {
   const std::string entry = "tack_unit_metal_dump_" + std::to_string(::getpid());
   const std::string path = metal::msl_dump_path(entry);
   std::filesystem::remove(path);
-  const tack::codegen::CSource src{"// some MSL\nkernel void f() {}\n", entry};
+  const tack::abi::CSource src{"// some MSL\nkernel void f() {}\n", entry};
   {
     ScopedEnv env("TACK_DUMP_MSL", "0");
     metal::dump_msl(src);

@@ -1,6 +1,6 @@
 // The compile pipeline (passes/pipeline.hpp): TACK_DUMP_IR names every pass, in
-// the order docs/language.md lists them, both when the pipeline's three parts
-// run directly and when a backend compiles through them.
+// the order docs/language.md lists them, both when the pipeline runs directly
+// and when a backend's recipe picks its lowering.
 #include "passes/pipeline.hpp"
 #include "runtime/memory/access.hpp"
 #include "runtime/kernels/kernel_impl.hpp"
@@ -79,9 +79,8 @@ TEST(Pipeline, DumpNamesEveryPassInTheDocumentedOrder) {
   request.debug = true;  // so that bounds_checks runs
   ScopedEnv dump("TACK_DUMP_IR", "1");
   testing::internal::CaptureStderr();
-  tack::passes::Typed typed = tack::passes::type_kernel(tack::detail::Access::impl(k)->traced(), request);
-  tack::ir::Kernel optimized = tack::passes::optimize(typed.kernel);
-  (void)tack::passes::lower_for_backend(optimized, {.work_item_loops = true, .pack_scalars = true});
+  (void)tack::passes::run_pipeline(tack::detail::Access::impl(k)->traced(), request,
+                                   {.work_item_loops = true, .pack_scalars = true});
   const std::string out = testing::internal::GetCapturedStderr();
   EXPECT_EQ(dumped_order(out), documented) << out;
   // A pass that rewrote the IR prints it after its line; a check prints its line only.

@@ -31,9 +31,8 @@ class ChoosingBackend final : public tack::runtime::Backend {
   std::shared_ptr<tack::runtime::Buffer> allocate(std::size_t bytes, bool zeroed) override {
     return std::make_shared<tack::runtime::HostBuffer>(bytes, zeroed);
   }
-  std::unique_ptr<tack::runtime::CompiledVariant> compile(const tack::ir::Kernel& typed,
-                                                          const tack::runtime::VariantKey&) override {
-    for (const tack::ir::Param& p : typed.params)
+  std::unique_ptr<tack::runtime::CompiledVariant> compile(const tack::runtime::CompileInput& input) override {
+    for (const tack::ir::Param& p : input.typed.params)
       if (p.kind == tack::ir::ParamKind::Texture3D) compiled_hardware.push_back(p.hardware_texture);
     return std::make_unique<tack::runtime::CompiledVariant>();
   }
@@ -102,10 +101,9 @@ class ImageBackend final : public tack::runtime::Backend {
     ++allocations;
     return std::make_shared<tack::runtime::HostBuffer>(bytes, zeroed);
   }
-  std::unique_ptr<tack::runtime::CompiledVariant> compile(const tack::ir::Kernel& typed,
-                                                          const tack::runtime::VariantKey&) override {
+  std::unique_ptr<tack::runtime::CompiledVariant> compile(const tack::runtime::CompileInput& input) override {
     auto v = std::make_unique<tack::runtime::CompiledVariant>();
-    v->typed = typed;
+    v->typed = input.typed;
     return v;
   }
   std::string source(const tack::ir::Kernel&) override { return ""; }

@@ -1,19 +1,19 @@
 // The CPU backend: compile through the Jit (or load object code from the disk
 // cache), then run [0, count) serially on the calling thread or fanned out over
 // the pool, as the variant's measured cost decides (docs/cpu-threading.md).
-// Workgroup kernels are lowered to loops over their work-items first
-// (passes/lower_workgroups.hpp, a step of passes/pipeline.hpp); then [0, count)
-// is a range of groups.
+// Workgroup kernels arrive lowered to loops over their work-items (the cpu
+// row's recipe asks the pipeline for passes/lower_workgroups.hpp); then
+// [0, count) is a range of groups. The row has no emitter: the compiler plugin
+// emits LLVM IR from the lowered kernel itself.
 #include "backends/cpu/cpu_backend.hpp"
 
+#include "abi/pack_layout.hpp"
 #include "backends/cpu/core_count.hpp"
 #include "backends/cpu/jit.hpp"
 #include "backends/cpu/launch_policy.hpp"
 #include "backends/cpu/thread_pool.hpp"
-#include "codegen/pack_layout.hpp"
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
-#include "passes/pipeline.hpp"
 #include "runtime/devices/backend_description.hpp"
 #include "runtime/memory/host_buffer.hpp"
 #include "runtime/cache/load_or_build.hpp"
@@ -43,7 +43,7 @@ using ChunkFn = void (*)(const std::uint64_t* pack, std::int64_t start, std::int
 struct CpuVariant final : CompiledVariant {
   ChunkFn chunk = nullptr;
   std::shared_ptr<void> code;  // keeps chunk mapped
-  codegen::PackLayout layout;
+  abi::PackLayout layout;
   mutable cpu::LaunchPolicy policy;
 };
 
@@ -137,12 +137,12 @@ class CpuBackend final : public Backend {
     return buffer;
   }
 
-  std::unique_ptr<CompiledVariant> compile(const ir::Kernel& optimized, const VariantKey& key) override {
-    // Lowering also refuses barriers in divergent control flow, so it runs before the cache is asked.
-    const ir::Kernel typed = lowered(optimized);
-    const cpu::CodegenOptions options = codegen_options(typed, (key.signature.flags & kSignatureNoalias) != 0);
+  std::unique_ptr<CompiledVariant> compile(const CompileInput& input) override {
+    // The kernel as the pipeline lowered it for this row (workgroups as loops) is what the plugin compiles.
+    const ir::Kernel& typed = input.lowered.kernel;
+    const cpu::CodegenOptions options = codegen_options(typed, (input.key.signature.flags & kSignatureNoalias) != 0);
     auto v = std::make_unique<CpuVariant>();
-    v->layout = codegen::pack_layout(typed);
+    v->layout = abi::pack_layout(typed);
     if (v->layout.slots > kMaxPackSlots) throw InvalidArgument("kernel '" + typed.name + "' has too many arguments");
     // The typed, optimized (and for workgroups lowered) IR decides the code; its text is the key, with the target.
     auto make_key = [&, code = ir::to_string(typed)] {
@@ -187,14 +187,9 @@ class CpuBackend final : public Backend {
     cpu::global_pool(threads_).run(count, 1, fn, context);
   }
 
-  std::string source(const ir::Kernel& typed) override {
-    const ir::Kernel lowered_kernel = lowered(typed);
-    return jit().ir_text(lowered_kernel, codegen_options(lowered_kernel, true));
-  }
-
-  // What the code generator gets: a workgroup kernel as loops over its work-items.
-  static ir::Kernel lowered(const ir::Kernel& typed) {
-    return passes::lower_for_backend(typed, passes::kCpuLowering).kernel;
+  // The LLVM IR the plugin makes from the lowered kernel (the row has no emitter of its own).
+  std::string source(const ir::Kernel& lowered) override {
+    return jit().ir_text(lowered, codegen_options(lowered, true));
   }
 
   void launch(const Launch& l) override {
@@ -258,13 +253,12 @@ std::shared_ptr<Backend> make_cpu_backend(const DeviceOptions& options) {
   return std::make_shared<CpuBackend>(threads);
 }
 
-std::string source_for_pinned_target(const ir::Kernel& typed, const std::string& x86_features) {
-  const ir::Kernel lowered_kernel = CpuBackend::lowered(typed);
+std::string source_for_pinned_target(const ir::Kernel& lowered, const std::string& x86_features) {
   const cpu::CodegenOptions options{.noalias = true,
                                     .simd = true,
-                                    .vector_math = calls_transcendentals(lowered_kernel),
+                                    .vector_math = calls_transcendentals(lowered),
                                     .pinned_x86_features = x86_features};
-  return shared_jit().ir_text(lowered_kernel, options);
+  return shared_jit().ir_text(lowered, options);
 }
 
 }  // namespace tack::backends::cpu

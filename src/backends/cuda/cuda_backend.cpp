@@ -10,7 +10,6 @@
 #include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "backends/cuda/cuda_texture.hpp"
-#include "codegen/cuda_gen.hpp"
 #include "runtime/memory/array_checks.hpp"
 #include "runtime/devices/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
@@ -79,7 +78,7 @@ GpuLimits cuda_limits(const cuda::DeviceInfo& d) {
 class CudaBackend final : public GpuBackendOf<cuda::Module> {
  public:
   explicit CudaBackend(std::shared_ptr<Context> context)
-      : GpuBackendOf(cuda_capabilities(context->device()), cuda_limits(context->device()), {codegen::generate_cuda}),
+      : GpuBackendOf(cuda_capabilities(context->device()), cuda_limits(context->device())),
         context_(std::move(context)) {}
   ~CudaBackend() override { wait_at_teardown(); }
 

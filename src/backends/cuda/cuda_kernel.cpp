@@ -103,7 +103,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Context>& context, co
     return finish(module, cached->entry);
   };
   auto compile = [&](bool caching) {
-    const codegen::CSource src = request.generate();
+    const abi::CSource src = request.generate();
     const std::string ptx = tack::backends::cuda::compile_ptx(src.text, src.entry, request.fp_contract);
     g_compiles.fetch_add(1, std::memory_order_relaxed);
     cu::CUmodule module = nullptr;

@@ -9,7 +9,6 @@
 #include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hip_kernel.hpp"
 #include "backends/hip/hip_memory.hpp"
-#include "codegen/hip_gen.hpp"
 #include "runtime/devices/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 #include "runtime/gpu/grid_launch.hpp"
@@ -42,8 +41,7 @@ GpuLimits hip_limits(const hip::DeviceInfo& d) {
 class HipBackend final : public GpuBackendOf<hip::Module> {
  public:
   explicit HipBackend(std::shared_ptr<Device> device)
-      : GpuBackendOf(hip_capabilities(), hip_limits(device->info()), {codegen::generate_hip}),
-        device_(std::move(device)) {}
+      : GpuBackendOf(hip_capabilities(), hip_limits(device->info())), device_(std::move(device)) {}
   ~HipBackend() override { wait_at_teardown(); }
 
   // Textures are sampled in software over the texture's f32 copy on every HIP device for now (the default

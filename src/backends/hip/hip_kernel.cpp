@@ -1,9 +1,9 @@
 // hipRTC builds, code object loading, the disk cache of code objects, and the launch limit.
 #include "backends/hip/hip_kernel.hpp"
 
+#include "abi/group_size.hpp"
 #include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hiprtc_compile.hpp"
-#include "codegen/c_family.hpp"
 #include "drivers/rtc_api.hpp"
 #include "runtime/cache/cached_binary.hpp"
 #include "runtime/cache/load_or_build.hpp"
@@ -20,7 +20,7 @@ namespace hp = hip::driver;
 namespace {
 
 constexpr const char* kCacheFormat = "tack-hip-code-object-1";
-constexpr std::uint64_t kBlock = static_cast<std::uint64_t>(codegen::kGpuGroupSize);
+constexpr std::uint64_t kBlock = static_cast<std::uint64_t>(abi::kGroupSize);
 
 std::atomic<std::uint64_t> g_compiles{0};
 std::atomic<std::uint64_t> g_cache_loads{0};
@@ -90,7 +90,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Device>& device, cons
     return m;
   };
   auto compile = [&](bool caching) {
-    const codegen::CSource src = request.generate();
+    const abi::CSource src = request.generate();
     const std::vector<char> code = tack::backends::hip::compile_code_object(src.text, src.entry, request.fp_contract);
     g_compiles.fetch_add(1, std::memory_order_relaxed);
     const std::string image(code.begin(), code.end());

@@ -10,7 +10,6 @@
 #include "backends/level_zero/level_zero_kernel.hpp"
 #include "backends/level_zero/level_zero_memory.hpp"
 #include "backends/level_zero/level_zero_queue.hpp"
-#include "codegen/opencl_gen.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 
 #include <algorithm>
@@ -36,7 +35,7 @@ GpuLimits level_zero_limits(const level_zero::DeviceInfo& d) {
 class LevelZeroBackend final : public GpuBackendOf<level_zero::Module> {
  public:
   explicit LevelZeroBackend(level_zero::DeviceInfo device)
-      : GpuBackendOf(level_zero::capabilities(device), level_zero_limits(device), {codegen::generate_opencl}),
+      : GpuBackendOf(level_zero::capabilities(device), level_zero_limits(device)),
         queue_(std::make_shared<Queue>(std::move(device))) {}
 
   // Textures are sampled in software over the texture's f32 copy (docs/backends-level-zero.md: the image path is

@@ -171,7 +171,7 @@ std::unique_ptr<Module> build_module(const std::shared_ptr<Queue>& queue, const 
     return finish(queue, module, a->entry);
   };
   auto compile = [&](bool caching) {
-    const codegen::CSource src = request.generate();
+    const abi::CSource src = request.generate();
     // ocloc reads an in-memory source as a C string: compile_with_ocloc passes it null-terminated.
     const std::string spirv =
         tack::backends::level_zero::compile_with_ocloc(src.text, queue->device().device_arg(), /*spirv_only=*/true)

@@ -8,15 +8,14 @@
 // under the batch lock, and returns.
 #include "backends/metal/metal_backend.hpp"
 
+#include "abi/group_size.hpp"
 #include "backends/metal/metal_device.hpp"
 #include "backends/metal/metal_kernel.hpp"
 #include "backends/metal/metal_memory.hpp"
 #include "backends/metal/metal_objc.h"
 #include "backends/metal/metal_queue.hpp"
-#include "codegen/msl_gen.hpp"
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
-#include "passes/pipeline.hpp"
 #include "runtime/devices/backend_description.hpp"
 #include "runtime/reductions/device_reductions.hpp"
 #include "runtime/gpu/gpu_layout.hpp"
@@ -29,13 +28,12 @@
 #include <array>
 #include <bit>
 #include <cstring>
-#include <functional>
 
 namespace tack::backends::metal {
 using namespace tack::runtime;
 namespace {
 
-constexpr std::size_t kGroup = static_cast<std::size_t>(codegen::kGpuGroupSize);
+constexpr std::size_t kGroup = static_cast<std::size_t>(abi::kGroupSize);
 // Threadgroups of a reduction at most: each lane strides over the rest, and Metal reports no core count to
 // size it by; 1024 groups of 256 keep every Apple GPU busy.
 constexpr std::uint64_t kReductionGroups = 1024;
@@ -63,14 +61,14 @@ class MetalBackend final : public Backend {
     return std::make_shared<MetalBuffer>(device_, bytes, zeroed);
   }
 
-  std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey&) override {
+  std::unique_ptr<CompiledVariant> compile(const CompileInput& input) override {
+    const ir::Kernel& typed = input.typed;
     auto v = std::make_unique<MetalVariant>();
-    passes::PackedKernel packed = passes::lower_for_backend(typed, passes::kCFamilyLowering);
     v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
+    // The optimized kernel's text decides the code; the row's emitter (MSL) runs only where the cache has none.
     const std::string key = ir::to_string(typed), what = "kernel '" + typed.name + "'";
-    const std::function<codegen::CSource()> generate = [&] { return codegen::generate_msl(packed); };
-    v->pipeline = metal::build_pipeline(*device_, {key, generate, what, typed.fp_contract});
-    v->layout = GpuLayout::of(typed, packed);
+    v->pipeline = metal::build_pipeline(*device_, {key, input.source, what, typed.fp_contract});
+    v->layout = GpuLayout::of(typed, input.lowered);
     const std::size_t limit = v->pipeline->max_threads();
     if (v->workgroup) {
       if (limit < kGroup)
@@ -82,10 +80,6 @@ class MetalBackend final : public Backend {
       v->width = std::min(limit, kGroup);
     }
     return v;
-  }
-
-  std::string source(const ir::Kernel& typed) override {
-    return codegen::generate_msl(passes::lower_for_backend(typed, passes::kCFamilyLowering)).text;
   }
 
   // The texture hardware (reference: Textures, Metal row) where the GPU filters 32-bit floats and the extents

@@ -5,7 +5,8 @@
 // every platform); the Metal objects are behind an opaque handle.
 #pragma once
 
-#include "codegen/c_family.hpp"
+#include "abi/c_source.hpp"
+#include "abi/group_size.hpp"
 #include "runtime/gpu/build_request.hpp"
 #include "support/env.hpp"
 
@@ -43,7 +44,7 @@ class Pipeline {
 // Compiles `source` and builds its pipeline. `what` names it in errors
 // ("kernel 'saxpy'"). Each of the three steps failing is a CompileError; the
 // library's includes the MSL source.
-std::unique_ptr<Pipeline> build_pipeline(const Device& device, const codegen::CSource& source, const std::string& what);
+std::unique_ptr<Pipeline> build_pipeline(const Device& device, const abi::CSource& source, const std::string& what);
 
 // The pipeline for the request's key (the text that decides the code, the typed IR): the disk cache's MSL
 // source for it when there is one, else the request's generator's, stored (reference: Metal's disk-cache
@@ -65,11 +66,11 @@ inline std::size_t argument_buffer_bytes(std::size_t buffer_params) {
 inline constexpr std::uint64_t kMaxLaunch = std::uint64_t{1} << 32;
 
 // Refuses a launch past kMaxLaunch threads with InvalidArgument, before anything is encoded: `count`
-// work-items of a parallel kernel, or groups of codegen::kGpuGroupSize threads of a workgroup kernel.
+// work-items of a parallel kernel, or groups of abi::kGroupSize threads of a workgroup kernel.
 inline void check_launch(const std::string& kernel, std::int64_t count, bool workgroup) {
   if (count <= 0) return;
   const auto n = static_cast<std::uint64_t>(count);
-  const std::uint64_t group = static_cast<std::uint64_t>(codegen::kGpuGroupSize);
+  const std::uint64_t group = static_cast<std::uint64_t>(abi::kGroupSize);
   const bool fits = workgroup ? n <= kMaxLaunch / group : n <= kMaxLaunch;
   if (fits) return;
   throw InvalidArgument("kernel '" + kernel + "': a launch of " + std::to_string(count) +
@@ -85,7 +86,7 @@ inline std::string msl_dump_path(const std::string& entry) { return "/tmp/tack_"
 
 // Writes the source about to be compiled to msl_dump_path(entry) when the flag is set; a failed write is
 // ignored (the dump is a debugging aid and must not stop the compile).
-inline void dump_msl(const codegen::CSource& source) {
+inline void dump_msl(const abi::CSource& source) {
   if (!msl_dump_enabled()) return;
   std::ofstream out(msl_dump_path(source.entry), std::ios::binary | std::ios::trunc);
   out << source.text;

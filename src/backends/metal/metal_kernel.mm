@@ -54,8 +54,7 @@ Pipeline::Pipeline(std::unique_ptr<PipelineObjects> objects, std::string entry, 
 
 Pipeline::~Pipeline() = default;
 
-std::unique_ptr<Pipeline> build_pipeline(const Device& device, const codegen::CSource& source,
-                                         const std::string& what) {
+std::unique_ptr<Pipeline> build_pipeline(const Device& device, const abi::CSource& source, const std::string& what) {
   dump_msl(source);
   @autoreleasepool {
     id<MTLDevice> dev = device.objects().device;
@@ -92,12 +91,12 @@ std::unique_ptr<Pipeline> build_pipeline(const Device& device, const runtime::Bu
   };
   auto load = [&](std::string_view payload, std::string*) -> std::unique_ptr<Pipeline> {
     if (std::optional<CachedBinary> cached = decode_cached_binary(payload))
-      return build_pipeline(device, codegen::CSource{cached->image, cached->entry}, what);
+      return build_pipeline(device, abi::CSource{cached->image, cached->entry}, what);
     warn("the cached MSL entry for " + what + " is malformed; generating it again");
     return nullptr;
   };
   auto compile = [&](bool caching) {
-    const codegen::CSource src = request.generate();
+    const abi::CSource src = request.generate();
     std::unique_ptr<Pipeline> pipeline = build_pipeline(device, src, what);
     return Built<std::unique_ptr<Pipeline>>{std::move(pipeline),
                                             caching ? encode_cached_binary(src.entry, src.text) : std::string()};

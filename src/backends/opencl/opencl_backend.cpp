@@ -9,7 +9,6 @@
 #include "backends/opencl/opencl_kernel.hpp"
 #include "backends/opencl/opencl_memory.hpp"
 #include "backends/opencl/opencl_queue.hpp"
-#include "codegen/opencl_gen.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 
 #include <algorithm>
@@ -37,7 +36,7 @@ GpuLimits opencl_limits(const opencl::DeviceInfo& d) {
 class OpenCLBackend final : public GpuBackendOf<opencl::Program> {
  public:
   explicit OpenCLBackend(opencl::DeviceInfo device)
-      : GpuBackendOf(opencl::capabilities(device), opencl_limits(device), {codegen::generate_opencl}),
+      : GpuBackendOf(opencl::capabilities(device), opencl_limits(device)),
         queue_(std::make_shared<opencl::Queue>(std::move(device))) {}
   ~OpenCLBackend() override { wait_at_teardown(); }
 

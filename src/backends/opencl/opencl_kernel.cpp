@@ -127,7 +127,7 @@ std::unique_ptr<Program> build_program(const Queue& queue, const BuildRequest& r
     return nullptr;
   };
   auto compile = [&](bool caching) {
-    const codegen::CSource src = request.generate();
+    const abi::CSource src = request.generate();
     const cl::Api& api = cl::api();
     const char* text = src.text.c_str();
     const std::size_t length = src.text.size();

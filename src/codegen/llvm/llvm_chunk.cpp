@@ -4,7 +4,7 @@
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
 
 #include "codegen/llvm/llvm_ops.hpp"
-#include "codegen/pack_layout.hpp"
+#include "abi/pack_layout.hpp"
 #include "ir/check.hpp"
 
 #include <llvm/IR/BasicBlock.h>
@@ -35,7 +35,7 @@ void emit_chunk(const ir::Kernel& k, llvm::Module& m, llvm::Function* kernel, co
   fn->getArg(1)->setName("start");
   fn->getArg(2)->setName("end");
   llvm::IRBuilder<> b(BasicBlock::Create(c, "entry", fn));
-  PackLayout layout = pack_layout(k);
+  abi::PackLayout layout = abi::pack_layout(k);
   std::vector<Value*> args;
   auto load_slot = [&](int slot, llvm::Type* ty) -> Value* {
     Value* at = b.CreateConstInBoundsGEP1_64(i64, pack, static_cast<std::uint64_t>(slot));

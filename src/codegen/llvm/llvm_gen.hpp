@@ -3,7 +3,7 @@
 #pragma once
 
 #include "codegen/llvm/vector_math.hpp"
-#include "codegen/pack_layout.hpp"
+#include "abi/pack_layout.hpp"
 #include "ir/ir.hpp"
 
 #include <memory>

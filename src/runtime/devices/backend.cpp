@@ -2,12 +2,17 @@
 #include "runtime/devices/backend.hpp"
 
 #include "ir/check.hpp"
+#include "runtime/devices/backend_description.hpp"
 
 #include <algorithm>
 
 namespace tack::runtime {
 
-Backend::Backend(Capabilities caps) : caps_(std::move(caps)) {}
+Backend::Backend(Capabilities caps) : caps_(std::move(caps)), recipe_(&compile_recipe(caps_.name)) {}
+
+std::string Backend::source(const ir::Kernel&) {
+  TACK_UNREACHABLE("Backend::source asked of a backend whose row emits its source");
+}
 
 ExportedMemory Backend::export_memory(ArrayStorage&) {
   TACK_UNREACHABLE("export_memory asked of a backend without exportable memory");

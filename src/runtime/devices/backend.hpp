@@ -6,7 +6,9 @@
 
 #include "abi/checked_access.hpp"
 #include "abi/print_layout.hpp"
+#include "abi/scalar_pack.hpp"
 #include "ir/ir.hpp"
+#include "runtime/devices/lazy_source.hpp"
 #include "runtime/reductions/host_reduce.hpp"
 #include "runtime/kernels/signature.hpp"
 #include "runtime/waits/wait_marker.hpp"
@@ -28,6 +30,7 @@
 namespace tack::runtime {
 
 class Backend;
+struct CompileRecipe;  // runtime/devices/compile_recipe.hpp
 
 // Device memory. Reads wait for the work queued before them; writes and fills
 // are ordered with launches.
@@ -115,6 +118,15 @@ struct CompiledVariant {
   CompileReport report;
 };
 
+// What resolve_variant hands Backend::compile: one kernel after the pipeline (passes/pipeline.hpp, ended by the
+// lowering of the backend's recipe), its key, and its source on demand.
+struct CompileInput {
+  const ir::Kernel& typed;           // typed and optimized: what the launch reads and the GPU disk caches key by
+  const abi::PackedKernel& lowered;  // `typed` lowered as the backend's row asks: what its compiler reads
+  const VariantKey& key;             // which kernel and signature (the noalias flag)
+  LazySource source;                 // the row's emitter on `lowered`, run only when asked (none for cpu)
+};
+
 struct Launch {
   const CompiledVariant* variant = nullptr;
   const BoundArg* args = nullptr;
@@ -127,6 +139,9 @@ class Backend : public std::enable_shared_from_this<Backend> {
   explicit Backend(Capabilities caps);
   virtual ~Backend() = default;
   const Capabilities& caps() const { return caps_; }
+  // Its row's compile recipe (compile_recipe.hpp), found by caps().name: the lowering that ends the pipeline for
+  // it and the emitter of its code. A backend without a row (a test's) has the empty one.
+  const CompileRecipe& recipe() const { return *recipe_; }
 
   virtual std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) = 0;
   // Memory Array::export_memory() can hand out as an OS handle; asked only where
@@ -140,11 +155,11 @@ class Backend : public std::enable_shared_from_this<Backend> {
   // Asked only where caps().supports_wrapped_memory.
   virtual std::shared_ptr<Buffer> wrap_memory(std::uintptr_t address, std::size_t bytes,
                                               std::shared_ptr<void> keep_alive);
-  // Compiles typed, optimized IR; the key says which kernel and signature it
-  // is (for the disk cache and the noalias flag). Throws CompileError on failure.
-  virtual std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey& key) = 0;
-  // The code compile() builds, for tack::inspect.
-  virtual std::string source(const ir::Kernel& typed) = 0;
+  // Builds the variant of what the pipeline made (CompileInput). Throws CompileError on failure.
+  virtual std::unique_ptr<CompiledVariant> compile(const CompileInput& input) = 0;
+  // The code compile() builds from a lowered kernel, for tack::inspect: asked only where the backend's row has
+  // no emitter (cpu), since its device's own compiler emits.
+  virtual std::string source(const ir::Kernel& lowered);
   virtual void launch(const Launch& launch) = 0;
   virtual void synchronize() {}
   // A mark whose blocking wait() covers the launches queued so far and raises their error; nullptr: waits run inline.
@@ -177,6 +192,7 @@ class Backend : public std::enable_shared_from_this<Backend> {
 
  private:
   Capabilities caps_;
+  const CompileRecipe* recipe_;
   mutable std::shared_mutex variants_mutex_;
   std::unordered_map<VariantKey, std::shared_ptr<const CompiledVariant>, VariantKeyHash> variants_;
 };

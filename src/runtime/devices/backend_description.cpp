@@ -36,4 +36,15 @@ const BackendDescription& backend_description(std::string_view name) {
   return *d;
 }
 
+const CompileRecipe& compile_recipe(std::string_view name) {
+  static const CompileRecipe none;
+  const BackendDescription* d = find_backend_description(name);
+  return d ? d->recipe : none;
+}
+
+std::string generated_source(Backend& backend, const abi::PackedKernel& lowered) {
+  const CompileRecipe& recipe = backend.recipe();
+  return recipe.emit ? recipe.emit(lowered).text : backend.source(lowered.kernel);
+}
+
 }  // namespace tack::runtime

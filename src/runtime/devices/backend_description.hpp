@@ -1,15 +1,16 @@
 // What is known of a backend without a device: its name, options, static
-// capabilities, code generator and factory. The top layer holds every
-// backend's description in one table (src/api/backend_list.cpp), and the
-// registry (tack::device, backend_names), tack::inspect's source-only targets,
-// each device's Capabilities and the docs test all read it, so they cannot
-// disagree and the backends can be compared row by row.
+// capabilities, compile recipe (its lowering and emitter) and factory. The top
+// layer holds every backend's description in one table
+// (src/api/backend_list.cpp), and the registry (tack::device, backend_names),
+// the compile path (resolve_variant, tack::inspect and its source-only
+// targets), each device's Capabilities and the docs test all read it, so they
+// cannot disagree and the backends can be compared row by row.
 #pragma once
 
-#include "codegen/c_family.hpp"
+#include "abi/scalar_pack.hpp"
 #include "ir/ir.hpp"
-#include "passes/pipeline.hpp"
 #include "runtime/devices/backend.hpp"
+#include "runtime/devices/compile_recipe.hpp"
 
 #include <tack/device.hpp>
 
@@ -54,11 +55,10 @@ struct BackendDescription {
   std::vector<std::string> options = {};  // the option names tack::device(name, options) accepts, in this order
   std::vector<std::string> memory_spaces = {};
   Features features;
-  // Typed, optimized IR to the source the backend compiles, without a device; null for the backends whose
-  // device needs no driver (interp, cpu), which inspect always opens.
-  std::string (*generate)(const ir::Kernel& typed) = nullptr;
+  // How the pipeline ends for this backend and what emits its code (compile_recipe.hpp).
+  CompileRecipe recipe;
   // Makes a device; null where this library is built without the backend's runtime (metal off Apple
-  // platforms), which then has only its generator.
+  // platforms), which then has only its recipe's emitter.
   std::shared_ptr<Backend> (*create)(const DeviceOptions& options) = nullptr;
 
   // The Capabilities these facts give, for a device that may lack f64 (then also f64 atomics) or 64-bit
@@ -66,15 +66,16 @@ struct BackendDescription {
   Capabilities capabilities(bool has_f64 = true, bool has_64_bit_atomics = true) const;
 };
 
-// A C-family backend's generate: the backend lowering (pack_scalars), then its dialect's emitter.
-template <codegen::CSource (*Emit)(const abi::PackedKernel&)>
-std::string c_family_source(const ir::Kernel& typed) {
-  return Emit(passes::lower_for_backend(typed, passes::kCFamilyLowering)).text;
-}
-
 const BackendDescription* find_backend_description(std::string_view name);
 // A backend's own description, which its device starts from; the backend must be in the list.
 const BackendDescription& backend_description(std::string_view name);
+
+// The recipe of the row named `name` (what Backend::recipe() holds); where there is no such row (a test's
+// backend), the empty recipe: nothing lowered, no emitter.
+const CompileRecipe& compile_recipe(std::string_view name);
+// The code the backend compiles from a kernel its recipe lowered, as tack::inspect shows it: the recipe's
+// emitter's output, or Backend::source where the recipe has no emitter.
+std::string generated_source(Backend& backend, const abi::PackedKernel& lowered);
 
 }  // namespace tack::runtime
 

@@ -1,5 +1,5 @@
 // The code-generation targets and the source-only stand-in backend, both read
-// from the backends' descriptions.
+// from the backends' descriptions (their recipes emit the source).
 #include "runtime/devices/source_targets.hpp"
 
 #include <tack/error.hpp>
@@ -12,8 +12,7 @@ class SourceOnlyBackend : public Backend {
   SourceOnlyBackend(const BackendDescription& t, std::string reason)
       : Backend(t.capabilities()), target_(t), reason_(std::move(reason)) {}
   std::shared_ptr<Buffer> allocate(std::size_t, bool) override { unavailable(); }
-  std::unique_ptr<CompiledVariant> compile(const ir::Kernel&, const VariantKey&) override { unavailable(); }
-  std::string source(const ir::Kernel& typed) override { return target_.generate(typed); }
+  std::unique_ptr<CompiledVariant> compile(const CompileInput&) override { unavailable(); }
   void launch(const Launch&) override { unavailable(); }
   // As the device answers for a texture within its limits, so inspect shows the code it compiles.
   bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override {
@@ -35,7 +34,7 @@ const std::vector<const BackendDescription*>& source_targets() {
   static const std::vector<const BackendDescription*> targets = [] {
     std::vector<const BackendDescription*> out;
     for (const BackendDescription* d : api::backend_descriptions())
-      if (d->generate) out.push_back(d);
+      if (d->recipe.emit) out.push_back(d);
     return out;
   }();
   return targets;
@@ -43,7 +42,7 @@ const std::vector<const BackendDescription*>& source_targets() {
 
 const BackendDescription* find_source_target(std::string_view name) {
   const BackendDescription* d = find_backend_description(name);
-  return d && d->generate ? d : nullptr;
+  return d && d->recipe.emit ? d : nullptr;
 }
 
 std::shared_ptr<Backend> source_only_backend(const BackendDescription& target, std::string reason) {

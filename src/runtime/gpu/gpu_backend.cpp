@@ -26,10 +26,6 @@ class DispatchLock {
   std::unique_lock<std::recursive_mutex> shared_;
   std::unique_lock<std::mutex> own_;
 };
-
-passes::PackedKernel lowered(const ir::Kernel& typed) {
-  return passes::lower_for_backend(typed, passes::kCFamilyLowering);
-}
 }  // namespace
 
 std::shared_ptr<Buffer> GpuBackend::allocate(std::size_t bytes, bool zeroed) {
@@ -43,21 +39,20 @@ std::shared_ptr<Buffer> GpuBackend::allocate(std::size_t bytes, bool zeroed) {
   return buffer;
 }
 
-std::unique_ptr<CompiledVariant> GpuBackend::compile(const ir::Kernel& typed, const VariantKey&) {
+std::unique_ptr<CompiledVariant> GpuBackend::compile(const CompileInput& input) {
+  const ir::Kernel& typed = input.typed;
   auto v = std::make_unique<GpuVariant>();
-  // Packing is cheap and not code generation; a cache hit redoes it for the layout.
-  passes::PackedKernel packed = lowered(typed);
   v->workgroup = typed.launch == ir::LaunchKind::Workgroup;
+  // The optimized kernel's text decides the code (the packed one follows from it); the source is made only
+  // where no cached binary serves.
   const std::string key = ir::to_string(typed), what = "kernel '" + typed.name + "'";
-  const std::function<codegen::CSource()> generate = [&] { return codegen_.generate(packed); };
-  v->program = build_erased({key, generate, what, typed.fp_contract});
-  v->layout = GpuLayout::of(typed, packed);
-  for (const passes::PackArray& a : v->layout.pack.arrays) v->pack_buffers.push_back(new_buffer(pack_array_bytes(a)));
+  v->program = build_erased({key, input.source, what, typed.fp_contract});
+  // The packed kernel gives the layout, on a cache hit too (the pipeline packs the scalars: no code generation).
+  v->layout = GpuLayout::of(typed, input.lowered);
+  for (const abi::PackArray& a : v->layout.pack.arrays) v->pack_buffers.push_back(new_buffer(pack_array_bytes(a)));
   v->group = group_for_program(limits_, typed.name, v->workgroup, group_limit_erased(*v->program));
   return v;
 }
-
-std::string GpuBackend::source(const ir::Kernel& typed) { return codegen_.generate(lowered(typed)).text; }
 
 void GpuBackend::check_launch_size(const ir::Kernel& typed, std::int64_t count) const {
   const bool workgroup = typed.launch == ir::LaunchKind::Workgroup;

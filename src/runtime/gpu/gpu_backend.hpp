@@ -2,17 +2,16 @@
 // "Launches are queued", "Scalar arguments on the GPU", "Device reductions").
 // GpuBackend owns what they do alike: the variant (program, scalar-pack layout
 // and buffers, dispatch lock), allocation with its size check and zero fill,
-// compile (lower, build, layout, pack buffers, group size), the launch (lock,
-// upload the packs, bind every argument, __n__, enqueue), array reductions,
-// launch-size checks and the waiting teardown. A backend supplies hooks: its
-// generator, program build, buffers, limits, argument handles and enqueue, and
-// which lock a dispatch holds. Metal (a new argument buffer per launch) and the
+// compile (build, layout, pack buffers, group size, from the kernel the
+// pipeline lowered and the source its row emits), the launch (lock, upload the
+// packs, bind every argument, __n__, enqueue), array reductions, launch-size
+// checks and the waiting teardown. A backend supplies hooks: program build,
+// buffers, limits, argument handles and enqueue, and which lock a dispatch
+// holds. Metal (a new argument buffer per launch) and the
 // CPU keep their own launch.
 #pragma once
 
 #include "abi/group_size.hpp"
-#include "codegen/c_family.hpp"
-#include "passes/pipeline.hpp"
 #include "runtime/devices/backend.hpp"
 #include "runtime/reductions/device_reductions.hpp"
 #include "runtime/gpu/build_request.hpp"
@@ -53,11 +52,6 @@ struct GpuVariant final : CompiledVariant {
   mutable std::vector<unsigned char> scratch;  // the host image of one pack array, under the dispatch lock
 };
 
-// A backend's dialect: its kernels' generator (the array reductions are kernels too: runtime/reductions/device_reductions).
-struct GpuCodegen {
-  codegen::CSource (*generate)(const abi::PackedKernel& packed) = nullptr;
-};
-
 // One dispatch with its arguments bound: `groups` groups of `group` work-items.
 struct GpuDispatch {
   GpuLaunchParams& args;
@@ -68,12 +62,10 @@ struct GpuDispatch {
 
 class GpuBackend : public Backend {
  public:
-  GpuBackend(Capabilities caps, GpuLimits limits, GpuCodegen codegen)
-      : Backend(std::move(caps)), limits_(std::move(limits)), codegen_(codegen) {}
+  GpuBackend(Capabilities caps, GpuLimits limits) : Backend(std::move(caps)), limits_(std::move(limits)) {}
 
   std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) final;
-  std::unique_ptr<CompiledVariant> compile(const ir::Kernel& typed, const VariantKey& key) final;
-  std::string source(const ir::Kernel& typed) final;
+  std::unique_ptr<CompiledVariant> compile(const CompileInput& input) final;
   void check_launch_size(const ir::Kernel& typed, std::int64_t count) const final;
   void launch(const Launch& l) final;
   bool reduce_device(const ArrayStorage& array, ReduceOp op, double* out) final;
@@ -107,7 +99,6 @@ class GpuBackend : public Backend {
   void dispatch(const GpuVariant& v, const Launch& l, std::uint64_t groups);
 
   GpuLimits limits_;
-  GpuCodegen codegen_;
   DeviceReductions reductions_;
 };
 

@@ -28,7 +28,7 @@ struct GpuLimits {
   const char* items_word = "work-items";
   // Why a program runs fewer work-items per group than asked, when the driver says ("too many registers").
   const char* group_limit_why = nullptr;
-  // A parallel kernel runs in groups of a multiple of this (whole warps), at most codegen::kGpuGroupSize.
+  // A parallel kernel runs in groups of a multiple of this (whole warps), at most abi::kGroupSize.
   std::uint32_t group_granule = 1;
   // The group size check_launch_size assumes for a parallel kernel, before its program says how many it runs.
   std::uint32_t parallel_group = static_cast<std::uint32_t>(abi::kGroupSize);

@@ -4,6 +4,7 @@
 
 #include "ir/printer.hpp"
 #include "runtime/memory/access.hpp"
+#include "runtime/devices/backend_description.hpp"
 #include "runtime/devices/registry.hpp"
 #include "runtime/kernels/resolve_variant.hpp"
 #include "runtime/devices/source_targets.hpp"
@@ -44,9 +45,11 @@ Inspection inspect(KernelImpl& impl, std::string_view backend_name, std::span<co
   ResolvedCall call = check_call(impl, args, backend, true);
   Inspection out;
   out.ir = ir::to_string(impl.traced());
-  ir::Kernel typed = specialize(impl, *backend, call.signature);
-  out.typed_ir = ir::to_string(typed);
-  out.source = backend->source(typed);
+  // The compile path of a call (resolve_variant) up to the source: the pipeline with the backend's recipe, then
+  // its emitter.
+  passes::Specialized specialized = specialize(impl, *backend, call.signature, backend->recipe().lowering);
+  out.typed_ir = ir::to_string(specialized.kernel);
+  out.source = generated_source(*backend, specialized.lowered);
   return out;
 }
 

@@ -3,8 +3,7 @@
 
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
-#include "lang/canonical_order.hpp"
-#include "lang/trace_context.hpp"
+#include "lang/trace.hpp"
 #include "runtime/kernels/compile_report.hpp"
 #include "runtime/kernels/signature.hpp"
 
@@ -37,15 +36,9 @@ const ir::Kernel& KernelImpl::traced() {
     if (s.fixed) p.fixed_dtype = s.dtype;
     k.params.push_back(p);
   }
-  {
-    lang::detail::TraceContext ctx(k);
-    body();
-    if (!ctx.launch_seen())
-      throw InvalidArgument("kernel '" + name + "' (" + loc.str() +
-                            ") has no parallel_for or workgroup_for: a kernel is one parallel loop");
-  }
-  // Before the hash: the IR must not depend on the order the front end evaluated operands in.
-  lang::detail::canonicalize_order(k);
+  if (!lang::detail::trace(k, body))
+    throw InvalidArgument("kernel '" + name + "' (" + loc.str() +
+                          ") has no parallel_for or workgroup_for: a kernel is one parallel loop");
   std::string text = ir::to_string(k);
   XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
   hash_lo_ = h.low64;

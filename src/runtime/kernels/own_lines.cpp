@@ -29,15 +29,16 @@ std::vector<ir::Stmt> statements(const ir::Kernel& k) {
 }
 
 // The twin's locations mapped to ours, or false when the two IRs differ in shape.
-bool match(const CompiledVariant& v, const ir::Kernel& own, const passes::BoundsChecked& checks, LineMap& map) {
-  const std::vector<ir::Stmt> theirs = statements(v.typed), ours = statements(own);
-  if (theirs.size() != ours.size() || v.debug_sites.size() != checks.sites.size()) return false;
-  pair_up(v.typed.loc, own.loc, map);
+bool match(const CompiledVariant& v, const passes::Specialized& own, LineMap& map) {
+  const std::vector<ir::Stmt> theirs = statements(v.typed), ours = statements(own.kernel);
+  const std::vector<abi::CheckedAccess>& sites = own.checked_sites;
+  if (theirs.size() != ours.size() || v.debug_sites.size() != sites.size()) return false;
+  pair_up(v.typed.loc, own.kernel.loc, map);
   for (std::size_t i = 0; i < theirs.size(); ++i) {
     if (theirs[i]->kind != ours[i]->kind) return false;
     pair_up(theirs[i]->loc, ours[i]->loc, map);
   }
-  for (std::size_t i = 0; i < checks.sites.size(); ++i) pair_up(v.debug_sites[i].loc, checks.sites[i].loc, map);
+  for (std::size_t i = 0; i < sites.size(); ++i) pair_up(v.debug_sites[i].loc, sites[i].loc, map);
   return true;
 }
 
@@ -75,9 +76,8 @@ void rethrow_with_own_lines(KernelImpl& impl, const Backend& backend, const Sign
     msg = e.what();
   }
   try {
-    passes::BoundsChecked checks;
-    ir::Kernel own = specialize(impl, backend, sig, &checks, nullptr, nullptr, false);
-    if (!match(v, own, checks, map)) std::rethrow_exception(original);
+    // Typed IR only: nothing lowered, and the specialize observer does not see it.
+    if (!match(v, specialize(impl, backend, sig, {}, false), map)) std::rethrow_exception(original);
   } catch (const Error&) {
     std::rethrow_exception(original);  // the original error is the one to report
   }

@@ -1,12 +1,13 @@
 // Argument checking and variant resolution. The warm path builds a fixed-size
 // signature and looks it up; the IR is hashed once per kernel, at trace time.
+// A miss takes the one compile path (resolve_variant, at the end).
 #include "runtime/kernels/resolve_variant.hpp"
 
 #include "ir/printer.hpp"
-#include "ir/visitor.hpp"
 #include "passes/pipeline.hpp"
 #include "runtime/memory/access.hpp"
 #include "runtime/kernels/compile_report.hpp"
+#include "runtime/devices/compile_recipe.hpp"
 #include "runtime/devices/registry.hpp"
 
 #include <tack/error.hpp>
@@ -44,34 +45,6 @@ std::string param_list(const ir::Kernel& k) {
   throw TypeError("kernel '" + kernel + "', argument " + std::to_string(i) + ": " + msg);
 }
 
-// Capability checks on typed IR: what the backend cannot run is refused before compiling.
-}  // namespace
-
-void check_capabilities(const ir::Kernel& typed, const Capabilities& caps) {
-  if (typed.launch == ir::LaunchKind::Workgroup && !caps.supports_workgroups)
-    throw InvalidArgument("kernel '" + typed.name + "' uses workgroup_for, which the " + caps.name +
-                          " backend does not support");
-  for (const auto& s : typed.shared)
-    if (!caps.supports(s.dtype))
-      throw TypeError("kernel '" + typed.name + "': shared arrays of " + std::string(dtype_name(s.dtype)) +
-                      " are not supported on " + caps.name);
-  std::string problem;
-  ir::for_each_stmt(typed.body, [&](const ir::Stmt& s) {
-    if (!problem.empty()) return;
-    if (auto a = s.as<ir::Atomic>()) {
-      DType t = a->array.space == ir::ArrayRef::Space::Param ? typed.params[a->array.index].dtype
-                                                             : typed.shared[a->array.index].dtype;
-      if (!caps.supports_atomic(t)) {
-        std::string where = s->loc.str();
-        problem = "kernel '" + typed.name + "'" + (where.empty() ? "" : " at " + where) + ": atomic_" +
-                  ir::atomic_name(a->op) + " on " + std::string(dtype_name(t)) + " is not supported on " + caps.name;
-      }
-    }
-  });
-  if (!problem.empty()) throw TypeError(problem);
-}
-
-namespace {
 std::mutex g_observer_mutex;
 
 // Whether two arguments' memory may overlap: the same buffer, or ranges that meet where either came from outside.
@@ -195,10 +168,9 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
   return call;
 }
 
-ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature& sig, passes::BoundsChecked* checks,
-                      CompileReport* report, passes::PrintLayout* prints, bool observed) {
+passes::Specialized specialize(KernelImpl& impl, const Backend& backend, const Signature& sig,
+                               passes::BackendLowering lowering, bool observed) {
   const ir::Kernel& k = impl.traced();
-  auto start = std::chrono::steady_clock::now();
   passes::TypingRequest request;
   request.params.resize(k.params.size());
   request.hardware_texture.resize(k.params.size());
@@ -217,43 +189,40 @@ ir::Kernel specialize(KernelImpl& impl, const Backend& backend, const Signature&
   request.debug = (sig.flags & kSignatureDebug) != 0;
   const Capabilities& caps = backend.caps();
   request.device = {.f64 = caps.supports_f64, .backend = caps.name};
-  request.check_capabilities = [&caps](const ir::Kernel& typed) { check_capabilities(typed, caps); };
-  passes::Typed typed = passes::type_kernel(k, request);
-  if (checks) {
-    checks->sites = std::move(typed.checked_sites);
-    checks->error_param = typed.error_param;
-  }
-  if (prints) *prints = std::move(typed.prints);
-  if (report) report->infer_ms = ms_since(start);
-  start = std::chrono::steady_clock::now();
-  ir::Kernel optimized = passes::optimize(typed.kernel);
-  if (report) report->optimize_ms = ms_since(start);
-  if (!observed) return optimized;
+  request.capabilities = &caps;
+  passes::Specialized specialized = passes::run_pipeline(k, request, lowering);
+  if (!observed) return specialized;
   std::lock_guard lock(g_observer_mutex);
-  if (g_observer) g_observer(optimized);
-  return optimized;
+  if (g_observer) g_observer(specialized.kernel);
+  return specialized;
 }
 
+// The one compile path of every backend, for a variant the backend has not made yet.
 std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend& backend, const Signature& sig) {
   VariantKey key{impl.hash_lo(), impl.hash_hi(), sig};
   if (auto v = backend.find_variant(key)) return v;
-  passes::BoundsChecked checks;
-  CompileReport front;  // inference and optimization
-  passes::PrintLayout prints;
-  ir::Kernel typed = specialize(impl, backend, sig, &checks, &front, &prints);
+
+  // 1. The pipeline: typed for this signature, checked against the device, optimized, and lowered as the
+  //    backend's row says (its recipe).
+  const CompileRecipe& recipe = backend.recipe();
+  passes::Specialized specialized = specialize(impl, backend, sig, recipe.lowering);
+
+  // 2. The backend builds the variant (its compiler, its disk cache) from the lowered kernel and its source, which
+  //    the row's emitter makes only if the backend asks: a binary the disk cache serves needs none.
+  const LazySource source{recipe.emit, &specialized.lowered};
   const auto start = std::chrono::steady_clock::now();
-  std::shared_ptr<CompiledVariant> v = backend.compile(typed, key);
+  std::shared_ptr<CompiledVariant> v = backend.compile({specialized.kernel, specialized.lowered, key, source});
   CompileReport& report = v->report;  // the backend has filled the phases it knows
   // A backend that reports no phases spent all of its time in "compile".
   if (report.codegen_ms + report.compile_ms + report.load_ms == 0) report.compile_ms = ms_since(start);
   report.trace_ms = impl.take_trace_ms();
-  report.infer_ms = front.infer_ms;
-  report.optimize_ms = front.optimize_ms;
-  v->typed = std::move(typed);
-  v->debug_sites = std::move(checks.sites);
-  v->debug_error_param = checks.error_param;
+  report.infer_ms = specialized.typing_ms;
+  report.optimize_ms = specialized.optimizing_ms;
+  v->typed = std::move(specialized.kernel);
+  v->debug_sites = std::move(specialized.checked_sites);
+  v->debug_error_param = specialized.error_param;
   v->locations_hash = impl.locations_hash();
-  v->prints = std::move(prints);
+  v->prints = std::move(specialized.prints);
   record_compile(impl.name, backend.caps().name, report);
   return backend.add_variant(key, std::move(v));
 }

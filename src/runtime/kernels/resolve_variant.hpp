@@ -1,9 +1,10 @@
 // From a call's arguments to a compiled variant: argument checks, the signature,
-// the in-memory cache, and on a miss specialization, optimization and compilation.
+// the in-memory cache, and on a miss the one compile path every backend takes:
+// the pipeline (passes/pipeline.hpp) ended by the lowering of the backend's
+// recipe, then the backend's compile with the row's emitter as its source.
 #pragma once
 
-#include "passes/bounds_checks.hpp"
-#include "passes/lower_prints.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/devices/backend.hpp"
 #include "runtime/kernels/kernel_impl.hpp"
 
@@ -31,22 +32,17 @@ struct ResolvedCall {
 ResolvedCall check_call(KernelImpl& k, std::span<const KernelArg> args, std::shared_ptr<Backend> backend,
                         bool for_inspect);
 
-// Specializes and optimizes the traced kernel for a signature (no compilation):
-// the typing and optimizing parts of passes/pipeline.hpp.
-// In debug mode (kSignatureDebug) every access is checked (passes::bounds_checks);
-// the checks' sites go to *checks when given.
-// `report`, when given, gets the milliseconds of inference and optimization.
-// Prints are lowered (passes::lower_prints); their layout goes to *prints when given.
-// `observed`: whether the specialize observer (below) sees the result.
-ir::Kernel specialize(KernelImpl& k, const Backend& backend, const Signature& sig,
-                      passes::BoundsChecked* checks = nullptr, CompileReport* report = nullptr,
-                      passes::PrintLayout* prints = nullptr, bool observed = true);
+// The traced kernel through the compile pipeline (passes/pipeline.hpp) for a
+// signature on a backend, ended by the lowering `lowering` (the backend's
+// recipe's; own_lines, which compares typed IR only, asks for none); no
+// compilation. The backend's Capabilities are checked as a step of it. In
+// debug mode (kSignatureDebug) every access is checked (passes::bounds_checks);
+// prints are lowered (passes::lower_prints); the result holds both's sites.
+// `observed`: whether the specialize observer (below) sees the optimized kernel.
+passes::Specialized specialize(KernelImpl& k, const Backend& backend, const Signature& sig,
+                               passes::BackendLowering lowering, bool observed = true);
 
-// Refuses, with TypeError or InvalidArgument, a typed kernel that uses what the
-// backend lacks: workgroups, shared arrays or atomics of an unsupported dtype.
-void check_capabilities(const ir::Kernel& typed, const Capabilities& caps);
-
-// A hook for tests: called with every kernel specialize() returns (the compile
+// A hook for tests: called with every optimized kernel specialize() makes (the compile
 // checks collect the conformance suite's kernels through it). Empty to remove.
 void set_specialize_observer(std::function<void(const ir::Kernel&)> observer);
 

@@ -1,7 +1,7 @@
 // Slot counts per parameter kind (see the header).
-#include "codegen/pack_layout.hpp"
+#include "abi/pack_layout.hpp"
 
-namespace tack::codegen {
+namespace tack::abi {
 
 PackLayout pack_layout(const ir::Kernel& typed) {
   PackLayout p;
@@ -16,4 +16,4 @@ PackLayout pack_layout(const ir::Kernel& typed) {
   return p;
 }
 
-}  // namespace tack::codegen
+}  // namespace tack::abi

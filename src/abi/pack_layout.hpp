@@ -1,13 +1,13 @@
 // The argument pack of the CPU backend's chunk functions: what the runtime
 // fills per launch (backends/cpu) and the generated code unpacks (codegen/llvm),
-// in one place both sides read.
+// in the kernel ABI both sides read.
 #pragma once
 
 #include "ir/ir.hpp"
 
 #include <vector>
 
-namespace tack::codegen {
+namespace tack::abi {
 
 // 8-byte slots, in parameter order.
 //   Array:     [data pointer, element count, extent 0, ..., extent rank-1]
@@ -19,4 +19,4 @@ struct PackLayout {
 };
 PackLayout pack_layout(const ir::Kernel& typed);
 
-}  // namespace tack::codegen
+}  // namespace tack::abi
