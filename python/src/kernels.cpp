@@ -30,8 +30,6 @@
 namespace tack::python {
 namespace {
 
-using ParamKind = detail::ParamSpec::Kind;
-
 std::string arg_type(nb::handle h) { return nb::type_name(h.type()).c_str(); }
 
 // Why an argument cannot be passed; a NumPy value of a dtype Tack lacks (np.float16(1), a
@@ -105,7 +103,7 @@ void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::
       // The types float and int: the weak scalar a Python number passes.
       a = KernelArg(ScalarSpec{h.is(reinterpret_cast<PyObject*>(&PyFloat_Type)) ? DType::F64 : DType::I64, true});
     } else if (scalar_arg(h, a)) {
-      if (i < impl.specs.size() && impl.specs[i].kind == ParamKind::Scalar && impl.specs[i].fixed)
+      if (i < impl.specs.size() && impl.specs[i].kind == ArgKind::Scalar && impl.specs[i].fixed)
         convert_to_fixed(a, impl.specs[i].dtype, impl.name, i);
     } else {
       throw TypeError("kernel '" + impl.name + "', argument " + std::to_string(i) + ": " + unpassable(h));
@@ -114,7 +112,7 @@ void convert_args(const runtime::KernelImpl& impl, const nb::handle* args, std::
 }
 
 void init_kernel(Kernel* self, const std::string& name,
-                 const std::vector<std::pair<ParamKind, std::optional<DType>>>& params, nb::object body,
+                 const std::vector<std::pair<ArgKind, std::optional<DType>>>& params, nb::object body,
                  const std::string& file, int line, const std::vector<std::string>& param_names,
                  std::optional<bool> fp_contract) {
   auto impl = std::make_shared<runtime::KernelImpl>();
@@ -128,7 +126,7 @@ void init_kernel(Kernel* self, const std::string& name,
   impl->fp_contract = runtime::effective_fp_contract(fp_contract);  // as tack::kernel's KernelOptions
   for (const auto& [kind, fixed] : params) {
     detail::ParamSpec s{kind};
-    if (kind == ParamKind::Texture) {
+    if (kind == ArgKind::Texture) {
       s.fixed = true;
       s.dtype = DType::F32;
     } else if (fixed) {
@@ -139,7 +137,7 @@ void init_kernel(Kernel* self, const std::string& name,
   }
   impl->loc = {lang::detail::intern_file_name(file), line};
   auto fn = std::make_shared<PyRef>(std::move(body));
-  std::vector<ParamKind> kinds;
+  std::vector<ArgKind> kinds;
   for (const auto& p : params) kinds.push_back(p.first);
   // Traced on first use, maybe on a thread that released the GIL to launch.
   impl->body = [fn, kinds] {
@@ -150,9 +148,9 @@ void init_kernel(Kernel* self, const std::string& name,
     nb::list list;
     for (std::size_t i = 0; i < kinds.size(); ++i) {
       const int p = static_cast<int>(i);
-      if (kinds[i] == ParamKind::Array)
+      if (kinds[i] == ArgKind::Array)
         list.append(nb::cast(lang::Array(p)));
-      else if (kinds[i] == ParamKind::Scalar)
+      else if (kinds[i] == ArgKind::Scalar)
         list.append(nb::cast(lang::Scalar(p)));
       else
         list.append(nb::cast(lang::Texture3D(p)));
@@ -266,10 +264,11 @@ nb::object wrap_kernel(Kernel k) { return nb::cast(std::move(k)); }
 void bind_kernels(nb::module_& m) {
   g_array_type = reinterpret_cast<PyTypeObject*>(nb::type<Array>().ptr());
   g_texture_type = reinterpret_cast<PyTypeObject*>(nb::type<Texture>().ptr());
-  nb::enum_<ParamKind>(m, "ParamKind")
-      .value("array", ParamKind::Array)
-      .value("scalar", ParamKind::Scalar)
-      .value("texture", ParamKind::Texture);
+  // The kinds of tack/_types.py's ParamSpec, by the same names.
+  nb::enum_<ArgKind>(m, "ArgKind")
+      .value("array", ArgKind::Array)
+      .value("scalar", ArgKind::Scalar)
+      .value("texture", ArgKind::Texture);
 
   nb::class_<ArraySpec>(m, "ArraySpec")
       .def(nb::init<>())

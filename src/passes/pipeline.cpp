@@ -70,7 +70,7 @@ Typed type_kernel(const ir::Kernel& traced, const TypingRequest& request) {
   Typed out;
   out.kernel = infer_types(traced, request.params, request.device);
   for (std::size_t i = 0; i < out.kernel.params.size(); ++i)
-    if (out.kernel.params[i].kind == ir::ParamKind::Texture3D)
+    if (out.kernel.params[i].kind == ir::ParamKind::Texture)
       out.kernel.params[i].hardware_texture = i < request.hardware_texture.size() && request.hardware_texture[i];
   steps.after("infer_types", out.kernel);
 
