@@ -63,7 +63,7 @@ def _param_list(fn: Callable, src: Source, kname: str) -> list:
         spec = param_spec(ann)
         if spec is None:
             raise fail(p, f"parameter '{p.arg}' is annotated {ann!r}, which is not a kernel parameter type: {hint}")
-        out.append((getattr(_core.ArgKind, spec.kind), spec.dtype))
+        out.append((spec.kind, spec.dtype))
     return out
 
 
