@@ -2,6 +2,7 @@
 // argument signature, launched by calling it with arrays and scalars.
 #pragma once
 
+#include <tack/arg_kind.hpp>
 #include <tack/array.hpp>
 #include <tack/dtype.hpp>
 #include <tack/kernel_options.hpp>
@@ -43,24 +44,25 @@ struct ScalarSpec {
 // One argument of a kernel call, as the runtime sees it. Arrays and textures
 // are referenced, not copied: a KernelArg lives only for the call.
 struct KernelArg {
-  enum class Kind : std::uint8_t { Array, Scalar, Texture, ArraySpec };
-  Kind kind = Kind::Scalar;
+  ArgKind kind = ArgKind::Scalar;
   DType dtype = DType::F32;
   int rank = 0;
   std::uint64_t bits = 0;  // a scalar's value, as tack's IR holds it
   // A weak scalar (a Python int or float) adapts to the other operand wherever it
   // is used, as a literal does; its dtype (i64, u64 or f64) only holds the value.
   bool weak = false;
+  // An ArraySpec: an array described by dtype and rank, with no data (inspect and precompile only).
+  bool spec_only = false;
   const tack::Array* array = nullptr;
   const tack::Texture* texture = nullptr;
 
   KernelArg() = default;  // the scalar 0 (i32)
-  KernelArg(const tack::Array& a) : kind(Kind::Array), array(&a) {}
-  KernelArg(const tack::Texture& t) : kind(Kind::Texture), dtype(DType::F32), texture(&t) {}
-  KernelArg(const tack::ArraySpec& s) : kind(Kind::ArraySpec), dtype(s.dtype), rank(s.rank) {}
-  KernelArg(const tack::ScalarSpec& s) : kind(Kind::Scalar), dtype(s.dtype), weak(s.weak) {}
+  KernelArg(const tack::Array& a) : kind(ArgKind::Array), array(&a) {}
+  KernelArg(const tack::Texture& t) : kind(ArgKind::Texture), dtype(DType::F32), texture(&t) {}
+  KernelArg(const tack::ArraySpec& s) : kind(ArgKind::Array), dtype(s.dtype), rank(s.rank), spec_only(true) {}
+  KernelArg(const tack::ScalarSpec& s) : kind(ArgKind::Scalar), dtype(s.dtype), weak(s.weak) {}
   template <Arithmetic T>
-  KernelArg(T v) : kind(Kind::Scalar), dtype(dtype_of<T>), bits(to_bits(v)) {}
+  KernelArg(T v) : kind(ArgKind::Scalar), dtype(dtype_of<T>), bits(to_bits(v)) {}
 
  private:
   template <class T>
@@ -83,8 +85,7 @@ namespace detail {
 
 // One kernel parameter as the function's signature declares it.
 struct ParamSpec {
-  enum class Kind : std::uint8_t { Array, Scalar, Texture };
-  Kind kind = Kind::Array;
+  ArgKind kind = ArgKind::Array;
   bool fixed = false;  // ArrayOf<T>, ScalarOf<T>, Texture3D: a call with another dtype is refused
   DType dtype = DType::F32;
 };
@@ -96,23 +97,23 @@ struct param_traits {
 };
 template <>
 struct param_traits<lang::Array> {
-  static ParamSpec spec() { return {ParamSpec::Kind::Array}; }
+  static ParamSpec spec() { return {ArgKind::Array}; }
 };
 template <class T>
 struct param_traits<lang::ArrayOf<T>> {
-  static ParamSpec spec() { return {ParamSpec::Kind::Array, true, dtype_of<T>}; }
+  static ParamSpec spec() { return {ArgKind::Array, true, dtype_of<T>}; }
 };
 template <>
 struct param_traits<lang::Scalar> {
-  static ParamSpec spec() { return {ParamSpec::Kind::Scalar}; }
+  static ParamSpec spec() { return {ArgKind::Scalar}; }
 };
 template <class T>
 struct param_traits<lang::ScalarOf<T>> {
-  static ParamSpec spec() { return {ParamSpec::Kind::Scalar, true, dtype_of<T>}; }
+  static ParamSpec spec() { return {ArgKind::Scalar, true, dtype_of<T>}; }
 };
 template <>
 struct param_traits<lang::Texture3D> {
-  static ParamSpec spec() { return {ParamSpec::Kind::Texture, true, DType::F32}; }
+  static ParamSpec spec() { return {ArgKind::Texture, true, DType::F32}; }
 };
 
 template <class F>

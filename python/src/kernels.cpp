@@ -25,8 +25,6 @@
 namespace tack::python {
 namespace {
 
-using ParamKind = detail::ParamSpec::Kind;
-
 std::string arg_type(nb::handle h) { return nb::type_name(h.type()).c_str(); }
 
 // Why an argument cannot be passed; a NumPy value of a dtype Tack lacks (np.float16(1), a
@@ -100,7 +98,7 @@ void convert_args(const api::KernelSignature& sig, const nb::handle* args, std::
       // The types float and int: the weak scalar a Python number passes.
       a = KernelArg(ScalarSpec{h.is(reinterpret_cast<PyObject*>(&PyFloat_Type)) ? DType::F64 : DType::I64, true});
     } else if (scalar_arg(h, a)) {
-      if (i < sig.params.size() && sig.params[i].kind == ParamKind::Scalar && sig.params[i].fixed)
+      if (i < sig.params.size() && sig.params[i].kind == ArgKind::Scalar && sig.params[i].fixed)
         convert_to_fixed(a, sig.params[i].dtype, sig.name, i);
     } else {
       throw TypeError("kernel '" + sig.name + "', argument " + std::to_string(i) + ": " + unpassable(h));
@@ -109,7 +107,7 @@ void convert_args(const api::KernelSignature& sig, const nb::handle* args, std::
 }
 
 void init_kernel(Kernel* self, const std::string& name,
-                 const std::vector<std::pair<ParamKind, std::optional<DType>>>& params, nb::object body,
+                 const std::vector<std::pair<ArgKind, std::optional<DType>>>& params, nb::object body,
                  const std::string& file, int line, const std::vector<std::string>& param_names,
                  std::optional<bool> fp_contract) {
   if (name.empty()) throw InvalidArgument("a kernel needs a name");
@@ -120,7 +118,7 @@ void init_kernel(Kernel* self, const std::string& name,
   api::KernelDefinition def{name, {}, param_names, file, line, fp_contract, {}};
   for (const auto& [kind, fixed] : params) {
     detail::ParamSpec s{kind};
-    if (kind == ParamKind::Texture) {
+    if (kind == ArgKind::Texture) {
       s.fixed = true;
       s.dtype = DType::F32;
     } else if (fixed) {
@@ -130,7 +128,7 @@ void init_kernel(Kernel* self, const std::string& name,
     def.params.push_back(s);
   }
   auto fn = std::make_shared<PyRef>(std::move(body));
-  std::vector<ParamKind> kinds;
+  std::vector<ArgKind> kinds;
   for (const auto& p : params) kinds.push_back(p.first);
   // Traced on first use, maybe on a thread that released the GIL to launch.
   def.trace = [fn, kinds] {
@@ -138,9 +136,9 @@ void init_kernel(Kernel* self, const std::string& name,
     nb::list list;
     for (std::size_t i = 0; i < kinds.size(); ++i) {
       const int p = static_cast<int>(i);
-      if (kinds[i] == ParamKind::Array)
+      if (kinds[i] == ArgKind::Array)
         list.append(nb::cast(lang::Array(p)));
-      else if (kinds[i] == ParamKind::Scalar)
+      else if (kinds[i] == ArgKind::Scalar)
         list.append(nb::cast(lang::Scalar(p)));
       else
         list.append(nb::cast(lang::Texture3D(p)));
@@ -253,10 +251,11 @@ nb::object wrap_kernel(Kernel k) { return nb::cast(std::move(k)); }
 
 void bind_kernels(nb::module_& m) {
   g_texture_type = reinterpret_cast<PyTypeObject*>(nb::type<Texture>().ptr());
-  nb::enum_<ParamKind>(m, "ParamKind")
-      .value("array", ParamKind::Array)
-      .value("scalar", ParamKind::Scalar)
-      .value("texture", ParamKind::Texture);
+  // The kinds of tack/_types.py's ParamSpec, by the same names.
+  nb::enum_<ArgKind>(m, "ArgKind")
+      .value("array", ArgKind::Array)
+      .value("scalar", ArgKind::Scalar)
+      .value("texture", ArgKind::Texture);
 
   nb::class_<ArraySpec>(m, "ArraySpec")
       .def(nb::init<>())

@@ -30,7 +30,7 @@ class Array(_core.Array):
     launches queued before; as an annotation, tack.Array and tack.Array[dtype] mark an array parameter."""
 
     __slots__ = ()
-    _tack_param_ = ParamSpec("array", None, "tack.Array")  # the annotation tack.Array (see _types.param_spec)
+    _tack_param_ = ParamSpec(_core.ArgKind.array, None, "tack.Array")  # the annotation tack.Array (see _types.param_spec)
 
     def __class_getitem__(cls, dtype):
         """tack.Array[np.float32]: an array parameter that accepts only this dtype."""

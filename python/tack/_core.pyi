@@ -112,13 +112,13 @@ def debug() -> bool: ...
 class ArraySpec:
     def __init__(self, dtype: DType, rank: int) -> None: ...
 
-class ParamKind:  # enum
-    array: ParamKind
-    scalar: ParamKind
-    texture: ParamKind
+class ArgKind:  # enum
+    array: ArgKind
+    scalar: ArgKind
+    texture: ArgKind
 
 class Kernel:
-    def __init__(self, name: str, params: Sequence[tuple[ParamKind, Optional[DType]]],
+    def __init__(self, name: str, params: Sequence[tuple[ArgKind, Optional[DType]]],
                  body: Callable[[list], None], file: str, line: int,
                  param_names: Sequence[str] = ()) -> None: ...
         # body(params) is called at the first call or inspect, while the kernel is traced,

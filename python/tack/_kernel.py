@@ -29,7 +29,7 @@ def _closure(fn: Callable) -> dict:
 
 
 def _param_list(fn: Callable, src: Source, kname: str) -> list:
-    """The (ParamKind, fixed DType or None) of each parameter, from its annotation."""
+    """The (ArgKind, fixed DType or None) of each parameter, from its annotation."""
     who = f"kernel '{kname}'"
     args = src.node.args
 
@@ -64,7 +64,7 @@ def _param_list(fn: Callable, src: Source, kname: str) -> list:
         spec = param_spec(ann)
         if spec is None:
             raise fail(p, f"parameter '{p.arg}' is annotated {ann!r}, which is not a kernel parameter type: {hint}")
-        out.append((getattr(_core.ParamKind, spec.kind), spec.dtype))
+        out.append((spec.kind, spec.dtype))
     return out
 
 

@@ -12,12 +12,12 @@ from ._errors import TypeError as TackTypeError
 
 
 class ParamSpec:
-    """What one kernel parameter is: its kind ("array", "scalar" or "texture")
-    and, for `Array[dtype]` / `Scalar[dtype]`, the one dtype it accepts."""
+    """What one kernel parameter is: its kind (a _core.ArgKind, the C++ kernel's
+    own enum) and, for `Array[dtype]` / `Scalar[dtype]`, the one dtype it accepts."""
 
     __slots__ = ("kind", "dtype", "marker")
 
-    def __init__(self, kind: str, dtype: Any, marker: str):
+    def __init__(self, kind: "_core.ArgKind", dtype: Any, marker: str):
         self.kind = kind
         self.dtype = dtype  # a _core.DType or None
         self.marker = marker
@@ -51,7 +51,7 @@ class _Marker(type):
 class Array(metaclass=_Marker):
     """Annotation of an array parameter: `tack.Array` takes its dtype and rank
     from each call; `tack.Array[np.float32]` accepts only f32 arrays."""
-    _kind = "array"
+    _kind = _core.ArgKind.array
     _fixable = True
 
     def __new__(cls, *args, **kwargs):
@@ -63,7 +63,7 @@ class Scalar(metaclass=_Marker):
     """Annotation of a scalar parameter: `tack.Scalar` takes its dtype from each
     call (a Python int or float is weak, a NumPy scalar strong);
     `tack.Scalar[np.int32]` converts Python numbers to i32 and refuses other dtypes."""
-    _kind = "scalar"
+    _kind = _core.ArgKind.scalar
     _fixable = True
 
     def __new__(cls, *args, **kwargs):
@@ -72,7 +72,7 @@ class Scalar(metaclass=_Marker):
 
 class Texture3D(metaclass=_Marker):
     """Annotation of a 3-D texture parameter (f32, sampled with t.sample(u, v, w))."""
-    _kind = "texture"
+    _kind = _core.ArgKind.texture
     _fixable = False
 
     def __new__(cls, *args, **kwargs):
@@ -88,7 +88,7 @@ def param_spec(annotation: Any) -> Optional[ParamSpec]:
     if isinstance(annotation, ParamSpec):
         return annotation
     if annotation is _core.Texture:
-        return ParamSpec("texture", None, "tack.Texture3D")
+        return ParamSpec(_core.ArgKind.texture, None, "tack.Texture3D")
     if isinstance(annotation, _Marker):
         return ParamSpec(annotation._kind, None, repr(annotation))
     spec = getattr(annotation, "_tack_param_", None)

@@ -125,7 +125,7 @@ def test_integer_true_division_is_refused_without_f64():
 def core_kernel(name, nparams, body):
     """A kernel traced by calling the _core tracing API directly (what the front end calls)."""
     line = inspect.currentframe().f_back.f_lineno
-    return _core.Kernel(name, [(_core.ParamKind.array, None)] * nparams, body, __file__, line)
+    return _core.Kernel(name, [(_core.ArgKind.array, None)] * nparams, body, __file__, line)
 
 
 def test_value_divmod_is_floordiv_and_floormod(device):

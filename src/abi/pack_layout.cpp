@@ -10,7 +10,7 @@ PackLayout pack_layout(const ir::Kernel& typed) {
     switch (param.kind) {
       case ir::ParamKind::Array: p.slots += 2 + param.rank; break;
       case ir::ParamKind::Scalar: p.slots += 1; break;
-      case ir::ParamKind::Texture3D: p.slots += 4; break;
+      case ir::ParamKind::Texture: p.slots += 4; break;
     }
   }
   return p;

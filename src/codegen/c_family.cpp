@@ -43,16 +43,16 @@ CSource CFamilyCodeGen::generate(const abi::PackedKernel& packed) {
   for (std::size_t i = 0; i < k.params.size(); ++i) {
     const ir::Param& p = k.params[i];
     if (p.kind == ir::ParamKind::Scalar) continue;
-    std::string name = (p.kind == ir::ParamKind::Texture3D ? "t"
-                        : p.scalar_pack                    ? "pack_"
-                                                           : "a") +
+    std::string name = (p.kind == ir::ParamKind::Texture ? "t"
+                        : p.scalar_pack                  ? "pack_"
+                                                         : "a") +
                        (p.scalar_pack ? suffix(p.dtype) : std::to_string(i));
-    if (p.kind == ir::ParamKind::Texture3D && p.hardware_texture) {
+    if (p.kind == ir::ParamKind::Texture && p.hardware_texture) {
       // The runtime chooses hardware only on backends whose generator has it (texture_in_hardware).
       TACK_CHECK(hardware_textures());
       decls.push_back(texture_object_type() + " " + name);
     } else {
-      decls.push_back(global_pointer(p.dtype, p.scalar_pack || p.kind == ir::ParamKind::Texture3D) + " " + name);
+      decls.push_back(global_pointer(p.dtype, p.scalar_pack || p.kind == ir::ParamKind::Texture) + " " + name);
     }
     names.push_back(name);
   }

@@ -120,7 +120,7 @@ class MslCodeGen : public CFamilyCodeGen {
 bool has_f64(const ir::Kernel& k, std::string* where) {
   for (std::size_t i = 0; i < k.params.size(); ++i) {
     const ir::Param& p = k.params[i];
-    if (p.kind != ir::ParamKind::Texture3D && p.dtype == DType::F64) {
+    if (p.kind != ir::ParamKind::Texture && p.dtype == DType::F64) {
       *where = std::string(p.scalar_pack ? "a scalar parameter" : ir::param_kind_name(p.kind)) +
                (p.scalar_pack ? "" : " parameter " + std::to_string(i));
       return true;

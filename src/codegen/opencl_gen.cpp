@@ -11,7 +11,7 @@ namespace {
 
 bool uses_dtype(const ir::Kernel& k, DType t) {
   for (const ir::Param& p : k.params)
-    if (p.kind != ir::ParamKind::Texture3D && p.dtype == t) return true;
+    if (p.kind != ir::ParamKind::Texture && p.dtype == t) return true;
   for (const ir::Type& l : k.lets)
     if (l.dtype == t) return true;
   for (const ir::Type& v : k.vars)

@@ -65,7 +65,7 @@ void eval_op_node(Context& ctx, const ir::Op* n, const Mask& mask, Bits* out) {
 
 void eval_tex(Context& ctx, const ir::TexSample* n, const Mask& mask, Bits* out) {
   const Arg& arg = ctx.arg(n->param);
-  TACK_CHECK(arg.kind == ir::ParamKind::Texture3D);
+  TACK_CHECK(arg.kind == ir::ParamKind::Texture);
   const TextureArg& tex = arg.texture;
   if (!tex.data || tex.width < 1 || tex.height < 1 || tex.depth < 1) {
     throw InvalidArgument("kernel '" + ctx.kernel.name + "': texture argument " + std::to_string(n->param) +

@@ -66,7 +66,7 @@ const char* param_kind_name(ParamKind k) {
   switch (k) {
     case ParamKind::Array: return "Array";
     case ParamKind::Scalar: return "Scalar";
-    case ParamKind::Texture3D: return "Texture3D";
+    case ParamKind::Texture: return "Texture3D";
   }
   return "?";
 }

@@ -14,6 +14,7 @@
 //   Op have one dtype (shift counts included), conditions are Bool, indices I64.
 #pragma once
 
+#include <tack/arg_kind.hpp>
 #include <tack/dtype.hpp>
 
 #include <array>
@@ -402,7 +403,9 @@ const T* Stmt::as() const {
 
 // ---- the kernel ----------------------------------------------------------
 
-enum class ParamKind : std::uint8_t { Array, Scalar, Texture3D };
+// The kind shared with KernelArg and the parameter spec; a Texture is the language's Texture3D.
+using ParamKind = tack::ArgKind;
+// The parameter type's name in the language and in printed IR: Array, Scalar, Texture3D.
 const char* param_kind_name(ParamKind k);
 
 struct Param {

@@ -186,7 +186,7 @@ std::string to_string(const Kernel& k) {
     if (k.typed) {
       out += "<" + std::string(dtype_name(p.dtype));
       if (p.kind == ParamKind::Array) out += ", rank " + std::to_string(p.rank);
-      if (p.kind == ParamKind::Texture3D) out += p.hardware_texture ? ", hardware" : ", software";
+      if (p.kind == ParamKind::Texture) out += p.hardware_texture ? ", hardware" : ", software";
       out += ">";
     } else if (p.fixed_dtype || p.required_rank >= 0) {
       // A required rank is part of the traced kernel's text, and so of its hash.

@@ -63,7 +63,7 @@ class Verifier {
     if (!k_.typed) fail("the kernel is not typed; verify checks typed IR only");
     for (std::size_t i = 0; i < k_.params.size(); ++i) {
       const Param& p = k_.params[i];
-      if (p.kind == ParamKind::Texture3D && p.dtype != DType::F32)
+      if (p.kind == ParamKind::Texture && p.dtype != DType::F32)
         fail("Texture3D parameter %" + std::to_string(i) + " must have dtype f32");
     }
     if (k_.dims.empty()) fail("the kernel has no launch dims");
@@ -349,7 +349,7 @@ class Verifier {
       case ExprKind::Cast: expr(e.as<Cast>()->value); return;
       case ExprKind::TexSample: {
         auto n = e.as<TexSample>();
-        param(n->param, ParamKind::Texture3D, e);
+        param(n->param, ParamKind::Texture, e);
         for (const Expr* c : {&n->u, &n->v, &n->w}) {
           expr(*c);
           if ((*c)->type != Type::strong(DType::F32)) fail("texture coordinates must be f32", e);

@@ -50,7 +50,7 @@ PackedKernel pack_scalars(const ir::Kernel& typed) {
   for (const auto& [key, _] : used.scalars) values.push_back({PackSlot::Source::Scalar, key.first, key.second});
   for (const auto& [key, _] : used.extents) values.push_back({PackSlot::Source::ArrayExtent, key.first, key.second});
   for (std::size_t p = 0; p < typed.params.size(); ++p)
-    if (typed.params[p].kind == ir::ParamKind::Texture3D)
+    if (typed.params[p].kind == ir::ParamKind::Texture)
       for (int d = 0; d < 3; ++d) values.push_back({PackSlot::Source::TextureExtent, static_cast<int>(p), d});
 
   PackedKernel out;

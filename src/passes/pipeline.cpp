@@ -115,7 +115,7 @@ Specialized run_pipeline(const ir::Kernel& traced, const TypingRequest& request,
   auto start = std::chrono::steady_clock::now();
   ir::Kernel k = infer_types(traced, request.params, request.device);
   for (std::size_t i = 0; i < k.params.size(); ++i)
-    if (k.params[i].kind == ir::ParamKind::Texture3D)
+    if (k.params[i].kind == ir::ParamKind::Texture)
       k.params[i].hardware_texture = i < request.hardware_texture.size() && request.hardware_texture[i];
   steps.after("infer_types", k);
 

@@ -119,11 +119,11 @@ std::string render(const ir::Kernel& typed, const Target& t) {
   ir::Kernel k = typed;
   try {
     for (const ir::Param& p : k.params)
-      if (p.kind != ir::ParamKind::Texture3D && !backend.caps().supports(p.dtype))
+      if (p.kind != ir::ParamKind::Texture && !backend.caps().supports(p.dtype))
         throw TypeError(std::string(dtype_name(p.dtype)) + " is not supported on " + backend.caps().name);
     passes::check_capabilities(k, backend.caps());
     for (ir::Param& p : k.params)
-      if (p.kind == ir::ParamKind::Texture3D) p.hardware_texture = backend.texture_in_hardware({2, 2, 2});
+      if (p.kind == ir::ParamKind::Texture) p.hardware_texture = backend.texture_in_hardware({2, 2, 2});
     return head + source(t, k);
   } catch (const TypeError& e) {
     return head + "refused: " + without_checkout(e.what()) + "\n";

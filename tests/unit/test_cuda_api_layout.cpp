@@ -2,8 +2,10 @@
 // against the toolkit's cuda.h, at compile time: every constant's value, every
 // struct's size and field offsets, every entry point's type and that its name
 // is the version cuda.h currently maps the plain name to (cuMemAlloc ->
-// cuMemAlloc_v2). Built only where CMake finds cuda.h. The runtime tests check
-// that the toolkit's stub libcuda.so exports every name the table resolves.
+// cuMemAlloc_v2). The entry points are the driver table's own list
+// (TACK_CUDA_ENTRY_POINTS), not a copy. Built only where CMake finds cuda.h.
+// The runtime tests check that the toolkit's stub libcuda.so exports every name
+// the table resolves.
 #include "drivers/cuda_api.hpp"  // first: it must not depend on cuda.h
 
 #include <cuda.h>
@@ -231,88 +233,69 @@ constexpr bool same_text(std::string_view a, std::string_view b) { return a == b
 #define TACK_TEXT(x) #x
 #define TACK_EXPANDED(x) TACK_TEXT(x)
 
-// member: the Api member (the exported name); plain: the name programs write,
-// which cuda.h #defines to the current version of the entry point.
-#define TACK_SAME_ENTRY(member, plain)                                               \
-  static_assert(SameFunction<decltype(cu::Api::member), decltype(&::member)>::value, \
-                "Api::" #member " is declared differently from cuda.h");             \
-  static_assert(same_text(TACK_EXPANDED(plain), #member),                            \
-                "cuda.h maps " #plain " to another version than " #member ": " TACK_EXPANDED(plain))
+// A name with a version suffix (cuMemAlloc_v2), as the driver exports a renamed entry point.
+constexpr bool has_version_suffix(std::string_view name) {
+  const std::size_t v = name.rfind("_v");
+  if (v == std::string_view::npos || v + 2 == name.size()) return false;
+  for (std::size_t i = v + 2; i < name.size(); ++i)
+    if (name[i] < '0' || name[i] > '9') return false;
+  return true;
+}
 
-// The list of every entry point the table resolves (and tests load by name).
-#define TACK_CU_ENTRIES(X)                                        \
-  X(cuInit, cuInit)                                               \
-  X(cuDriverGetVersion, cuDriverGetVersion)                       \
-  X(cuGetErrorName, cuGetErrorName)                               \
-  X(cuGetErrorString, cuGetErrorString)                           \
-  X(cuDeviceGetCount, cuDeviceGetCount)                           \
-  X(cuDeviceGet, cuDeviceGet)                                     \
-  X(cuDeviceGetName, cuDeviceGetName)                             \
-  X(cuDeviceGetAttribute, cuDeviceGetAttribute)                   \
-  X(cuDeviceTotalMem_v2, cuDeviceTotalMem)                        \
-  X(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain)           \
-  X(cuDevicePrimaryCtxRelease_v2, cuDevicePrimaryCtxRelease)      \
-  X(cuCtxGetCurrent, cuCtxGetCurrent)                             \
-  X(cuCtxSetCurrent, cuCtxSetCurrent)                             \
-  X(cuCtxPushCurrent_v2, cuCtxPushCurrent)                        \
-  X(cuCtxPopCurrent_v2, cuCtxPopCurrent)                          \
-  X(cuCtxGetDevice, cuCtxGetDevice)                               \
-  X(cuStreamCreate, cuStreamCreate)                               \
-  X(cuStreamDestroy_v2, cuStreamDestroy)                          \
-  X(cuStreamSynchronize, cuStreamSynchronize)                     \
-  X(cuStreamQuery, cuStreamQuery)                                 \
-  X(cuEventCreate, cuEventCreate)                                 \
-  X(cuEventRecord, cuEventRecord)                                 \
-  X(cuEventSynchronize, cuEventSynchronize)                       \
-  X(cuEventQuery, cuEventQuery)                                   \
-  X(cuEventDestroy_v2, cuEventDestroy)                            \
-  X(cuMemGetInfo_v2, cuMemGetInfo)                                \
-  X(cuMemAlloc_v2, cuMemAlloc)                                    \
-  X(cuMemFree_v2, cuMemFree)                                      \
-  X(cuMemAllocAsync, cuMemAllocAsync)                             \
-  X(cuMemFreeAsync, cuMemFreeAsync)                               \
-  X(cuDeviceGetDefaultMemPool, cuDeviceGetDefaultMemPool)         \
-  X(cuMemPoolSetAttribute, cuMemPoolSetAttribute)                 \
-  X(cuMemcpyHtoDAsync_v2, cuMemcpyHtoDAsync)                      \
-  X(cuMemcpyDtoH_v2, cuMemcpyDtoH)                                \
-  X(cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync)                      \
-  X(cuMemsetD8Async, cuMemsetD8Async)                             \
-  X(cuMemsetD16Async, cuMemsetD16Async)                           \
-  X(cuMemsetD32Async, cuMemsetD32Async)                           \
-  X(cuMemsetD2D32Async, cuMemsetD2D32Async)                       \
-  X(cuModuleLoadDataEx, cuModuleLoadDataEx)                       \
-  X(cuModuleUnload, cuModuleUnload)                               \
-  X(cuModuleGetFunction, cuModuleGetFunction)                     \
-  X(cuFuncGetAttribute, cuFuncGetAttribute)                       \
-  X(cuLaunchKernel, cuLaunchKernel)                               \
-  X(cuArray3DCreate_v2, cuArray3DCreate)                          \
-  X(cuArrayDestroy, cuArrayDestroy)                               \
-  X(cuMemcpy3DAsync_v2, cuMemcpy3DAsync)                          \
-  X(cuTexObjectCreate, cuTexObjectCreate)                         \
-  X(cuTexObjectDestroy, cuTexObjectDestroy)                       \
-  X(cuMemGetAllocationGranularity, cuMemGetAllocationGranularity) \
-  X(cuMemCreate, cuMemCreate)                                     \
-  X(cuMemRelease, cuMemRelease)                                   \
-  X(cuMemAddressReserve, cuMemAddressReserve)                     \
-  X(cuMemAddressFree, cuMemAddressFree)                           \
-  X(cuMemMap, cuMemMap)                                           \
-  X(cuMemUnmap, cuMemUnmap)                                       \
-  X(cuMemSetAccess, cuMemSetAccess)                               \
-  X(cuMemExportToShareableHandle, cuMemExportToShareableHandle)   \
-  X(cuMemGetAddressRange_v2, cuMemGetAddressRange)                \
-  X(cuPointerGetAttribute, cuPointerGetAttribute)
+// The one fact the driver table does not hold: for each versioned row, the plain
+// name programs write, which cuda.h must #define to that version (cuMemAlloc to
+// cuMemAlloc_v2, not to a newer one). X(member, plain).
+#define TACK_CU_RENAMES(X)                                   \
+  X(cuDeviceTotalMem_v2, cuDeviceTotalMem)                   \
+  X(cuDevicePrimaryCtxRelease_v2, cuDevicePrimaryCtxRelease) \
+  X(cuCtxPushCurrent_v2, cuCtxPushCurrent)                   \
+  X(cuCtxPopCurrent_v2, cuCtxPopCurrent)                     \
+  X(cuStreamDestroy_v2, cuStreamDestroy)                     \
+  X(cuEventDestroy_v2, cuEventDestroy)                       \
+  X(cuMemGetInfo_v2, cuMemGetInfo)                           \
+  X(cuMemAlloc_v2, cuMemAlloc)                               \
+  X(cuMemFree_v2, cuMemFree)                                 \
+  X(cuMemcpyHtoDAsync_v2, cuMemcpyHtoDAsync)                 \
+  X(cuMemcpyDtoH_v2, cuMemcpyDtoH)                           \
+  X(cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync)                 \
+  X(cuArray3DCreate_v2, cuArray3DCreate)                     \
+  X(cuMemcpy3DAsync_v2, cuMemcpy3DAsync)                     \
+  X(cuMemGetAddressRange_v2, cuMemGetAddressRange)
 
-#define TACK_CHECK_ENTRY(member, plain) TACK_SAME_ENTRY(member, plain);
-TACK_CU_ENTRIES(TACK_CHECK_ENTRY)
+#define TACK_CHECK_RENAME(member, plain)                                                                      \
+  static_assert(std::is_member_object_pointer_v<decltype(&cu::Api::member)>, #member " is not in the table"); \
+  static_assert(same_text(TACK_EXPANDED(plain), #member),                                                     \
+                "cuda.h maps " #plain " to another version than " #member ": " TACK_EXPANDED(plain));
+TACK_CU_RENAMES(TACK_CHECK_RENAME)
 
-#define TACK_COUNT_ENTRY(member, plain) +1
-constexpr int kEntries = 0 TACK_CU_ENTRIES(TACK_COUNT_ENTRY);
-// The list above covers the whole table: every member but `library` is one function pointer.
+#define TACK_RENAMED_NAME(member, plain) #member,
+constexpr std::string_view kRenamed[] = {TACK_CU_RENAMES(TACK_RENAMED_NAME)};
+constexpr bool renamed(std::string_view name) {
+  for (std::string_view r : kRenamed)
+    if (r == name) return true;
+  return false;
+}
+
+// Each row of the driver table (TACK_CUDA_ENTRY_POINTS in cuda_api.hpp, the one
+// list of the entry points) is declared as cuda.h declares it. A plain name must
+// be one cuda.h leaves alone (were cuStreamQuery #defined to cuStreamQuery_v2, the
+// table would load the old version); a versioned one needs its row above.
+#define TACK_CHECK_ENTRY(name, result, parameters)                                         \
+  static_assert(SameFunction<decltype(cu::Api::name), decltype(&::name)>::value,           \
+                "Api::" #name " is declared differently from cuda.h");                     \
+  static_assert(has_version_suffix(#name) || same_text(TACK_EXPANDED(name), #name),        \
+                "cuda.h maps " #name " to a versioned entry point: " TACK_EXPANDED(name)); \
+  static_assert(!has_version_suffix(#name) || renamed(#name), #name " is versioned: add it to TACK_CU_RENAMES");
+TACK_CUDA_ENTRY_POINTS(TACK_CHECK_ENTRY)
+
+#define TACK_COUNT_ENTRY(name, result, parameters) +1
+constexpr int kEntries = 0 TACK_CUDA_ENTRY_POINTS(TACK_COUNT_ENTRY);
+// The list covers the whole table: every member but `library` is one of its rows.
 static_assert(sizeof(cu::Api) == kEntries * sizeof(void*) + sizeof(std::string),
-              "cu::Api has entries this test does not check: add them to TACK_CU_ENTRIES");
+              "cu::Api has members outside TACK_CUDA_ENTRY_POINTS, which this test does not check");
 
-#define TACK_ENTRY_NAME(member, plain) #member,
-constexpr const char* kEntryNames[] = {TACK_CU_ENTRIES(TACK_ENTRY_NAME)};
+#define TACK_ENTRY_NAME(name, result, parameters) #name,
+constexpr const char* kEntryNames[] = {TACK_CUDA_ENTRY_POINTS(TACK_ENTRY_NAME)};
 
 }  // namespace
 

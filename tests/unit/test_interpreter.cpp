@@ -42,7 +42,7 @@ struct Builder {
     return static_cast<int>(k.params.size()) - 1;
   }
   int texture() {
-    k.params.push_back({ir::ParamKind::Texture3D, std::nullopt, DType::F32, 3});
+    k.params.push_back({ir::ParamKind::Texture, std::nullopt, DType::F32, 3});
     return static_cast<int>(k.params.size()) - 1;
   }
   int shared(DType t, std::int64_t n) {
@@ -556,7 +556,7 @@ TEST(Interpreter, TextureSampleTrilinear) {
   std::vector<float> expect = {0.0f, 112.0f, 1.0f + 5.0f + 50.0f, 0.5f + 75.0f, 10.0f + 100.0f, 100.0f};
   std::vector<float> h(expect.size());
   Arg targ;
-  targ.kind = ir::ParamKind::Texture3D;
+  targ.kind = ir::ParamKind::Texture;
   targ.texture = {texels.data(), W, H, D};
   std::vector<Arg> args = {targ, array_arg(c), array_arg(h)};
   run(b.k, args, 0, static_cast<std::int64_t>(h.size()));

@@ -111,7 +111,7 @@ ArgSpec scal(T v) {
 
 ArgSpec tex(std::vector<float> t, std::int64_t w, std::int64_t h, std::int64_t d) {
   ArgSpec a;
-  a.kind = ir::ParamKind::Texture3D;
+  a.kind = ir::ParamKind::Texture;
   a.dtype = DType::F32;
   a.texels = std::move(t);
   a.w = w, a.h = h, a.d = d;
@@ -271,7 +271,7 @@ std::vector<interp::Arg> interp_args(const std::vector<ArgSpec>& specs, Buffers&
         for (std::size_t d = 0; d < s.shape.size(); ++d) a.array.shape[d] = s.shape[d];
         break;
       case ir::ParamKind::Scalar: a.scalar = s.scalar; break;
-      case ir::ParamKind::Texture3D: a.texture = {buf.texels[i].data(), s.w, s.h, s.d}; break;
+      case ir::ParamKind::Texture: a.texture = {buf.texels[i].data(), s.w, s.h, s.d}; break;
     }
   }
   return args;
@@ -290,7 +290,7 @@ std::vector<std::uint64_t> pack_of(const ir::Kernel& typed, const std::vector<Ar
         for (std::size_t d = 0; d < s.shape.size(); ++d) pack[at + 2 + d] = static_cast<std::uint64_t>(s.shape[d]);
         break;
       case ir::ParamKind::Scalar: pack[at] = s.scalar; break;
-      case ir::ParamKind::Texture3D:
+      case ir::ParamKind::Texture:
         pack[at] = reinterpret_cast<std::uintptr_t>(buf.texels[i].data());
         pack[at + 1] = static_cast<std::uint64_t>(s.w);
         pack[at + 2] = static_cast<std::uint64_t>(s.h);

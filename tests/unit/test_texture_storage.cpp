@@ -33,7 +33,7 @@ class ChoosingBackend final : public tack::runtime::Backend {
   }
   std::unique_ptr<tack::runtime::CompiledVariant> compile(const tack::runtime::CompileInput& input) override {
     for (const tack::ir::Param& p : input.typed.params)
-      if (p.kind == tack::ir::ParamKind::Texture3D) compiled_hardware.push_back(p.hardware_texture);
+      if (p.kind == tack::ir::ParamKind::Texture) compiled_hardware.push_back(p.hardware_texture);
     return std::make_unique<tack::runtime::CompiledVariant>();
   }
   std::string source(const tack::ir::Kernel&) override { return ""; }

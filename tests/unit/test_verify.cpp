@@ -39,7 +39,7 @@ Kernel kernel(Stmt body, std::vector<Type> lets = {}, std::vector<Type> vars = {
   auto array = [](DType t, int rank) { return Param{ParamKind::Array, std::nullopt, t, rank}; };
   auto scalar = [](DType t) { return Param{ParamKind::Scalar, std::nullopt, t, -1}; };
   k.params = {array(DType::F32, 1), array(DType::F32, 1), scalar(DType::F32),
-              scalar(DType::I32),   array(DType::I32, 1), Param{ParamKind::Texture3D, std::nullopt, DType::F32, -1},
+              scalar(DType::I32),   array(DType::I32, 1), Param{ParamKind::Texture, std::nullopt, DType::F32, -1},
               scalar(DType::F64),   array(DType::F32, 2)};
   k.launch = launch;
   k.dims = {ArrayDim::make(0, ArrayDim::kSize)};

@@ -225,7 +225,7 @@ class CpuBackend final : public Backend {
           break;
         }
         case ir::ParamKind::Scalar: slot[0] = b.scalar; break;
-        case ir::ParamKind::Texture3D:
+        case ir::ParamKind::Texture:
           slot[0] = reinterpret_cast<std::uintptr_t>(b.texture->copy->buffer->host_data());
           for (int d = 0; d < 3; ++d) slot[1 + d] = static_cast<std::uint64_t>(b.texture->shape[d]);
           break;

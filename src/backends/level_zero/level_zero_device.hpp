@@ -7,6 +7,7 @@
 // once, here, and each feeds one decision (see DeviceInfo).
 #pragma once
 
+#include "abi/group_size.hpp"
 #include "drivers/level_zero_api.hpp"
 
 #include <tack/device.hpp>
@@ -17,7 +18,8 @@
 namespace tack::backends::level_zero {
 using namespace tack::runtime;
 
-inline constexpr std::uint32_t kMaxGroupSize = 256;
+// The most work-items per group any launch asks for: the ABI's group size.
+inline constexpr std::uint32_t kMaxGroupSize = static_cast<std::uint32_t>(abi::kGroupSize);
 
 struct DeviceInfo {
   drivers::ze::ze_driver_handle_t driver = nullptr;

@@ -161,14 +161,14 @@ class MetalBackend final : public Backend {
               continue;
             }
             const BoundArg& b = l.args[p];
-            if (b.kind == ir::ParamKind::Texture3D && b.texture->image) {
+            if (b.kind == ir::ParamKind::Texture && b.texture->image) {
               id<MTLTexture> texture = static_cast<const metal::TextureImage3D&>(*b.texture->image).objects().texture;
               fields[i] = metal::gpu_resource_id(texture);
               [pass useResource:texture usage:MTLResourceUsageRead];
               e.holds->push_back(b.texture->image);
               continue;
             }
-            const ArrayStorage& a = b.kind == ir::ParamKind::Texture3D ? *b.texture->copy : *b.array;
+            const ArrayStorage& a = b.kind == ir::ParamKind::Texture ? *b.texture->copy : *b.array;
             MetalBuffer* buffer = metal::metal_buffer(a);
             TACK_CHECK(buffer);
             fields[i] = metal::gpu_address(buffer->objects().buffer);

@@ -60,7 +60,7 @@ void emit_chunk(const ir::Kernel& k, llvm::Module& m, llvm::Function* kernel, co
         }
         break;
       }
-      case ir::ParamKind::Texture3D:
+      case ir::ParamKind::Texture:
         args.push_back(load_slot(s, ptr));
         for (int d = 0; d < 3; ++d) args.push_back(load_slot(s + 1 + d, i64));
         break;

@@ -103,7 +103,7 @@ Value* KernelEmitter::compute(const ir::Expr& e) {
     case ir::ExprKind::TexSample: {
       const auto* n = e.as<ir::TexSample>();
       TACK_CHECK(n->param >= 0 && static_cast<std::size_t>(n->param) < k_.params.size() &&
-                 k_.params[static_cast<std::size_t>(n->param)].kind == ir::ParamKind::Texture3D &&
+                 k_.params[static_cast<std::size_t>(n->param)].kind == ir::ParamKind::Texture &&
                  !k_.params[static_cast<std::size_t>(n->param)].hardware_texture);  // the CPU samples in software
       const ParamValues& pv = params_[static_cast<std::size_t>(n->param)];
       TextureValues tex{pv.data, pv.extent[0], pv.extent[1], pv.extent[2]};

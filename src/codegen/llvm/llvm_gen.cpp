@@ -58,7 +58,7 @@ std::vector<llvm::Type*> kernel_param_types(const ir::Kernel& k, llvm::LLVMConte
         types.insert(types.end(), 1 + static_cast<std::size_t>(p.rank), i64);
         break;
       case ir::ParamKind::Scalar: types.push_back(detail::memory_type(c, p.dtype)); break;
-      case ir::ParamKind::Texture3D:
+      case ir::ParamKind::Texture:
         types.push_back(ptr);
         types.insert(types.end(), 3, i64);
         break;
@@ -100,7 +100,7 @@ LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bo
         a += 2 + static_cast<unsigned>(p.rank);
         break;
       case ir::ParamKind::Scalar: a += 1; break;
-      case ir::ParamKind::Texture3D:
+      case ir::ParamKind::Texture:
         fn->getArg(a)->addAttr(llvm::Attribute::NoCapture);
         fn->getArg(a)->addAttr(llvm::Attribute::ReadOnly);
         if (noalias) fn->getArg(a)->addAttr(llvm::Attribute::NoAlias);

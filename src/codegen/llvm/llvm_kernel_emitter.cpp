@@ -67,7 +67,7 @@ void KernelEmitter::bind_params() {
           pv.extent[static_cast<std::size_t>(d)] = next("a" + n + ".dim" + std::to_string(d));
         break;
       case ir::ParamKind::Scalar: pv.scalar = from_memory(b_, p.dtype, next("s" + n)); break;
-      case ir::ParamKind::Texture3D:
+      case ir::ParamKind::Texture:
         pv.data = next("t" + n);
         pv.extent[0] = next("t" + n + ".width");
         pv.extent[1] = next("t" + n + ".height");

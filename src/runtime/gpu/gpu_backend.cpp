@@ -82,7 +82,7 @@ void GpuBackend::dispatch(const GpuVariant& v, const Launch& l, std::uint64_t gr
       continue;
     }
     const BoundArg& b = l.args[p];
-    if (b.kind != ir::ParamKind::Texture3D) {
+    if (b.kind != ir::ParamKind::Texture) {
       args[i] = argument(*b.array->buffer);
     } else if (b.texture->image) {
       // The image outlives queued launches: its destructor waits for the queue.

@@ -30,9 +30,7 @@ const ir::Kernel& KernelImpl::traced() {
   k.fp_contract = fp_contract;
   for (const auto& s : specs) {
     ir::Param p;
-    p.kind = s.kind == detail::ParamSpec::Kind::Array    ? ir::ParamKind::Array
-             : s.kind == detail::ParamSpec::Kind::Scalar ? ir::ParamKind::Scalar
-                                                         : ir::ParamKind::Texture3D;
+    p.kind = s.kind;
     if (s.fixed) p.fixed_dtype = s.dtype;
     k.params.push_back(p);
   }

@@ -21,12 +21,11 @@
 namespace tack::runtime {
 namespace {
 
-const char* kind_name(KernelArg::Kind k) {
-  switch (k) {
-    case KernelArg::Kind::Array: return "an Array";
-    case KernelArg::Kind::Scalar: return "a scalar";
-    case KernelArg::Kind::Texture: return "a Texture";
-    case KernelArg::Kind::ArraySpec: return "an ArraySpec";
+const char* kind_name(const KernelArg& a) {
+  switch (a.kind) {
+    case ArgKind::Array: return a.spec_only ? "an ArraySpec" : "an Array";
+    case ArgKind::Scalar: return "a scalar";
+    case ArgKind::Texture: return "a Texture";
   }
   return "?";
 }
@@ -35,7 +34,7 @@ std::string param_list(const ir::Kernel& k) {
   std::string s;
   for (size_t i = 0; i < k.params.size(); ++i) {
     s += (i ? ", " : "") + std::string(ir::param_kind_name(k.params[i].kind));
-    if (k.params[i].fixed_dtype && k.params[i].kind != ir::ParamKind::Texture3D)
+    if (k.params[i].fixed_dtype && k.params[i].kind != ir::ParamKind::Texture)
       s += "Of<" + std::string(dtype_name(*k.params[i].fixed_dtype)) + ">";
   }
   return s;
@@ -77,9 +76,9 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
   int device_arg = -1;
   for (size_t i = 0; i < args.size(); ++i) {
     const KernelArg& a = args[i];
-    const ArrayStorage* s = a.kind == KernelArg::Kind::Array && a.array->valid()
+    const ArrayStorage* s = a.kind == ArgKind::Array && !a.spec_only && a.array->valid()
                                 ? detail::Access::storage(*a.array).get()
-                            : a.kind == KernelArg::Kind::Texture && detail::Access::storage(*a.texture)
+                            : a.kind == ArgKind::Texture && detail::Access::storage(*a.texture)
                                 ? detail::Access::storage(*a.texture)->source.get()  // copy is null for an image
                                 : nullptr;
     if (!s) continue;
@@ -104,8 +103,9 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
     const ir::Param& p = k.params[i];
     BoundArg& b = call.args[i];
     b.kind = p.kind;
-    DType dtype = a.dtype;
-    int rank = 0;
+    ArgKey key;
+    key.kind = p.kind;
+    key.dtype = a.dtype;
     auto expect = [&](ir::ParamKind want, bool ok) {
       if (!ok)
         check_failed_type(k.name, i,
@@ -113,48 +113,48 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
                               (want == ir::ParamKind::Array    ? "an Array"
                                : want == ir::ParamKind::Scalar ? "a Scalar"
                                                                : "a Texture3D") +
-                              ", got " + kind_name(a.kind));
+                              ", got " + kind_name(a));
     };
     switch (p.kind) {
       case ir::ParamKind::Array:
-        expect(p.kind, a.kind == KernelArg::Kind::Array || (for_inspect && a.kind == KernelArg::Kind::ArraySpec));
-        if (a.kind == KernelArg::Kind::Array) {
+        expect(p.kind, a.kind == ArgKind::Array && (!a.spec_only || for_inspect));
+        if (!a.spec_only) {
           if (!a.array->valid())
             throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) +
                                   ": an empty tack::Array (default-constructed or moved from)");
           b.array = detail::Access::storage(*a.array).get();
-          dtype = b.array->dtype;
-          rank = static_cast<int>(b.array->shape.size());
+          key.dtype = b.array->dtype;
+          key.rank = static_cast<int>(b.array->shape.size());
         } else {
-          rank = a.rank;
-          if (rank < 1 || rank > 4)
+          key.rank = a.rank;
+          if (key.rank < 1 || key.rank > 4)
             throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) +
-                                  ": an ArraySpec rank must be 1 to 4, got " + std::to_string(rank));
+                                  ": an ArraySpec rank must be 1 to 4, got " + std::to_string(key.rank));
         }
         break;
       case ir::ParamKind::Scalar:
-        expect(p.kind, a.kind == KernelArg::Kind::Scalar);
+        expect(p.kind, a.kind == ArgKind::Scalar);
         b.scalar = a.bits;
-        rank = a.weak ? 1 : 0;  // a scalar's "rank" says whether it is weak
+        key.weak = a.weak;
         break;
-      case ir::ParamKind::Texture3D:
-        expect(p.kind, a.kind == KernelArg::Kind::Texture);
+      case ir::ParamKind::Texture:
+        expect(p.kind, a.kind == ArgKind::Texture);
         if (!detail::Access::storage(*a.texture))
           throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) + ": an empty tack::Texture");
         b.texture = detail::Access::storage(*a.texture).get();
-        dtype = DType::F32;
-        rank = backend->texture_in_hardware(b.texture->shape) ? 1 : 0;  // a texture's "rank" is its storage
+        key.dtype = DType::F32;
+        key.hardware_texture = backend->texture_in_hardware(b.texture->shape);
         break;
     }
-    if (p.fixed_dtype && *p.fixed_dtype != dtype)
+    if (p.fixed_dtype && *p.fixed_dtype != key.dtype)
       check_failed_type(k.name, i,
                         "the parameter is declared " +
                             std::string(p.kind == ir::ParamKind::Array ? "ArrayOf<" : "ScalarOf<") +
-                            std::string(dtype_name(*p.fixed_dtype)) + ">, got " + std::string(dtype_name(dtype)));
-    if (!caps.supports(dtype))
+                            std::string(dtype_name(*p.fixed_dtype)) + ">, got " + std::string(dtype_name(key.dtype)));
+    if (!caps.supports(key.dtype))
       check_failed_type(k.name, i,
-                        std::string(dtype_name(dtype)) + " is not supported on the " + caps.name + " backend");
-    call.signature.items[i] = Signature::encode(static_cast<int>(p.kind), static_cast<int>(dtype), rank);
+                        std::string(dtype_name(key.dtype)) + " is not supported on the " + caps.name + " backend");
+    call.signature.items[i] = key.encode();
   }
   // Arrays in distinct buffers cannot overlap, unless one is memory from outside Tack, which may lie inside
   // another: calls proven disjoint get a noalias variant.
@@ -175,16 +175,9 @@ passes::Specialized specialize(KernelImpl& impl, const Backend& backend, const S
   request.params.resize(k.params.size());
   request.hardware_texture.resize(k.params.size());
   for (size_t i = 0; i < k.params.size(); ++i) {
-    passes::ParamType& t = request.params[i];
-    const Signature::Item item = Signature::decode(sig.items[i]);
-    t.dtype = static_cast<DType>(item.dtype);
-    t.rank = item.rank;
-    if (k.params[i].kind == ir::ParamKind::Scalar) {
-      t.weak = t.rank == 1;
-      t.rank = 0;
-    }
-    // A texture's "rank" in the signature says where it is sampled (check_call).
-    request.hardware_texture[i] = k.params[i].kind == ir::ParamKind::Texture3D && t.rank == 1;
+    const ArgKey key = ArgKey::decode(sig.items[i]);
+    request.params[i] = {.dtype = key.dtype, .rank = key.rank, .weak = key.weak};
+    request.hardware_texture[i] = key.hardware_texture;
   }
   request.debug = (sig.flags & kSignatureDebug) != 0;
   const Capabilities& caps = backend.caps();

@@ -1,7 +1,9 @@
-// The key of a compiled variant: which kernel, and the kind, dtype and rank of
-// each argument plus the flags that change the code. Fixed size, so building
-// and hashing one at every call allocates nothing.
+// The key of a compiled variant: which kernel, and each argument's ArgKey
+// (kind, dtype, rank, ...) plus the flags that change the code. Fixed size, so
+// building and hashing one at every call allocates nothing.
 #pragma once
+
+#include "runtime/kernels/arg_key.hpp"
 
 #include <array>
 #include <cstddef>
@@ -14,22 +16,10 @@ inline constexpr std::uint8_t kSignatureDebug = 1;    // debug mode: checked acc
 inline constexpr std::uint8_t kSignatureNoalias = 2;  // the call's arrays are proven disjoint
 
 struct Signature {
-  std::array<std::uint16_t, kMaxKernelParams> items{};
+  std::array<std::uint16_t, kMaxKernelParams> items{};  // by argument: ArgKey::encode()
   std::uint8_t count = 0;
   std::uint8_t flags = 0;  // kSignatureDebug | kSignatureNoalias
 
-  // One argument's entry, decoded. `rank` is an array's rank, a scalar's weakness (1: weak) or a
-  // texture's storage (1: in hardware); resolve_variant.cpp's check_call says which.
-  struct Item {
-    int kind = 0;   // ir::ParamKind
-    int dtype = 0;  // DType
-    int rank = 0;
-  };
-  // Kind in bits 0-1, dtype in bits 2-5, rank from bit 6.
-  static std::uint16_t encode(int kind, int dtype, int rank) {
-    return static_cast<std::uint16_t>(kind | (dtype << 2) | (rank << 6));
-  }
-  static Item decode(std::uint16_t item) { return {item & 0x3, (item >> 2) & 0xF, item >> 6}; }
   bool operator==(const Signature& o) const {
     if (count != o.count || flags != o.flags) return false;
     for (int i = 0; i < count; ++i)
