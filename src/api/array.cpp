@@ -10,6 +10,7 @@
 #include "runtime/memory/access.hpp"
 #include "runtime/memory/array_checks.hpp"
 #include "runtime/memory/dlpack.hpp"
+#include "runtime/memory/new_array.hpp"
 #include "runtime/reductions/host_reduce.hpp"
 #include "runtime/waits/async_wait.hpp"
 
@@ -155,13 +156,9 @@ Array array_from_ptr(const Device& device, std::uintptr_t address, DType dtype, 
   if (address + bytes < address)
     throw InvalidArgument("array_from_ptr: " + std::to_string(bytes) + " bytes from " + runtime::address_text(address) +
                           " wrap around the address space");
-  auto s = std::make_shared<runtime::ArrayStorage>();
-  s->backend = detail::Access::backend(device);
-  s->dtype = dtype;
-  s->shape = std::move(shape);
-  s->size = count;
-  s->buffer = detail::Access::backend(device)->wrap_memory(address, bytes, std::move(keep_alive));
-  return Array(s);
+  const std::shared_ptr<runtime::Backend>& backend = detail::Access::backend(device);
+  return runtime::new_array(backend, dtype, std::move(shape), count,
+                            backend->wrap_memory(address, bytes, std::move(keep_alive)));
 }
 
 Array from_dlpack(DLManagedTensor* tensor, const Device& device) { return runtime::from_dlpack(tensor, device); }

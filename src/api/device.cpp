@@ -7,6 +7,7 @@
 #include "runtime/kernels/print_capture.hpp"
 #include "runtime/memory/access.hpp"
 #include "runtime/memory/array_checks.hpp"
+#include "runtime/memory/new_array.hpp"
 #include "runtime/waits/async_wait.hpp"
 
 #include <tack/array.hpp>
@@ -24,14 +25,10 @@ using runtime::shape_text;
 Array make_array(const Device& dev, DType dtype, std::vector<std::int64_t> shape, bool zeroed, const char* what) {
   if (!detail::Access::backend(dev)) throw InvalidArgument(std::string(what) + " on an empty tack::Device");
   check_dtype(dev, dtype, what);
-  std::int64_t count = checked_count(shape, dtype, what);
-  auto s = std::make_shared<runtime::ArrayStorage>();
-  s->backend = detail::Access::backend(dev);
-  s->dtype = dtype;
-  s->shape = std::move(shape);
-  s->size = count;
-  s->buffer = detail::Access::backend(dev)->allocate(static_cast<std::size_t>(count) * dtype_size(dtype), zeroed);
-  return Array(s);
+  const std::int64_t count = checked_count(shape, dtype, what);
+  const std::shared_ptr<runtime::Backend>& backend = detail::Access::backend(dev);
+  return runtime::new_array(backend, dtype, std::move(shape), count,
+                            backend->allocate(static_cast<std::size_t>(count) * dtype_size(dtype), zeroed));
 }
 
 }  // namespace
@@ -114,13 +111,8 @@ Array Device::empty_exportable(DType dtype, std::vector<std::int64_t> shape) con
                           " device has no exportable memory (supports_exportable_memory is false)");
   runtime::check_dtype(*this, dtype, "empty_exportable");
   const std::int64_t count = runtime::checked_count(shape, dtype, "empty_exportable");
-  auto s = std::make_shared<runtime::ArrayStorage>();
-  s->backend = backend_;
-  s->dtype = dtype;
-  s->shape = std::move(shape);
-  s->size = count;
-  s->buffer = backend_->allocate_exportable(static_cast<std::size_t>(count) * dtype_size(dtype));
-  return Array(s);
+  return runtime::new_array(backend_, dtype, std::move(shape), count,
+                            backend_->allocate_exportable(static_cast<std::size_t>(count) * dtype_size(dtype)));
 }
 
 std::future<void> Device::synchronize_async() const {
