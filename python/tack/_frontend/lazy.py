@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import _core
 from .analysis import is_boolish
-from .builtins import KERNEL_FUNCTIONS
+from .builtins import KERNEL_FUNCTIONS, select as select_componentwise
 from .calls import _is_numpy_scalar_type, _member
 from .expressions import CORE_TYPES, describe, is_number, is_value
 
@@ -97,7 +97,7 @@ class ShortCircuitMixin:
             a = self.eval(node.body)
             b = self.eval(node.orelse)
             self.at(node)
-            return _core.select(cond, a, b)
+            return select_componentwise(cond, a, b)      # per component on vectors
         init = False if is_boolish(node.body) and is_boolish(node.orelse) else 0
         return self.branch_value(node, cond, node.body, node.orelse, init)
 

@@ -15,7 +15,15 @@ from .._errors import Error, InvalidArgument, TypeError as TackTypeError, Unboun
 from .analysis import PARALLEL, TRACED, UNROLLED, analyze, is_boolish
 from .builtins import parallel, workgroups
 from .calls import CallMixin
+from .composite import (CompositeVar, NotComposite, describe_structure, field_path, flatten, is_composite,
+                        leaf_count, unflatten)
 from .control import ControlMixin
+from .elements import ElementArray
+from .infer import infer_expr
+from .returns import ReturnsMixin, contains_return
+from .state import Tracing
+from .structs import is_struct_value, make as make_struct, replace as replace_field
+from .vectors import Small
 from .guards import Reads
 from .lazy import ShortCircuitMixin
 from .expressions import (_BINOPS, ARRAY_TYPES, CORE_TYPES, ExpressionMixin, describe, has_value, is_number,
@@ -36,13 +44,15 @@ def accumulator_start(init: Any) -> Any:
     return init
 
 
-class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
+class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, ReturnsMixin):
     def __init__(self, kernel_name: str):
         self.kernel = kernel_name
         self.frame: Frame = None
         self.loc = (None, 0)
         self.in_parallel = False
         self.depth = 0
+        self.inline_stack: list = []       # the @tack.func calls being inlined, outermost first
+        self.last_terminated = False       # whether the traced body run last returned on every path
         self._analyses: dict = {}
         self.reads = Reads()
 
@@ -83,9 +93,12 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
 
     # ---- running statements ------------------------------------------------------
 
-    def run_kernel(self, src: Source, params: list) -> None:
+    def run_kernel(self, src: Source, params: list, layout: list = None) -> None:
         names = [a.arg for a in src.node.args.posonlyargs + src.node.args.args]
-        self.frame = Frame(self, src, "kernel", self.kernel, dict(zip(names, params)))
+        self.frame = Frame(self, src, "kernel", self.kernel, {})
+        if layout is not None:
+            self.set_loc(src.file, src.line)      # where an array of vectors' shape check points
+        self.frame.locals.update(zip(names, _parameters(params, layout, names)))
         self.exec_block(src.node.body)
 
     def eval(self, node: ast.expr) -> Any:
@@ -95,8 +108,15 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
         return method(self, node)
 
     def exec_block(self, stmts: list) -> None:
-        for s in stmts:
+        frame = self.frame
+        for k, s in enumerate(stmts):
             self.exec_stmt(s)
+            if frame.ret is None:
+                continue            # no return inside traced control flow: as Python runs it
+            if frame.terminated:
+                return              # every path returned: the rest cannot run
+            if contains_return(s) and self.after_may_return(s, stmts[k + 1:]):
+                return
 
     def exec_stmt(self, s: ast.stmt) -> None:
         self.at(s)
@@ -129,12 +149,14 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             frame.locals.update(bind)
         frame.ctl.append(kind)
         frame.bound_in.append(set())
+        terminated_before, frame.terminated = frame.terminated, False
         try:
             self.exec_block(stmts)
         finally:
             frame.ctl.pop()
             bound = frame.bound_in.pop()
             frame.unbound = unbound_before     # what one path bound, the others may not have
+            self.last_terminated, frame.terminated = frame.terminated, terminated_before
         for name in [n for n in frame.locals if n not in before]:
             del frame.locals[name]
             frame.ended[name] = (f"it was bound in the {kind} body at line {line}, which has ended (a name "
@@ -166,6 +188,14 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
                                                     f"{statement_at} (e.g. {name} = 0.0), or in every branch")
 
     def new_var(self, init: Any, node: Any, name: str, literal_as_is: bool = False) -> Any:
+        if is_composite(init):
+            try:
+                structure, leaves = flatten(init)
+            except NotComposite:
+                structure = None
+            if structure is not None:
+                self.at(node)
+                return CompositeVar(structure, [self.new_var(x, node, name, literal_as_is) for x in leaves])
         if not is_number(init):
             raise self.error(node, f"'{name}' is assigned inside a traced if/for/while body and used outside "
                                    f"it, so it is a kernel variable (Var), and a Var holds a number, not "
@@ -198,11 +228,15 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             if name in frame.range_indices:
                 continue      # assigning it is refused where it happens
             current = frame.locals.get(name, _MISSING)
-            if isinstance(current, _core.Var):
+            if isinstance(current, (_core.Var, CompositeVar)):
                 continue
             missing = current is _MISSING
             if missing:
-                current = False if is_boolish(first) else 0
+                structure = infer_expr(frame, frame.src.node, first) if first is not None else None
+                if structure is not None and structure[0] != "leaf":
+                    current = unflatten(structure, [0] * leaf_count(structure))
+                else:
+                    current = False if is_boolish(first) else 0
             frame.locals[name] = self.new_var(current, s, name, literal_as_is=missing)
             frame.ended.pop(name, None)
             if missing:
@@ -214,7 +248,17 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             raise self.error(node, f"'{name}' is the index of the range loop at line {frame.range_indices[name]} "
                                    f"and cannot be assigned (copy it first: j = {name})")
         current = frame.locals.get(name)
-        if isinstance(current, _core.Var):
+        if isinstance(current, CompositeVar):
+            try:
+                structure, leaves = flatten(value)
+            except NotComposite:
+                structure = None
+            if structure != current.structure:
+                raise self.error(node, f"'{name}' is a kernel variable holding {describe_structure(current.structure)}"
+                                       f"; it cannot take {describe(value)}", "type")
+            self.at(node)
+            current.assign(leaves)
+        elif isinstance(current, _core.Var):
             if not is_number(value):
                 raise self.error(node, f"'{name}' is a kernel variable (Var) and holds a number, not "
                                        f"{describe(value)}", "type")
@@ -233,6 +277,8 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             if isinstance(value, _core.Shape):
                 self.at(node)
                 value = value.unpack(len(target.elts))    # h, w = a.shape: the call checks a's rank is 2
+            if isinstance(value, Small) and not hasattr(value, "rows"):
+                value = value.c                           # x, y, z = v
             if isinstance(value, CORE_TYPES) or not isinstance(value, (tuple, list, range)):
                 raise self.error(node, f"cannot unpack {describe(value)} into {len(target.elts)} names", "type")
             if len(value) != len(target.elts):
@@ -240,15 +286,120 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             for t, v in zip(target.elts, value):
                 self.assign(t, v, node)
         elif isinstance(target, ast.Subscript):
+            if self.part_target(target):
+                self.assign_part(target, value, node)
+                return
             obj, index = self.subscript_parts(target)
             self.store(obj, index, value, target)
+        elif isinstance(target, ast.Attribute) and self.part_target(target):
+            self.assign_part(target, value, node)
         else:
             raise self.error(node, f"cannot assign to '{ast.unparse(target)}' in a kernel")
+
+    def part_target(self, target: ast.expr) -> bool:
+        """Whether a target is a field or component of a struct / vector held
+        by a name (r.t, v.x, r.origin.y, v[0], m[1, 2])."""
+        node = target
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return False
+        v = self.frame.locals.get(node.id)
+        if isinstance(v, CompositeVar):
+            return True               # its leaves are all numbers
+        for step in self.part_path(target)[1]:
+            if isinstance(v, Small):
+                return True
+            if not is_struct_value(v) or not isinstance(step, ast.Attribute):
+                return False          # s.pos[i] = x: a store into the array a struct holds
+            v = getattr(v, step.attr, None)
+        return isinstance(v, Small) or is_struct_value(v) or is_number(v)
+
+    def part_path(self, target: ast.expr) -> tuple:
+        """(root name, [field names / flat component indices]) of a part target."""
+        steps = []
+        node = target
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            steps.append(node)
+            node = node.value
+        return node.id, list(reversed(steps))
+
+    def assign_part(self, target: ast.expr, value: Any, node: Any) -> None:
+        """r.t = v: the struct (vector) the name holds, with that leaf rebound
+        (a struct or vector is a value: nothing else that holds it changes)."""
+        root, steps = self.part_path(target)
+        self.check_bound(root, target)
+        whole = self.eval(ast.Name(root, ast.Load(), lineno=target.lineno, col_offset=0))
+        new = self._with_part(whole, steps, value, target)
+        current = self.frame.locals.get(root)
+        if isinstance(current, CompositeVar):
+            # Only the leaves of that part are assigned.
+            path, part = [], whole
+            for st in steps:
+                key = self._part_key(part, st, target)
+                path.append(key)
+                part = getattr(part, key) if isinstance(key, str) else part.c[key]
+            start, structure = field_path(current.structure, path)
+            try:
+                got = flatten(value.value if isinstance(value, _core.Var) else value)[0]
+            except NotComposite:
+                got = None
+            if got != structure:
+                raise self.error(node, f"'{ast.unparse(target)}' holds {describe(part)}; it cannot take "
+                                       f"{describe(value)}", "type")
+            leaves = flatten(new)[1]       # with a field's cast to its dtype
+            self.at(node)
+            current.assign(leaves[start:start + len(flatten(part)[1])], start)
+            return
+        self.assign_name(root, new, node)
+
+    def _part_key(self, obj: Any, step: ast.expr, target: ast.expr) -> Any:
+        if isinstance(step, ast.Attribute):
+            if isinstance(obj, Small):
+                names = "xyzw"
+                if step.attr not in names[:len(obj.c)] or hasattr(obj, "rows"):
+                    raise self.error(target, f"a {obj.type_name()} has no component '{step.attr}'", "type")
+                return names.index(step.attr)
+            if is_struct_value(obj):
+                if step.attr not in [f.name for f in type(obj)._tack_fields_]:
+                    raise self.error(target, f"{type(obj).__name__} has no field '{step.attr}'", "type")
+                return step.attr
+        if isinstance(step, ast.Subscript) and isinstance(obj, Small):
+            index = self.index_of(step.slice)
+            if hasattr(obj, "rows"):
+                if not isinstance(index, tuple):
+                    raise self.error(target, "assign a matrix entry with m[i, j] = v", "type")
+                obj[index]      # checks the indices
+                return index[0] * obj.cols + index[1]
+            obj[index]
+            return index
+        raise self.error(target, f"cannot assign to '{ast.unparse(target)}' in a kernel")
+
+    def _with_part(self, obj: Any, steps: list, value: Any, target: ast.expr) -> Any:
+        if not steps:
+            return value
+        key = self._part_key(obj, steps[0], target)
+        if isinstance(key, str):
+            inner = self._with_part(getattr(obj, key), steps[1:], value, target)
+            return replace_field(obj, key, inner)
+        if steps[1:]:
+            raise self.error(target, f"cannot assign to '{ast.unparse(target)}' in a kernel")
+        if isinstance(value, _core.Var):
+            value = value.value
+        if not is_number(value):
+            raise self.error(target, f"a component of a {obj.type_name()} is a number, not {describe(value)}",
+                             "type")
+        comps = list(obj.c)
+        comps[key] = value
+        return obj.of(comps)
 
     def store(self, obj: Any, index: Any, value: Any, node: Any) -> None:
         if isinstance(obj, ARRAY_TYPES):
             self.at(node)
             obj.store(self.array_index(obj, index, node), value)
+        elif isinstance(obj, ElementArray):
+            self.at(node)
+            obj.store(index, value)
         elif isinstance(obj, (list, dict)) and not has_value(index):
             obj[index] = value        # a Python table filled at trace time
         else:
@@ -288,6 +439,11 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             # that writes (an atomic) must not move past the read of the target.
             rhs = self.eval(s.value)
             current = self.frame.locals.get(target.id, _MISSING)
+            if isinstance(current, CompositeVar):
+                self.check_bound(target.id, target)
+                self.at(s)
+                self.assign_name(target.id, self.binop(s, op, current.read(), rhs), s)
+                return
             if isinstance(current, _core.Var):
                 self.check_bound(target.id, target)
                 self.at(s)
@@ -298,9 +454,17 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
                 self.at(s)
                 old = accumulator_start(old)   # s = 0; s += img[k] (unrolled): at least 32 bits, as a Var's
             self.assign_name(target.id, self.binop(s, op, old, rhs), s)
+        elif isinstance(target, (ast.Subscript, ast.Attribute)) and self.part_target(target):
+            rhs = self.eval(s.value)
+            old = self.eval(ast.copy_location(_as_load(target), target))
+            self.assign_part(target, self.binop(s, op, old, rhs), s)
         elif isinstance(target, ast.Subscript):
             rhs = self.eval(s.value)          # first, as for a name above
             obj, index = self.subscript_parts(target)
+            if isinstance(obj, ElementArray):
+                self.at(s)       # per component: a load, the operation, a store
+                obj.update(index, lambda a, b: self.binop(s, op, a, b), rhs)
+                return
             if isinstance(obj, ARRAY_TYPES):
                 self.at(s)       # a[i] += v: a load, the operation, a store (not atomic)
                 i = self.array_index(obj, index, s)
@@ -325,9 +489,12 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             if id(s) not in frame.analysis.terminal_returns:
                 raise self.error(s, "a 'return' in a kernel may only be its last statement")
             return            # the last statement: nothing follows to skip
+        if frame.ret is not None:
+            self.deferred_return(s)      # the result lives in Vars (returns.py)
+            return
         if any(k in _TRACED_BODIES for k in frame.ctl):
-            raise self.error(s, "'return' inside traced control flow (an if on a traced condition, a range or "
-                                "while loop) is not supported: assign a variable there and return it at the end")
+            raise self.error(s, "'return' inside traced control flow, but the result Vars were not declared "
+                                "(this return is inside traced control flow outside the parallel loop)")
         raise Return(self.eval(s.value) if s.value is not None else None)
 
     def leave_loop(self, s: ast.stmt, what: str) -> None:
@@ -372,12 +539,45 @@ _EXPRESSIONS = {
 }
 
 
-def trace_kernel(kernel_name: str, src: Source, params: list) -> list:
+def trace_kernel(kernel_name: str, src: Source, params: list, layout: list = None) -> list:
     """The body given to _core.Kernel: traces the kernel's function. Returns
     what it read from outside (guards.Reads.as_list)."""
     tracer = Tracer(kernel_name)
     try:
-        tracer.run_kernel(src, params)
+        with Tracing():
+            tracer.run_kernel(src, params, layout)
     finally:
         _core.set_location(None, 0)
     return tracer.reads.as_list()
+
+
+def _as_load(target: ast.expr) -> ast.expr:
+    """A copy of an assignment target that reads it."""
+    t = ast.parse(ast.unparse(target), mode="eval").body
+    ast.copy_location(t, target)
+    for n in ast.walk(t):
+        n.lineno = target.lineno
+        n.col_offset = 0
+    return t
+
+
+def _parameters(params: list, layout: Any, names: list) -> list:
+    """The kernel's Python parameters from the core's flat list: an array of
+    vectors becomes an ElementArray, a struct parameter the struct of its
+    fields' parameters (tack/_kernel.py, the layout)."""
+    if layout is None:
+        return params
+    it = iter(params)
+
+    def build(entry: tuple, name: str) -> Any:
+        kind = entry[0]
+        if kind == "plain":
+            return next(it)
+        if kind == "element":
+            return ElementArray(next(it), entry[1], name)
+        if kind == "small":
+            return entry[1].of([next(it) for _ in range(entry[2])])
+        cls = entry[1]
+        return make_struct(cls, [build(e, f"{name}.{f.name}") for f, e in zip(cls._tack_fields_, entry[2])])
+
+    return [build(e, n) for e, n in zip(layout, names)]
