@@ -313,3 +313,54 @@ def test_refusals_name_the_kernel_and_line(tmp_path, name):
     with pytest.raises(cls) as e:
         module.k.ir()
     check(e, path, text, words, tag="HERE:two_or_one" if name == "tuple_lengths" else "HERE")
+
+
+@tack.func
+def countdown(v):
+    """Returns from inside a while loop inside an if; the caller calls it from a traced loop."""
+    k = 0
+    while k < 10:
+        if v < 0.0:
+            return tack.vec2(v, 1.0)
+        v = v - 1.0
+        k += 1
+    return tack.vec2(v, 2.0)
+
+
+@tack.func
+def either_side(v):
+    """A function returning another function's result: its structure read through the call."""
+    if v > 100.0:
+        return countdown(-v)
+    return countdown(v)
+
+
+@tack.kernel
+def nested_returns(y: tack.Array[tack.vec2], z: tack.Array[tack.vec3], x: tack.Array):
+    for i in tack.parallel(x.size):
+        acc = tack.vec2(0.0, 0.0)
+        for j in range(3):
+            acc += either_side(x[i] + tack.cast(j, np.float32))
+        y[i] = acc
+        if x[i] > 2.0:                       # w is first bound in the branches: a vec3 Var
+            w = tack.vec3(1.0, 2.0, 3.0)
+        else:
+            w = tack.vec3(x[i], x[i], x[i])
+        z[i] = w if x[i] < 100.0 else z[i]   # a lazy form on vectors: z[i] read only where taken
+
+
+def test_nested_returns_and_vector_vars_first_bound_in_branches(device):
+    x = np.array([0.5, 3.5, 200.0, 12.0], F32)
+    y, z = device.zeros((4, 2), F32), device.array(np.full((4, 3), 9.0, F32))
+    nested_returns(y, z, device.array(x))
+
+    def countdown_np(v):
+        for _ in range(10):
+            if v < 0:
+                return np.array([v, 1.0])
+            v -= 1
+        return np.array([v, 2.0])
+
+    want = [sum(countdown_np(-(xi + j) if xi + j > 100 else xi + j) for j in range(3)) for xi in x]
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-6)
+    np.testing.assert_array_equal(z.numpy(), [[0.5] * 3, [1, 2, 3], [9, 9, 9], [1, 2, 3]])
