@@ -2,7 +2,7 @@
 # (x: tack.Array[tack.vec3]): the array's trailing dimensions are the
 # element's shape, and x[i] loads (x[i] = v stores) the whole element, one
 # scalar load or store per component in component order (row by row for a
-# matrix), as vec_spec.md defines, so the C++ twin gives the same IR.
+# matrix), as docs/python.md defines, so the C++ twin gives the same IR.
 from __future__ import annotations
 
 from typing import Any

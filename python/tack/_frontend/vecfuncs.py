@@ -1,6 +1,6 @@
 # The functions of vectors, matrices and quaternions (tack.dot, tack.cross,
-# tack.inverse, tack.quat_rotate, ...), each the formula of
-# /work/notes/vec_spec.md (docs/python.md, "Vectors and matrices") written
+# tack.inverse, tack.quat_rotate, ...), each the formula of issue 29's vector
+# specification (docs/python.md, "Vectors, matrices and quaternions") written
 # over scalar operators in the spec's operand order and association, and the
 # componentwise form of tack's scalar functions (tack.sqrt(v), tack.min(v, w)).
 from __future__ import annotations
@@ -178,7 +178,7 @@ def quat_from_axis_angle(axis: Any, angle: Any) -> Any:
 
 
 def quat_to_matrix(q: Any) -> Any:
-    """The rotation matrix of a unit quaternion (vec_spec.md's nine entries)."""
+    """The rotation matrix of a unit quaternion (the specification's nine entries)."""
     x, y, z, w = _quat(q, "quat_to_matrix").c
 
     def two(v: Any) -> Any:

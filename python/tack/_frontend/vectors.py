@@ -1,8 +1,9 @@
 # Small vectors, matrices and quaternions (tack.vec2/vec3/vec4, tack.mat22/
 # mat33/mat44, tack.quat), lowered to scalars at trace time: each object holds
 # its components (traced Values or Python numbers) and each operator is the
-# scalar operator per component, exactly as /work/notes/vec_spec.md (mirrored
-# in docs/python.md) defines, so the C++ twin (tack::lang) gives the same IR.
+# scalar operator per component, exactly as issue 29's vector specification
+# (docs/python.md, "Vectors, matrices and quaternions") defines, so the C++
+# twin (tack::lang) gives the same IR.
 # The same classes are the host-side values: outside a kernel the components
 # are Python numbers and the arithmetic is Python's (np.asarray(v) converts).
 from __future__ import annotations
@@ -98,7 +99,7 @@ class Small:
     def type_name(cls) -> str:
         return cls.__name__
 
-    # ---- componentwise arithmetic (vec_spec.md, "Operators") ----
+    # ---- componentwise arithmetic (docs/python.md, "Vectors, matrices and quaternions") ----
 
     def _same(self, other: Any, sym: str) -> None:
         if type(other) is not type(self):
