@@ -38,7 +38,6 @@ debug = _core.debug
 
 from ._frontend.builtins import *  # noqa: F401,F403 - the kernel language: parallel, sqrt, atomic_add, ...
 from ._kernel import Kernel, func, kernel
-from ._frontend.structs import struct
 from ._types import Scalar, Texture3D
 
 # Before the interpreter finalizes, Tack's wait threads must stop calling into it.

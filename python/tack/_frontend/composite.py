@@ -13,6 +13,7 @@ from .structs import is_struct, is_struct_value, make
 from .vectors import Mat, Small, is_scalar
 
 LEAF = ("leaf",)
+NOT_A_PART = object()        # Tracer.read_part: the expression is not a part of a CompositeVar
 
 
 class NotComposite(Exception):
@@ -143,5 +144,5 @@ def struct_structure(cls: type) -> Optional[tuple]:
     return ("struct", cls, tuple(parts))
 
 
-__all__ = ["CompositeVar", "LEAF", "NotComposite", "describe_structure", "field_path", "flatten", "is_composite",
-           "is_struct", "leaf_count", "struct_structure", "unflatten"]
+__all__ = ["CompositeVar", "LEAF", "NOT_A_PART", "NotComposite", "describe_structure", "field_path", "flatten",
+           "is_composite", "is_struct", "leaf_count", "struct_structure", "unflatten"]

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _core
 from .builtins import dtype_of
-from .composite import CompositeVar
+from .composite import NOT_A_PART, CompositeVar
 from .elements import ElementArray
 from .structs import is_struct_value
 from .vectors import Small, matmul
@@ -152,6 +152,9 @@ class ExpressionMixin:
         return v
 
     def expr_Attribute(self, node: ast.Attribute) -> Any:
+        part = self.read_part(node)      # h.t of a struct held in Vars: only its leaves are read
+        if part is not NOT_A_PART:
+            return part
         obj = self.eval(node.value)
         attr = node.attr
         if isinstance(obj, CORE_TYPES):

@@ -14,7 +14,7 @@ import ast
 from typing import Any
 
 from .. import _core
-from .._errors import InvalidArgument, TypeError as TackTypeError
+from .._errors import InvalidArgument
 from .composite import CompositeVar, NotComposite, describe_structure, flatten, leaf_count
 from .infer import Inference
 
@@ -150,4 +150,4 @@ def recursion_error(stack: list, func: Any) -> str:
             "it is called, so it cannot call itself; write the recursion as a loop")
 
 
-__all__ = ["ReturnSlot", "ReturnsMixin", "contains_return", "recursion_error", "TackTypeError"]
+__all__ = ["ReturnSlot", "ReturnsMixin", "contains_return", "recursion_error"]

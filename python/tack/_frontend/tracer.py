@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 from typing import Any
 
 from .. import _core
@@ -15,8 +16,8 @@ from .._errors import Error, InvalidArgument, TypeError as TackTypeError, Unboun
 from .analysis import PARALLEL, TRACED, UNROLLED, analyze, is_boolish
 from .builtins import parallel, workgroups
 from .calls import CallMixin
-from .composite import (CompositeVar, NotComposite, describe_structure, field_path, flatten, is_composite,
-                        leaf_count, unflatten)
+from .composite import (LEAF, NOT_A_PART, CompositeVar, NotComposite, describe_structure, field_path, flatten,
+                        is_composite, leaf_count, unflatten)
 from .control import ControlMixin
 from .elements import ElementArray
 from .infer import infer_expr
@@ -329,29 +330,60 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, Return
         (a struct or vector is a value: nothing else that holds it changes)."""
         root, steps = self.part_path(target)
         self.check_bound(root, target)
-        whole = self.eval(ast.Name(root, ast.Load(), lineno=target.lineno, col_offset=0))
-        new = self._with_part(whole, steps, value, target)
         current = self.frame.locals.get(root)
         if isinstance(current, CompositeVar):
-            # Only the leaves of that part are assigned.
-            path, part = [], whole
-            for st in steps:
-                key = self._part_key(part, st, target)
-                path.append(key)
-                part = getattr(part, key) if isinstance(key, str) else part.c[key]
-            start, structure = field_path(current.structure, path)
+            # Only the leaves of that part are assigned: the path is found on a
+            # stand-in of the same structure, so no other leaf is read.
+            shadow = unflatten(current.structure, [0] * len(current.vars))
+            new = self._with_part(shadow, steps, value, target)
+            start, count = self.part_leaves(current, shadow, steps, target)
+            part = unflatten(*_sub(current.structure, start, count, flatten(shadow)[1]))
             try:
                 got = flatten(value.value if isinstance(value, _core.Var) else value)[0]
             except NotComposite:
                 got = None
-            if got != structure:
+            if got != flatten(part)[0]:
                 raise self.error(node, f"'{ast.unparse(target)}' holds {describe(part)}; it cannot take "
                                        f"{describe(value)}", "type")
-            leaves = flatten(new)[1]       # with a field's cast to its dtype
             self.at(node)
-            current.assign(leaves[start:start + len(flatten(part)[1])], start)
+            current.assign(flatten(new)[1][start:start + count], start)   # with a field's cast to its dtype
             return
-        self.assign_name(root, new, node)
+        whole = self.eval(ast.Name(root, ast.Load(), lineno=target.lineno, col_offset=0))
+        self.assign_name(root, self._with_part(whole, steps, value, target), node)
+
+    def part_leaves(self, current: CompositeVar, shadow: Any, steps: list, target: ast.expr) -> tuple:
+        """(first leaf, number of leaves) of the part a chain of steps selects."""
+        path, part = [], shadow
+        for st in steps:
+            key = self._part_key(part, st, target)
+            path.append(key)
+            part = getattr(part, key) if isinstance(key, str) else part.c[key]
+        start, structure = field_path(current.structure, path)
+        return start, leaf_count(structure)
+
+    def read_part(self, node: ast.expr) -> Any:
+        """`h.t`, `v.x`, `r.origin.y` on a name holding a CompositeVar: only
+        the leaves of that part are read. NOT_A_PART where node is not such a chain."""
+        steps = []
+        root = node
+        while isinstance(root, ast.Attribute):
+            steps.append(root)
+            root = root.value
+        if not steps or not isinstance(root, ast.Name):
+            return NOT_A_PART
+        current = self.frame.locals.get(root.id)
+        if not isinstance(current, CompositeVar):
+            return NOT_A_PART
+        steps.reverse()
+        shadow = unflatten(current.structure, [0] * len(current.vars))
+        try:
+            start, count = self.part_leaves(current, shadow, steps, node)
+        except Error:
+            return NOT_A_PART            # not a field or component (v.cast, a typo): read as usual
+        self.check_bound(root.id, root)
+        self.at(node)
+        structure, _ = _sub(current.structure, start, count, None)
+        return unflatten(structure, [v.value for v in current.vars[start:start + count]])
 
     def _part_key(self, obj: Any, step: ast.expr, target: ast.expr) -> Any:
         if isinstance(step, ast.Attribute):
@@ -553,12 +585,33 @@ def trace_kernel(kernel_name: str, src: Source, params: list, layout: list = Non
 
 def _as_load(target: ast.expr) -> ast.expr:
     """A copy of an assignment target that reads it."""
-    t = ast.parse(ast.unparse(target), mode="eval").body
-    ast.copy_location(t, target)
+    t = copy.deepcopy(target)
     for n in ast.walk(t):
-        n.lineno = target.lineno
-        n.col_offset = 0
+        if hasattr(n, "ctx"):
+            n.ctx = ast.Load()
     return t
+
+
+def _sub(structure: tuple, start: int, count: int, leaves: Any) -> tuple:
+    """The structure of the part at leaves [start, start + count) (found by
+    field_path), and those leaves."""
+    found = _find(structure, start, count, 0)
+    return found, (leaves[start:start + count] if leaves is not None else None)
+
+
+def _find(structure: tuple, start: int, count: int, offset: int) -> Any:
+    if offset == start and leaf_count(structure) == count:
+        return structure
+    kind = structure[0]
+    children = structure[1] if kind == "tuple" else structure[2] if kind == "struct" else ()
+    if kind == "small":
+        return LEAF
+    for child in children:
+        n = leaf_count(child)
+        if offset <= start < offset + n:
+            return _find(child, start, count, offset)
+        offset += n
+    return LEAF
 
 
 def _parameters(params: list, layout: Any, names: list) -> list:
