@@ -364,3 +364,23 @@ def test_nested_returns_and_vector_vars_first_bound_in_branches(device):
     want = [sum(countdown_np(-(xi + j) if xi + j > 100 else xi + j) for j in range(3)) for xi in x]
     np.testing.assert_allclose(y.numpy(), want, rtol=1e-6)
     np.testing.assert_array_equal(z.numpy(), [[0.5] * 3, [1, 2, 3], [9, 9, 9], [1, 2, 3]])
+
+
+@tack.struct
+class Camera:
+    eye: tack.vec3          # three scalar parameters
+    scale: np.float32
+
+
+@tack.kernel
+def through_camera(out: tack.Array[tack.vec3], c: Camera):
+    for i in tack.parallel(out.shape[0]):
+        out[i] = c.eye * c.scale + tack.vec3(0.0, 0.0, tack.cast(i, np.float32))
+
+
+def test_a_struct_parameter_with_a_vector_field(device):
+    out = device.zeros((3, 3), F32)
+    through_camera(out, Camera(tack.vec3(1.0, 2.0, 3.0), 2.0))
+    np.testing.assert_array_equal(out.numpy(), [[2, 4, 6], [2, 4, 7], [2, 4, 8]])
+    with pytest.raises(tack.TypeError, match="field 'Camera.eye' holds a vec3"):
+        Camera(tack.vec2(1.0, 2.0), 2.0)

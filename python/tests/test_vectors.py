@@ -311,3 +311,19 @@ def test_a_wrong_trailing_shape_is_refused_at_the_call(cpu):
     msg = str(e.value)
     assert "takes_vec3" in msg and "out" in msg and "4" in msg and "3" in msg, msg
     takes_vec3(cpu.zeros((8, 3), F32))
+
+
+def test_each_array_of_vectors_asks_the_core_for_its_element_shape(monkeypatch):
+    """The front end's half of the trailing-shape check: one require_element_shape(array, rows, cols)
+    per such parameter, before the body, (N, 0) for a vector, (R, C) for a matrix."""
+    seen = []
+    monkeypatch.setattr(_core, "require_element_shape", lambda a, rows, cols: seen.append((rows, cols)),
+                        raising=False)
+
+    @tack.kernel
+    def shapes(a: tack.Array[tack.vec2], b: tack.Array, m: tack.Array[tack.mat33], q: tack.Array[tack.quat]):
+        for i in tack.parallel(b.size):
+            b[i] = a[i].x + m[i][1, 2] + q[i].w
+
+    shapes.ir()
+    assert seen == [(2, 0), (3, 3), (4, 0)]
