@@ -384,3 +384,25 @@ def test_a_struct_parameter_with_a_vector_field(device):
     np.testing.assert_array_equal(out.numpy(), [[2, 4, 6], [2, 4, 7], [2, 4, 8]])
     with pytest.raises(tack.TypeError, match="field 'Camera.eye' holds a vec3"):
         Camera(tack.vec2(1.0, 2.0), 2.0)
+
+
+@tack.struct
+class Flagged:
+    ok: np.bool_             # holds the truth of its value
+    t: np.float32
+
+
+@tack.kernel
+def flagged(y: tack.Array, x: tack.Array):
+    for i in tack.parallel(y.size):
+        if x[i] > 0:                         # s is first bound in the branches: one Var per field
+            s = Flagged(x[i] - 1.0, x[i])
+        else:
+            s = Flagged(False, 0.0)
+        y[i] = tack.select(s.ok, s.t, -1.0)
+
+
+def test_a_struct_first_bound_in_branches_with_a_bool_field(device):
+    y = device.zeros(4, F32)
+    flagged(y, device.array(np.array([2.0, 1.0, -1.0, 0.5], F32)))
+    np.testing.assert_array_equal(y.numpy(), [2.0, -1.0, -1.0, 0.5])

@@ -90,7 +90,7 @@ class ShortCircuitMixin:
     def composite_branch(self, node: ast.AST, cond: Any, then_node: ast.expr, else_node: Any,
                          structure: tuple) -> Any:
         """branch_value for a vector, tuple or struct: one Var per leaf."""
-        result = CompositeVar(structure, [_core.Var(0) for _ in range(leaf_count(structure))])
+        result = CompositeVar(structure, [_core.Var(False) for _ in range(leaf_count(structure))])
 
         def assign_from(side: Any) -> None:
             v = self.eval(side) if isinstance(side, ast.AST) else side

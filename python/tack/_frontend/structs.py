@@ -89,6 +89,8 @@ def _convert(cls: type, f: Field, value: Any) -> Any:
         if isinstance(value, (Small,)) or is_struct_value(value) or isinstance(value, tuple):
             raise TackTypeError(f"field '{where}' holds a {f.type.name} number, got {_what(value)}")
         if tracing():
+            if f.type == _core.DType.bool:     # a bool field holds the value's truth, as np.bool_(x)
+                return _core.truthy(value) if isinstance(value, _core.Value) else bool(value)
             return _core.cast(f.type, value)
         return np.dtype(_numpy(f.type)).type(value)
     if f.kind in ("small", "struct"):

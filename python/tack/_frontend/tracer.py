@@ -235,7 +235,8 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, Return
             if missing:
                 structure = infer_expr(frame, frame.src.node, first) if first is not None else None
                 if structure is not None and structure[0] != "leaf":
-                    current = unflatten(structure, [0] * leaf_count(structure))
+                    # False takes the dtype of what is assigned (a bool stays a bool), as 0 would not
+                    current = unflatten(structure, [False] * leaf_count(structure))
                 else:
                     current = False if is_boolish(first) else 0
             frame.locals[name] = self.new_var(current, s, name, literal_as_is=missing)
