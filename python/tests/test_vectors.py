@@ -327,3 +327,33 @@ def test_each_array_of_vectors_asks_the_core_for_its_element_shape(monkeypatch):
 
     shapes.ir()
     assert seen == [(2, 0), (3, 3), (4, 0)]
+
+
+@tack.struct
+class Frame3:
+    origin: tack.vec3
+    t: np.float32
+
+
+@tack.kernel
+def part_assignments(y: tack.Array, x: tack.Array, n: tack.Scalar):
+    for i in tack.parallel(y.shape[0]):
+        v = tack.vec3(x[i], 0.0, 0.0)
+        v[1] = 5.0
+        m = tack.identity(3)
+        m[1, 2] = x[i]
+        r = Frame3(v, 1.0)
+        r.origin.z = 7.0
+        for j in range(n):          # v, m and r become Vars: their parts are assigned in the loop
+            m[0, 0] = m[0, 0] + 1.0
+            r.origin.x += 1.0
+            v[2] += 2.0
+        y[i, 0] = v.y + v.z
+        y[i, 1] = m[1, 2] + m[0, 0]
+        y[i, 2] = r.origin.x + r.origin.z + r.t
+
+
+def test_components_entries_and_fields_assigned_in_loops(device):
+    y = device.zeros((2, 3), F32)
+    part_assignments(y, device.array(np.array([1.0, 2.0], F32)), 3)
+    np.testing.assert_array_equal(y.numpy(), [[11, 5, 12], [11, 6, 13]])

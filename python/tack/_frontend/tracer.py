@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import copy
 from typing import Any
 
 from .. import _core
@@ -16,17 +15,17 @@ from .._errors import Error, InvalidArgument, TypeError as TackTypeError, Unboun
 from .analysis import PARALLEL, TRACED, UNROLLED, analyze, is_boolish
 from .builtins import parallel, workgroups
 from .calls import CallMixin
-from .composite import (LEAF, NOT_A_PART, CompositeVar, NotComposite, describe_structure, field_path, flatten,
-                        is_composite, leaf_count, unflatten)
+from .composite import CompositeVar, NotComposite, describe_structure, flatten, is_composite, leaf_count, unflatten
 from .control import ControlMixin
 from .elements import ElementArray
 from .infer import infer_expr
 from .returns import ReturnsMixin, contains_return
 from .state import Tracing
-from .structs import is_struct_value, make as make_struct, replace as replace_field
+from .structs import make as make_struct
 from .vectors import Small
 from .guards import Reads
 from .lazy import ShortCircuitMixin
+from .parts import PartsMixin, as_load
 from .expressions import (_BINOPS, ARRAY_TYPES, CORE_TYPES, ExpressionMixin, describe, has_value, is_number,
                           is_value)
 from .frame import Break, Continue, Frame, Return
@@ -45,7 +44,7 @@ def accumulator_start(init: Any) -> Any:
     return init
 
 
-class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, ReturnsMixin):
+class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, ReturnsMixin, PartsMixin):
     def __init__(self, kernel_name: str):
         self.kernel = kernel_name
         self.frame: Frame = None
@@ -231,6 +230,8 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, Return
             current = frame.locals.get(name, _MISSING)
             if isinstance(current, (_core.Var, CompositeVar)):
                 continue
+            if name in frame.analysis.part_roots and current is not _MISSING and not _parts_are_numbers(current):
+                continue      # s.pos[i] = v, y[i] = v: a store into an array, not an assignment of the name
             missing = current is _MISSING
             if missing:
                 structure = infer_expr(frame, frame.src.node, first) if first is not None else None
@@ -298,134 +299,6 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, Return
         else:
             raise self.error(node, f"cannot assign to '{ast.unparse(target)}' in a kernel")
 
-    def part_target(self, target: ast.expr) -> bool:
-        """Whether a target is a field or component of a struct / vector held
-        by a name (r.t, v.x, r.origin.y, v[0], m[1, 2])."""
-        node = target
-        while isinstance(node, (ast.Attribute, ast.Subscript)):
-            node = node.value
-        if not isinstance(node, ast.Name):
-            return False
-        v = self.frame.locals.get(node.id)
-        if isinstance(v, CompositeVar):
-            return True               # its leaves are all numbers
-        for step in self.part_path(target)[1]:
-            if isinstance(v, Small):
-                return True
-            if not is_struct_value(v) or not isinstance(step, ast.Attribute):
-                return False          # s.pos[i] = x: a store into the array a struct holds
-            v = getattr(v, step.attr, None)
-        return isinstance(v, Small) or is_struct_value(v) or is_number(v)
-
-    def part_path(self, target: ast.expr) -> tuple:
-        """(root name, [field names / flat component indices]) of a part target."""
-        steps = []
-        node = target
-        while isinstance(node, (ast.Attribute, ast.Subscript)):
-            steps.append(node)
-            node = node.value
-        return node.id, list(reversed(steps))
-
-    def assign_part(self, target: ast.expr, value: Any, node: Any) -> None:
-        """r.t = v: the struct (vector) the name holds, with that leaf rebound
-        (a struct or vector is a value: nothing else that holds it changes)."""
-        root, steps = self.part_path(target)
-        self.check_bound(root, target)
-        current = self.frame.locals.get(root)
-        if isinstance(current, CompositeVar):
-            # Only the leaves of that part are assigned: the path is found on a
-            # stand-in of the same structure, so no other leaf is read.
-            shadow = unflatten(current.structure, [0] * len(current.vars))
-            new = self._with_part(shadow, steps, value, target)
-            start, count = self.part_leaves(current, shadow, steps, target)
-            part = unflatten(*_sub(current.structure, start, count, flatten(shadow)[1]))
-            try:
-                got = flatten(value.value if isinstance(value, _core.Var) else value)[0]
-            except NotComposite:
-                got = None
-            if got != flatten(part)[0]:
-                raise self.error(node, f"'{ast.unparse(target)}' holds {describe(part)}; it cannot take "
-                                       f"{describe(value)}", "type")
-            self.at(node)
-            current.assign(flatten(new)[1][start:start + count], start)   # with a field's cast to its dtype
-            return
-        whole = self.eval(ast.Name(root, ast.Load(), lineno=target.lineno, col_offset=0))
-        self.assign_name(root, self._with_part(whole, steps, value, target), node)
-
-    def part_leaves(self, current: CompositeVar, shadow: Any, steps: list, target: ast.expr) -> tuple:
-        """(first leaf, number of leaves) of the part a chain of steps selects."""
-        path, part = [], shadow
-        for st in steps:
-            key = self._part_key(part, st, target)
-            path.append(key)
-            part = getattr(part, key) if isinstance(key, str) else part.c[key]
-        start, structure = field_path(current.structure, path)
-        return start, leaf_count(structure)
-
-    def read_part(self, node: ast.expr) -> Any:
-        """`h.t`, `v.x`, `r.origin.y` on a name holding a CompositeVar: only
-        the leaves of that part are read. NOT_A_PART where node is not such a chain."""
-        steps = []
-        root = node
-        while isinstance(root, ast.Attribute):
-            steps.append(root)
-            root = root.value
-        if not steps or not isinstance(root, ast.Name):
-            return NOT_A_PART
-        current = self.frame.locals.get(root.id)
-        if not isinstance(current, CompositeVar):
-            return NOT_A_PART
-        steps.reverse()
-        shadow = unflatten(current.structure, [0] * len(current.vars))
-        try:
-            start, count = self.part_leaves(current, shadow, steps, node)
-        except Error:
-            return NOT_A_PART            # not a field or component (v.cast, a typo): read as usual
-        self.check_bound(root.id, root)
-        self.at(node)
-        structure, _ = _sub(current.structure, start, count, None)
-        return unflatten(structure, [v.value for v in current.vars[start:start + count]])
-
-    def _part_key(self, obj: Any, step: ast.expr, target: ast.expr) -> Any:
-        if isinstance(step, ast.Attribute):
-            if isinstance(obj, Small):
-                names = "xyzw"
-                if step.attr not in names[:len(obj.c)] or hasattr(obj, "rows"):
-                    raise self.error(target, f"a {obj.type_name()} has no component '{step.attr}'", "type")
-                return names.index(step.attr)
-            if is_struct_value(obj):
-                if step.attr not in [f.name for f in type(obj)._tack_fields_]:
-                    raise self.error(target, f"{type(obj).__name__} has no field '{step.attr}'", "type")
-                return step.attr
-        if isinstance(step, ast.Subscript) and isinstance(obj, Small):
-            index = self.index_of(step.slice)
-            if hasattr(obj, "rows"):
-                if not isinstance(index, tuple):
-                    raise self.error(target, "assign a matrix entry with m[i, j] = v", "type")
-                obj[index]      # checks the indices
-                return index[0] * obj.cols + index[1]
-            obj[index]
-            return index
-        raise self.error(target, f"cannot assign to '{ast.unparse(target)}' in a kernel")
-
-    def _with_part(self, obj: Any, steps: list, value: Any, target: ast.expr) -> Any:
-        if not steps:
-            return value
-        key = self._part_key(obj, steps[0], target)
-        if isinstance(key, str):
-            inner = self._with_part(getattr(obj, key), steps[1:], value, target)
-            return replace_field(obj, key, inner)
-        if steps[1:]:
-            raise self.error(target, f"cannot assign to '{ast.unparse(target)}' in a kernel")
-        if isinstance(value, _core.Var):
-            value = value.value
-        if not is_number(value):
-            raise self.error(target, f"a component of a {obj.type_name()} is a number, not {describe(value)}",
-                             "type")
-        comps = list(obj.c)
-        comps[key] = value
-        return obj.of(comps)
-
     def store(self, obj: Any, index: Any, value: Any, node: Any) -> None:
         if isinstance(obj, ARRAY_TYPES):
             self.at(node)
@@ -489,7 +362,7 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, Return
             self.assign_name(target.id, self.binop(s, op, old, rhs), s)
         elif isinstance(target, (ast.Subscript, ast.Attribute)) and self.part_target(target):
             rhs = self.eval(s.value)
-            old = self.eval(ast.copy_location(_as_load(target), target))
+            old = self.eval(ast.copy_location(as_load(target), target))
             self.assign_part(target, self.binop(s, op, old, rhs), s)
         elif isinstance(target, ast.Subscript):
             rhs = self.eval(s.value)          # first, as for a name above
@@ -572,6 +445,17 @@ _EXPRESSIONS = {
 }
 
 
+def _parts_are_numbers(value: Any) -> bool:
+    """Whether a value is a vector, tuple or struct of numbers (a Var can hold it leaf by leaf)."""
+    if not is_composite(value):
+        return False
+    try:
+        flatten(value)
+    except NotComposite:
+        return False
+    return True
+
+
 def trace_kernel(kernel_name: str, src: Source, params: list, layout: list = None) -> list:
     """The body given to _core.Kernel: traces the kernel's function. Returns
     what it read from outside (guards.Reads.as_list)."""
@@ -582,37 +466,6 @@ def trace_kernel(kernel_name: str, src: Source, params: list, layout: list = Non
     finally:
         _core.set_location(None, 0)
     return tracer.reads.as_list()
-
-
-def _as_load(target: ast.expr) -> ast.expr:
-    """A copy of an assignment target that reads it."""
-    t = copy.deepcopy(target)
-    for n in ast.walk(t):
-        if hasattr(n, "ctx"):
-            n.ctx = ast.Load()
-    return t
-
-
-def _sub(structure: tuple, start: int, count: int, leaves: Any) -> tuple:
-    """The structure of the part at leaves [start, start + count) (found by
-    field_path), and those leaves."""
-    found = _find(structure, start, count, 0)
-    return found, (leaves[start:start + count] if leaves is not None else None)
-
-
-def _find(structure: tuple, start: int, count: int, offset: int) -> Any:
-    if offset == start and leaf_count(structure) == count:
-        return structure
-    kind = structure[0]
-    children = structure[1] if kind == "tuple" else structure[2] if kind == "struct" else ()
-    if kind == "small":
-        return LEAF
-    for child in children:
-        n = leaf_count(child)
-        if offset <= start < offset + n:
-            return _find(child, start, count, offset)
-        offset += n
-    return LEAF
 
 
 def _parameters(params: list, layout: Any, names: list) -> list:
