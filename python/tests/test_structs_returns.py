@@ -285,6 +285,12 @@ class P:
     v: tack.vec3
 
 
+@tack.struct
+class WithArray:
+    a: tack.Array
+    k: np.float32
+
+
 @tack.func
 def two_or_one(v):
     if v > 0:
@@ -302,6 +308,8 @@ REFUSALS = {
     "assign_field_type": ("p = P(x[i], tack.vec3(0.0, 0.0, 0.0))\np.v = 1.0  # HERE\n", tack.TypeError,
                           "holds a vec3"),
     "tuple_lengths": ("a = two_or_one(x[i])  # HERE\n", tack.TypeError, "a tuple of 3"),
+    "array_struct_in_loop": ("w = WithArray(y, 1.0)\nfor j in range(n):\n    w.k = 2.0  # HERE\ny[i] = w.k\n",
+                             tack.TypeError, "a struct that holds arrays cannot be a kernel variable"),
 }
 
 

@@ -71,6 +71,13 @@ class PartsMixin:
             self.at(node)
             current.assign(flatten(new)[1][start:start + count], start)   # with a field's cast to its dtype
             return
+        frame = self.frame
+        if frame.outer_names and root in frame.outer_names[-1][0] and not _numbers_only(frame.locals.get(root)):
+            _, kind, line = frame.outer_names[-1]
+            raise self.error(node, f"'{ast.unparse(target)}' changes '{root}', bound before the {kind} body at line "
+                                   f"{line}; a struct that holds arrays cannot be a kernel variable, so its fields "
+                                   "cannot change inside traced control flow (use a local for the changing value)",
+                             "type")
         whole = self.eval(ast.Name(root, ast.Load(), lineno=target.lineno, col_offset=0))
         self.assign_name(root, self._with_part(whole, steps, value, target), node)
 
@@ -178,3 +185,11 @@ def _find(structure: tuple, start: int, count: int, offset: int) -> Any:
             return _find(child, start, count, offset)
         offset += n
     return LEAF
+
+
+def _numbers_only(value: Any) -> bool:
+    try:
+        flatten(value)
+    except NotComposite:
+        return False
+    return True

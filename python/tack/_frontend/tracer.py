@@ -149,11 +149,13 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, Return
             frame.locals.update(bind)
         frame.ctl.append(kind)
         frame.bound_in.append(set())
+        frame.outer_names.append((before, kind, line))
         terminated_before, frame.terminated = frame.terminated, False
         try:
             self.exec_block(stmts)
         finally:
             frame.ctl.pop()
+            frame.outer_names.pop()
             bound = frame.bound_in.pop()
             frame.unbound = unbound_before     # what one path bound, the others may not have
             self.last_terminated, frame.terminated = frame.terminated, terminated_before
