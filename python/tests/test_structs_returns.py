@@ -28,7 +28,7 @@ class Sphere:
 class Hit:
     t: np.float32
     normal: tack.vec3
-    count: np.int32
+    count: np.int32 = 0          # a default, as in a dataclass
 
 
 @tack.func
@@ -143,14 +143,14 @@ def test_returns_from_loops_static_loops_and_bare_returns(device):
 def bounce(h, normal):
     """A struct argument, a struct result built from inside a traced if."""
     if h.t > 1.0:
-        return Hit(h.t * 0.5, normal, h.count + 1)
+        return Hit(h.t * 0.5, normal, count=h.count + 1)
     return Hit(t=h.t, normal=-normal, count=h.count)
 
 
 @tack.kernel
 def struct_vars(out: tack.Array, n: tack.Scalar, x: tack.Array):
     for i in tack.parallel(out.shape[0]):
-        h = Hit(x[i], tack.vec3(0.0, 1.0, 0.0), 0)     # t cast to f32, count to i32
+        h = Hit(x[i], tack.vec3(0.0, 1.0, 0.0))        # t cast to f32, count the default 0 as i32
         for k in range(n):                               # h is a Var: a struct of 5 leaves
             h = bounce(h, h.normal)
             h.t += 0.25                                  # a field rebound

@@ -72,6 +72,7 @@ def struct(cls: type) -> type:
     if not own:
         raise TackTypeError(f"@tack.struct '{cls.__name__}' has no annotated fields (write `x: np.float32`)")
     cls._tack_fields_ = tuple(_field_of(cls, n, hints[n]) for n in own)
+    cls._tack_defaults_ = {n: vars(cls)[n] for n in own if n in vars(cls)}
     cls.__init__ = _init
     cls.__repr__ = _repr
     cls.__eq__ = _eq
@@ -126,6 +127,9 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
         if k in values:
             raise TackTypeError(f"{cls.__name__}() got field '{k}' twice")
         values[k] = v
+    for f in fields:
+        if f.name not in values and f.name in cls._tack_defaults_:
+            values[f.name] = cls._tack_defaults_[f.name]      # `dt: np.float32 = 0.01`
     missing = [f.name for f in fields if f.name not in values]
     if missing:
         raise TackTypeError(f"{cls.__name__}() is missing field{'s' if len(missing) > 1 else ''} "
