@@ -62,6 +62,8 @@ def ArraySpec(dtype, rank=1):  # noqa: N802 - reads as the C++ type it stands fo
 def inspect(kernel, backend, *args):
     """What kernel becomes for these arguments on backend, without running anything: .ir (traced),
     .typed_ir (typed and optimized) and .source (the code the backend compiles)."""
+    if hasattr(kernel, "_flat_args"):      # a @tack.struct parameter: its fields (_bundles.py)
+        args = kernel._flat_args(args)
     return _core.inspect(kernel, backend, list(args))
 
 
@@ -89,7 +91,8 @@ def precompile(device, requests, threads=0):
     for r in requests:
         if not (isinstance(r, (tuple, list)) and len(r) == 2):
             raise _TackTypeError(f"tack.precompile takes (kernel, arguments) pairs, got {type(r).__name__}")
-        pairs.append((r[0], precompile_args(r[1])))
+        args = r[0]._flat_args(r[1]) if hasattr(r[0], "_flat_args") else r[1]
+        pairs.append((r[0], precompile_args(args)))
     _core._precompile(device, pairs, int(threads))
 
 

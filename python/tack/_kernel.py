@@ -11,11 +11,12 @@ from . import _core
 from ._errors import InvalidArgument, TypeError as TackTypeError
 from ._frontend.analysis import validate
 from ._frontend.func import Func
+from ._frontend.structs import is_struct
 from ._frontend.guards import changed
 from ._frontend.source import Source, message, parse_function
 from ._frontend.tracer import trace_kernel
 from ._host import precompile_args
-from ._types import param_spec
+from ._bundles import bundles, expand, flatten_args, needs_layout
 
 
 def _closure(fn: Callable) -> dict:
@@ -29,7 +30,9 @@ def _closure(fn: Callable) -> dict:
 
 
 def _param_list(fn: Callable, src: Source, kname: str) -> list:
-    """The (ArgKind, fixed DType or None) of each parameter, from its annotation."""
+    """The (ArgKind, fixed DType or None) of each core parameter, from the
+    annotations; their names; and the layout of the Python parameters
+    (_bundles.py: a struct parameter is one core parameter per field)."""
     who = f"kernel '{kname}'"
     args = src.node.args
 
@@ -50,7 +53,7 @@ def _param_list(fn: Callable, src: Source, kname: str) -> list:
     annotations = getattr(fn, "__annotations__", {})
     closure = _closure(fn)
     hint = "write tack.Array, tack.Scalar or tack.Texture3D (tack.Array[np.float32] fixes the dtype)"
-    out = []
+    out, names, layout = [], [], []
     for p in args.posonlyargs + args.args:
         if p.arg not in annotations:
             raise fail(p, f"parameter '{p.arg}' has no annotation: {hint}")
@@ -61,11 +64,14 @@ def _param_list(fn: Callable, src: Source, kname: str) -> list:
             except Exception as e:
                 raise fail(p, f"parameter '{p.arg}': its annotation {annotations[p.arg]!r} does not evaluate "
                               f"({type(e).__name__}: {e})") from None
-        spec = param_spec(ann)
-        if spec is None:
-            raise fail(p, f"parameter '{p.arg}' is annotated {ann!r}, which is not a kernel parameter type: {hint}")
-        out.append((spec.kind, spec.dtype))
-    return out
+        expanded = expand(p.arg, ann, fail)
+        if expanded is None:
+            raise fail(p, f"parameter '{p.arg}' is annotated {ann!r}, which is not a kernel parameter type: {hint}"
+                          " (or a @tack.struct of them)")
+        out += expanded[0]
+        names += expanded[1]
+        layout.append(expanded[2])
+    return out, names, layout
 
 
 class _Body:
@@ -84,7 +90,7 @@ class _Body:
         if k is None:
             raise InvalidArgument("this kernel's Python object was deleted before its first call; keep the "
                                   "@tack.kernel object alive while it is used")
-        reads = trace_kernel(k.name, k._source, params)
+        reads = trace_kernel(k.name, k._source, params, k._layout)
         _core._set_global_guards(k, reads, changed)
 
 
@@ -100,13 +106,17 @@ class Kernel(_core.Kernel):
             raise InvalidArgument(message(f"kernel {kname!r}", src.file, src.line, "a kernel's name must be a "
                                           "non-empty string"))
         validate(src, f"kernel '{kname}'", "@tack.kernel")
-        params = _param_list(fn, src, kname)
+        params, flat_names, layout = _param_list(fn, src, kname)
+        if bundles(layout) and not isinstance(self, BundledKernel):
+            raise InvalidArgument(message(f"kernel '{kname}'", src.file, src.line, "a kernel with a @tack.struct "
+                                          "parameter is made with @tack.kernel"))
         if fp_contract is not None and not isinstance(fp_contract, bool):
             raise InvalidArgument(message(f"kernel '{kname}'", src.file, src.line, "fp_contract must be True, "
                                           f"False or None (the process default), got {fp_contract!r}"))
         body = _Body()
-        names = [a.arg for a in src.node.args.posonlyargs + src.node.args.args]
-        super().__init__(kname, params, body, src.file, src.line, names, fp_contract)
+        super().__init__(kname, params, body, src.file, src.line, flat_names, fp_contract)
+        self._layout = layout if needs_layout(layout) else None
+        self._python_names = [a.arg for a in src.node.args.posonlyargs + src.node.args.args]
         body.kernel = weakref.ref(self)
         self._source = src
         self.python_function = fn
@@ -125,6 +135,36 @@ class Kernel(_core.Kernel):
         return f"<tack.Kernel '{self.name}' defined at {self._where}>"
 
 
+class BundledKernel(Kernel):
+    """A kernel with a @tack.struct parameter: a call passes each struct's
+    fields as the core parameters they stand for (_bundles.py)."""
+
+    def _flat_args(self, args: tuple, kwargs: Any = None) -> list:
+        return flatten_args(self.name, self._python_names, self._layout, tuple(args), kwargs or {})
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        return _core.Kernel.__call__(self, *self._flat_args(args, kwargs))
+
+    def precompile(self, device: Any, *args: Any) -> None:
+        _core._precompile(device, [(self, precompile_args(self._flat_args(args)))], 1)
+
+
+def _kernel_class(fn: Callable) -> type:
+    """BundledKernel where a parameter is a @tack.struct (its annotation read
+    as _param_list reads it; an annotation that does not evaluate is left to
+    Kernel to report)."""
+    annotations = dict(getattr(fn, "__annotations__", {}))
+    for name, ann in annotations.items():
+        if isinstance(ann, str):
+            try:
+                ann = eval(ann, fn.__globals__, _closure(fn))
+            except Exception:  # noqa: BLE001
+                continue
+        if name != "return" and is_struct(ann):
+            return BundledKernel
+    return Kernel
+
+
 def kernel(fn: Optional[Callable] = None, *, name: Optional[str] = None,
            fp_contract: Optional[bool] = None) -> Any:
     """Makes a tack.Kernel of a Python function: `@tack.kernel` or
@@ -135,8 +175,8 @@ def kernel(fn: Optional[Callable] = None, *, name: Optional[str] = None,
     body holds one `for ... in tack.parallel(...)` (or tack.workgroups) loop.
     See docs/python.md for the language."""
     if fn is None:
-        return lambda f: Kernel(f, name=name, fp_contract=fp_contract)
-    return Kernel(fn, name=name, fp_contract=fp_contract)
+        return lambda f: _kernel_class(f)(f, name=name, fp_contract=fp_contract)
+    return _kernel_class(fn)(fn, name=name, fp_contract=fp_contract)
 
 
 def func(fn: Callable) -> Func:

@@ -15,21 +15,23 @@ class ParamSpec:
     """What one kernel parameter is: its kind (a _core.ArgKind, the C++ kernel's
     own enum) and, for `Array[dtype]` / `Scalar[dtype]`, the one dtype it accepts."""
 
-    __slots__ = ("kind", "dtype", "marker")
+    __slots__ = ("kind", "dtype", "marker", "element")
 
-    def __init__(self, kind: "_core.ArgKind", dtype: Any, marker: str):
+    def __init__(self, kind: "_core.ArgKind", dtype: Any, marker: str, element: Any = None):
         self.kind = kind
         self.dtype = dtype  # a _core.DType or None
         self.marker = marker
+        self.element = element  # Array[tack.vec3]: the vector / matrix class of its elements
 
     def __repr__(self) -> str:
         return self.marker
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, ParamSpec) and (self.kind, self.dtype) == (other.kind, other.dtype)
+        return isinstance(other, ParamSpec) and (self.kind, self.dtype, self.element) == (
+            other.kind, other.dtype, other.element)
 
     def __hash__(self) -> int:
-        return hash((self.kind, self.dtype))
+        return hash((self.kind, self.dtype, self.element))
 
 
 class _Marker(type):
@@ -41,6 +43,9 @@ class _Marker(type):
     def __getitem__(cls, dtype: Any) -> ParamSpec:
         if not cls._fixable:
             raise TackTypeError(f"tack.{cls.__name__} takes no dtype: a 3-D texture always holds f32")
+        if cls._kind == _core.ArgKind.array and getattr(dtype, "_tack_small_", False):
+            # tack.Array[tack.vec3]: trailing dimensions (3,) hold one element (_frontend/elements.py)
+            return ParamSpec(cls._kind, None, f"tack.Array[tack.{dtype.__name__}]", dtype)
         if isinstance(dtype, tuple):
             raise TackTypeError(f"tack.{cls.__name__}[...] takes one dtype (the rank is taken from the call), "
                                 f"got {len(dtype)} items")

@@ -1,5 +1,5 @@
 """The Python examples (examples/python/) run and give their documented results:
-saxpy and asyncio_responsive as programs, and the lid-driven cavity through
+saxpy, asyncio_responsive and nbody as programs, and the lid-driven cavity through
 cavity.run(), whose Re = 100 centreline must lie within 0.01 of Ghia et al."""
 import os
 import subprocess
@@ -23,6 +23,13 @@ def test_saxpy():
     r = run_example("saxpy.py", "--device", "cpu")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "0 mismatches: OK" in r.stdout
+
+
+@pytest.mark.parametrize("device", ["interp", "cpu", "opencl"])
+def test_nbody_vec3_step_matches_numpy(device):
+    r = run_example("nbody.py", "--device", device, "--bodies", "256")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "256 bodies, one step" in r.stdout and ": OK" in r.stdout
 
 
 @pytest.mark.parametrize("device", ["cpu", "opencl"])  # the executor path, and the queued path

@@ -36,6 +36,36 @@ def recurse(v):
     return recurse(v)  # HERE:recurse
 
 
+@tack.func
+def ping(v):
+    return pong(v)
+
+
+@tack.func
+def pong(v):
+    return ping(v)  # HERE:pong
+
+
+@tack.func
+def mixed(v):
+    if v > 0:
+        return v, v
+    return v  # HERE:mixed
+
+
+@tack.func
+def falls_off(v):  # HERE:falls_off
+    if v > 0:
+        return v
+
+
+@tack.func
+def unknown_result(v):
+    if v > 0:  # HERE:unknown_result
+        return plain(v)
+    return plain(v)
+
+
 @tack.kernel
 def other(y: tack.Array):
     for i in tack.parallel(y.size):
@@ -203,8 +233,11 @@ TRACE_ERRORS = {
     "assert_false": (tack.InvalidArgument, "assert TABLE[0] == 2.0, 'three'  # HERE\n", "three"),
     "is_value": (tack.TypeError, "v = x[i] is None  # HERE\n", "is / in"),
     "var_tuple": (tack.TypeError, "t = 0\nif x[i] > 0:\n    t = (1, 2)  # HERE\ny[i] = t[0]\n", "holds a number"),
-    "func_return": (tack.InvalidArgument, "y[i] = helper(x[i])  # HERE:call\n", "inside traced control flow"),
-    "recursion": (tack.InvalidArgument, "y[i] = recurse(x[i])  # HERE\n", "nest more than"),
+    "recursion": (tack.InvalidArgument, "y[i] = recurse(x[i])  # HERE\n", "recursive (recurse -> recurse)"),
+    "mutual_recursion": (tack.InvalidArgument, "y[i] = ping(x[i])  # HERE\n", "recursive (ping -> pong -> ping)"),
+    "return_structures": (tack.TypeError, "y[i] = mixed(x[i])[0]  # HERE\n", "returns a number here (line"),
+    "falls_off": (tack.InvalidArgument, "y[i] = falls_off(x[i])  # HERE\n", "may reach its end without a return"),
+    "unknown_result": (tack.TypeError, "y[i] = unknown_result(x[i])  # HERE\n", "cannot tell what"),
     "float_sqrt": (tack.TypeError, "y[i] = tack.sqrt(i)  # HERE\n", "sqrt"),
 }
 
@@ -218,7 +251,8 @@ def test_trace_error(tmp_path, name):
             tack.inspect(module.k, "interp", tack.ArraySpec(np.float32, 1), tack.ArraySpec(np.float32, 1), 3)
         else:
             module.k.ir()
-    tag = {"func_return": "HERE:helper", "recursion": "HERE:recurse"}.get(name, "HERE")
+    tag = {"recursion": "HERE:recurse", "mutual_recursion": "HERE:pong", "return_structures": "HERE:mixed",
+           "falls_off": "HERE:falls_off", "unknown_result": "HERE:unknown_result"}.get(name, "HERE")
     check(e, path, text, words, tag=tag)
     if tag != "HERE":
         assert "in @tack.func" in str(e.value)

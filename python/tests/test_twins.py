@@ -93,6 +93,22 @@ def block_sum(out: tack.Array, inp: tack.Array):
             out[g.group_id] = s
 
 
+@tack.kernel
+def nbody_step(pos_out: tack.Array[tack.vec3], vel: tack.Array[tack.vec3], pos: tack.Array[tack.vec3],
+               mass: tack.Array, dt: tack.Scalar, eps2: tack.Scalar):
+    # The twin of examples/nbody/nbody_kernel.hpp (issue 29): vectors lower to the same scalar IR.
+    for i in tack.parallel(pos.shape[0]):
+        p = pos[i]
+        acc = tack.vec3(0.0, 0.0, 0.0)
+        for j in range(pos.shape[0]):
+            d = pos[j] - p
+            inv_r = tack.rsqrt(tack.dot(d, d) + eps2)
+            acc += d * (mass[j] * inv_r * inv_r * inv_r)
+        v = vel[i] + acc * dt
+        vel[i] = v
+        pos_out[i] = p + v * dt
+
+
 def cavity_kernel(name):
     def make():
         sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
@@ -127,6 +143,19 @@ def test_python_and_cpp_give_the_same_typed_ir(name, backend):
     assert py.source == cpp.source
     # The untyped IR may differ only in the C++ type of weak literals (0.0f is a
     # float literal in C++, 0.0 a double in both), which typing removes.
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu", "cuda", "opencl"])
+def test_the_vec3_nbody_kernel_gives_the_same_typed_ir(backend):
+    try:
+        cpp_kernel = cpp_twin("nbody_step")
+    except tack.InvalidArgument as e:
+        pytest.skip(f"this build has no C++ n-body twin (examples/nbody/nbody_kernel.hpp, issue 29): {e}")
+    args = [tack.ArraySpec(np.float32, 2)] * 3 + [F32, np.float32(0.001), np.float32(0.01)]
+    py = tack.inspect(nbody_step, backend, *args)
+    cpp = tack.inspect(cpp_kernel, backend, *args)
+    assert py.typed_ir == cpp.typed_ir
+    assert py.source == cpp.source
 
 
 def test_a_python_kernel_hits_the_cpp_kernels_disk_cache(tmp_path):

@@ -83,10 +83,27 @@ class Analysis:
     # Names that accumulate: the target of an augmented assignment (s += v) or
     # of an assignment that reads the name itself (s = s + v).
     accumulators: set = field(default_factory=set)
+    # Names whose part is assigned (v.x = ..., m[1, 2] = ..., s.pos[i] = ...): a Var
+    # where the name holds a vector or struct of numbers, nothing where it holds an array.
+    part_roots: set = field(default_factory=set)
 
 
 def _target_names(target: ast.AST) -> list:
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
+def _part_roots(target: ast.AST) -> list:
+    """The names under the subscript and attribute targets of an assignment (v of v.x = ..., v[0] = ...)."""
+    targets = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+    roots = []
+    for t in targets:
+        if not isinstance(t, (ast.Subscript, ast.Attribute)):
+            continue
+        while isinstance(t, (ast.Subscript, ast.Attribute)):
+            t = t.value
+        if isinstance(t, ast.Name):
+            roots.append(t.id)
+    return roots
 
 
 def is_boolish(node: Optional[ast.AST]) -> bool:
@@ -175,6 +192,13 @@ def analyze(fn: ast.FunctionDef, classify_for: Callable[[ast.For], str]) -> Anal
                     for t in n.targets:
                         for name in _target_names(t):
                             order.setdefault(name, first)
+                        for name in _part_roots(t):
+                            order.setdefault(name, None)
+                            result.part_roots.add(name)
+                elif isinstance(n, ast.AugAssign) and _part_roots(n.target):
+                    for name in _part_roots(n.target):
+                        order.setdefault(name, None)
+                        result.part_roots.add(name)
                 elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and isinstance(n.target, ast.Name):
                     if isinstance(n, ast.AnnAssign) and n.value is None:
                         continue

@@ -10,6 +10,11 @@ from typing import Any
 from .. import _core
 from .._dtypes import to_dtype
 from .._errors import InvalidArgument, TypeError as TackTypeError
+from . import vecfuncs
+from .elements import ElementArray
+from .structs import struct
+from .vecfuncs import componentwise
+from .vectors import Small, mat22, mat33, mat44, quat, vec2, vec3, vec4
 
 
 def dtype_of(d: Any) -> Any:
@@ -53,13 +58,20 @@ LOOP_MARKERS = frozenset({parallel, workgroups, static_range})
 
 def cast(x: Any, dtype: Any) -> Any:
     """x converted to dtype (a NumPy dtype or type: np.float32, 'int64', ...) by
-    the rules of docs/semantics.md: floats to ints truncate and saturate."""
+    the rules of docs/semantics.md: floats to ints truncate and saturate.
+    A vector, matrix or quaternion is cast per component."""
+    if isinstance(x, Small):
+        return x.cast(dtype)
     return _core.cast(dtype_of(dtype), x)
 
 
 def select(cond: Any, a: Any, b: Any) -> Any:
-    """a where cond (a bool Value) is true, else b; both are evaluated."""
-    return _core.select(cond, a, b)
+    """a where cond (a bool Value) is true, else b; both are evaluated. On
+    vectors per component (cond a bool or a vector of bools)."""
+    return _select(cond, a, b)
+
+
+_select = componentwise("select", _core.select)
 
 
 def logical_and(a: Any, b: Any) -> Any:
@@ -101,7 +113,7 @@ _MATH = {
 
 
 def _math_function(name: str, arity: int, doc: str):
-    core = getattr(_core, name)
+    core = componentwise(name, getattr(_core, name))     # per component on vectors and matrices
 
     def fn(*args: Any) -> Any:
         if len(args) != arity:
@@ -131,6 +143,11 @@ def _atomic_function(op: str):
     name = "atomic_" + op
 
     def fn(array: Any, index: Any, value: Any) -> Any:
+        if isinstance(array, ElementArray):
+            if op != "add":
+                raise TackTypeError(f"tack.{name} on an array of {array.cls.__name__}: only tack.atomic_add "
+                                    "works per component")
+            return array.atomic_add(index, value)
         return _core.atomic(op, array, _flat_index(name, index), value)
 
     fn.__name__ = fn.__qualname__ = name
@@ -177,8 +194,17 @@ def print_if(cond: Any, fmt: str, *args: Any) -> None:
 
 print.__module__ = print_if.__module__ = "tack"
 
+# ---- vectors, matrices, quaternions (vectors.py, vecfuncs.py) and structs ----------
+
+for _n in vecfuncs.__all__:
+    globals()[_n] = getattr(vecfuncs, _n)
+    globals()[_n].__module__ = "tack"
+_SMALL_TYPES = ["vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat"]
+
 __all__ = (["parallel", "workgroups", "static_range", "cast", "select", "logical_and", "logical_or",
-            "logical_not", "atomic_cas", "print", "print_if"] + list(_MATH) + ["atomic_" + op for op in _ATOMIC_OPS])
+            "logical_not", "atomic_cas", "print", "print_if"] + list(_MATH) + ["atomic_" + op for op in _ATOMIC_OPS]
+           + _SMALL_TYPES + list(vecfuncs.__all__) + ["struct"])
 
 # Everything above that a kernel may call; the tracer allows calls of exactly these.
-KERNEL_FUNCTIONS = frozenset(globals()[n] for n in __all__ if n not in ("parallel", "workgroups", "static_range"))
+KERNEL_FUNCTIONS = frozenset(globals()[n] for n in __all__ if n not in ("parallel", "workgroups", "static_range",
+                                                                        "struct"))

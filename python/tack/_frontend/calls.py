@@ -20,8 +20,9 @@ from .builtins import KERNEL_FUNCTIONS, LOOP_MARKERS, dtype_of
 from .expressions import CoreMethod, describe, has_value
 from .frame import Frame, Return
 from .func import Func
-
-MAX_INLINE_DEPTH = 32
+from .returns import recursion_error
+from .structs import is_struct
+from .vectors import Small
 _BUILTINS = (builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int, builtins.bool, builtins.round,
              builtins.divmod)
 # NumPy's functions of one element that a kernel runs as tack's (np.sqrt(x) is tack.sqrt(x)).
@@ -85,6 +86,8 @@ class CallMixin:
             return self.inline(fn, args, kwargs, node)
         if isinstance(fn, CoreMethod) or _member(fn, KERNEL_FUNCTIONS):
             return fn(*args, **kwargs)
+        if is_struct(fn):
+            return fn(*args, **kwargs)      # a struct value: its fields cast as annotated
         if fn is builtins.print:
             raise self.error(node, "Python's print() cannot be called in a kernel; a kernel prints with "
                                    "tack.print(\"x = {}\", x)", "type")
@@ -125,6 +128,13 @@ class CallMixin:
         name = fn.__name__
         if kwargs:
             raise self.error(node, f"{name}() on traced Values takes no keyword arguments", "type")
+        if any(isinstance(a, Small) for a in args) and fn in (builtins.abs, builtins.min, builtins.max):
+            if fn is builtins.abs:
+                return kernel_functions.abs(*args)         # per component
+            result = args[0]
+            for a in args[1:]:
+                result = getattr(kernel_functions, name)(result, a)
+            return result
         if fn is builtins.abs:
             return _core.abs(*args)
         if fn in (builtins.min, builtins.max):
@@ -156,10 +166,8 @@ class CallMixin:
         return _core.cast(_core.DType.f64 if fn is builtins.float else _core.DType.i64, x)
 
     def inline(self, func: Any, args: list, kwargs: dict, node: ast.Call) -> Any:
-        if self.depth >= MAX_INLINE_DEPTH:
-            raise self.error(node, f"@tack.func calls nest more than {MAX_INLINE_DEPTH} deep (is "
-                                   f"'{func.__name__}' recursive? Recursion is unrolled at trace time and "
-                                   "must end on Python values)")
+        if func in self.inline_stack:
+            raise self.error(node, recursion_error(self.inline_stack, func))
         try:
             bound = func.signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -169,13 +177,17 @@ class CallMixin:
         caller, caller_loc = self.frame, self.loc
         self.frame = frame
         self.depth += 1
+        self.inline_stack.append(func)
         result = None
         try:
             self.exec_block(func.source.node.body)
+            if frame.ret is not None:      # it returned from inside traced control flow (returns.py)
+                result = self.finish_returns(frame, func.source.node)
         except Return as r:
             result = r.value
         finally:
             self.frame = caller
             self.depth -= 1
+            self.inline_stack.pop()
         self.set_loc(*caller_loc)
         return result

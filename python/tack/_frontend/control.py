@@ -15,6 +15,7 @@ from .analysis import PARALLEL, TRACED
 from .builtins import parallel, static_range, workgroups
 from .expressions import CORE_TYPES, describe, has_value, is_value
 from .frame import Break, Continue
+from .returns import contains_return
 
 
 class ControlMixin:
@@ -28,23 +29,30 @@ class ControlMixin:
             self.exec_block(s.body if test else s.orelse)   # decided now, as a C++ `if` on plain values
             return
         test = self.truth(test, s.test)        # `if v:` on a number means v != 0, as in Python
+        self.prepare_returns(s, "if")
         self.predeclare(s)
         line = s.lineno
         bound = {"then": set(), "else": set()}
+        returned = {"then": False, "else": False}
 
         def then_body() -> None:
             bound["then"] = self.run_body(s.body, "if", line)
+            returned["then"] = self.last_terminated
 
         def else_body() -> None:
             bound["else"] = self.run_body(s.orelse, "else", line)
+            returned["else"] = self.last_terminated
 
         self.at(s)
         _core.if_(test, then_body, else_body if s.orelse else None)
         self.mark_bound(bound["then"] & bound["else"])   # bound whichever way the if went
+        if self.frame.ret is not None and returned["then"] and returned["else"]:
+            self.frame.terminated = True                 # both branches returned
 
     def stmt_While(self, s: ast.While) -> None:
         test = s.test
         forever = isinstance(test, ast.Constant) and test.value is True
+        self.prepare_returns(s, "while loop")
         self.predeclare(s)
         line = s.lineno
 
@@ -156,6 +164,7 @@ class ControlMixin:
         if step == 0:
             raise self.error(s, "the step of a range loop must not be zero")
         frame, name, line = self.frame, s.target.id, s.lineno
+        self.prepare_returns(s, "range loop")
         self.predeclare(s)
 
         def body(t: Any) -> None:
@@ -205,16 +214,36 @@ class ControlMixin:
         frame = self.frame
         frame.ctl.append("static")
         try:
-            for item in items:
-                self.assign(s.target, item, s)
-                try:
-                    self.exec_block(s.body)
-                except Break:
-                    break
-                except Continue:
-                    continue
+            self.unrolled_iterations(s, list(items), 0)
         finally:
             frame.ctl.pop()
+
+    def unrolled_iterations(self, s: ast.For, items: list, start: int) -> None:
+        frame = self.frame
+        for k in range(start, len(items)):
+            if k > start and frame.ret is not None and contains_return(s):
+                if frame.terminated:
+                    return
+                # An earlier iteration may have returned: the others run only where it did not.
+                def rest(k: int = k) -> None:
+                    frame.ctl.append("if")
+                    before, frame.terminated = frame.terminated, False
+                    try:
+                        self.unrolled_iterations(s, items, k)
+                    finally:
+                        frame.ctl.pop()
+                        frame.terminated = before
+
+                self.at(s)
+                _core.if_(_core.logical_not(frame.ret.flag.value), rest, None)
+                return
+            self.assign(s.target, items[k], s)
+            try:
+                self.exec_block(s.body)
+            except Break:
+                break
+            except Continue:
+                continue
 
 
 def _bound_before_break(stmts: list) -> set:

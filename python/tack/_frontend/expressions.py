@@ -24,6 +24,10 @@ import numpy as np
 
 from .. import _core
 from .builtins import dtype_of
+from .composite import NOT_A_PART, CompositeVar
+from .elements import ElementArray
+from .structs import is_struct_value
+from .vectors import Small, matmul
 
 CORE_TYPES = (_core.Value, _core.ArrayParam, _core.SharedArray, _core.TextureParam, _core.Group,
               _core.Shape, _core.Var)
@@ -71,7 +75,7 @@ def is_number(x: Any) -> bool:
 
 def has_value(x: Any) -> bool:
     """Whether x is, or (in a tuple, list or dict) holds, a traced object."""
-    if isinstance(x, CORE_TYPES):
+    if isinstance(x, CORE_TYPES) or isinstance(x, (Small, ElementArray)) or is_struct_value(x):
         return True
     if isinstance(x, (tuple, list)):
         return any(has_value(e) for e in x)
@@ -85,6 +89,14 @@ def describe(x: Any) -> str:
         return "a scalar parameter"
     if is_value(x):
         return "a traced Value"
+    if isinstance(x, Small):
+        return f"a {x.type_name()}"
+    if is_struct_value(x):
+        return f"a {type(x).__name__} struct"
+    if isinstance(x, ElementArray):
+        return f"an array of {x.cls.__name__}"
+    if isinstance(x, tuple):
+        return f"a tuple of {len(x)}"
     names = {_core.ArrayParam: "an array parameter", _core.SharedArray: "a shared array",
              _core.TextureParam: "a texture parameter", _core.Group: "a workgroup (Group)",
              _core.Shape: "an array's shape", _core.Var: "a Var"}
@@ -124,6 +136,10 @@ class ExpressionMixin:
                 self.check_bound(name, node)
                 self.at(node)
                 return v.value          # each read is a snapshot, as C++'s conversion of a Var
+            if isinstance(v, CompositeVar):
+                self.check_bound(name, node)
+                self.at(node)
+                return v.read()         # a snapshot of each leaf
             return v
         if name in frame.ended:
             raise self.error(node, f"'{name}' is not defined here: {frame.ended[name]}")
@@ -136,6 +152,9 @@ class ExpressionMixin:
         return v
 
     def expr_Attribute(self, node: ast.Attribute) -> Any:
+        part = self.read_part(node)      # h.t of a struct held in Vars: only its leaves are read
+        if part is not NOT_A_PART:
+            return part
         obj = self.eval(node.value)
         attr = node.attr
         if isinstance(obj, CORE_TYPES):
@@ -151,6 +170,22 @@ class ExpressionMixin:
             except AttributeError:
                 raise self.error(node, f"{describe(obj)} has no attribute '{attr}'", "type") from None
             return CoreMethod(v, attr) if callable(v) else v
+        if isinstance(obj, Small):
+            if attr == "cast":
+                return CoreMethod(obj.cast, "cast")
+            if attr not in ("x", "y", "z", "w") or hasattr(obj, "rows"):
+                raise self.error(node, f"a {obj.type_name()} has no attribute '{attr}' (components: .x .y .z .w "
+                                       "or v[k]; a matrix: m[i, j], m[i])", "type")
+            return getattr(obj, attr)
+        if is_struct_value(obj):
+            if attr not in [f.name for f in type(obj)._tack_fields_]:
+                raise self.error(node, f"{type(obj).__name__} has no field '{attr}'", "type")
+            return getattr(obj, attr)
+        if isinstance(obj, ElementArray):
+            if attr not in ("shape", "size"):
+                raise self.error(node, f"{describe(obj)} has no attribute '{attr}'", "type")
+            self.at(node)
+            return getattr(obj, attr)
         value = getattr(obj, attr)
         if isinstance(obj, types.ModuleType):
             self.frame.reads.note(vars(obj), attr, value)   # config.N: checked at each call, as a global is
@@ -191,6 +226,10 @@ class ExpressionMixin:
         self.at(node)
         if isinstance(obj, ARRAY_TYPES):
             return obj.load(self.array_index(obj, index, node))
+        if isinstance(obj, ElementArray):
+            return obj.load(index)
+        if isinstance(obj, Small):
+            return obj[index]
         if isinstance(obj, _core.Shape):
             if not isinstance(index, int) or isinstance(index, bool):
                 raise self.error(node, "a shape is indexed with a Python int (a.shape[0], a.shape[-1])", "type")
@@ -213,6 +252,12 @@ class ExpressionMixin:
     def expr_BinOp(self, node: ast.BinOp) -> Any:
         left = self.eval(node.left)
         right = self.eval(node.right)
+        if isinstance(node.op, ast.MatMult):
+            if isinstance(left, Small) and isinstance(right, Small):
+                self.at(node)
+                return matmul(left, right)
+            raise self.error(node, "the operator @ multiplies matrices and vectors (tack.mat33, tack.vec3), not "
+                                   f"{describe(left)} and {describe(right)}", "type")
         if type(node.op) not in _BINOPS:
             raise self.error(node, "the operator @ is not supported in a kernel")
         if is_value(left) or is_value(right):
@@ -221,6 +266,16 @@ class ExpressionMixin:
 
     def binop(self, node: ast.AST, op: type, left: Any, right: Any) -> Any:
         python_op, method, reflected = _BINOPS[op]
+        if isinstance(left, Small) or isinstance(right, Small):
+            if op not in (ast.Add, ast.Sub, ast.Mult, ast.Div):
+                raise self.error(node, f"the operator in '{ast.unparse(node)}' is not defined on vectors and "
+                                       "matrices (+ - * / and @ are)", "type")
+            self.at(node)
+            result = getattr(left, method)(right) if isinstance(left, Small) else getattr(right, reflected)(left)
+            if result is NotImplemented:
+                raise self.error(node, f"unsupported operand types in '{ast.unparse(node)}': {describe(left)} and "
+                                       f"{describe(right)}", "type")
+            return result
         if op is ast.Pow and is_value(left) and not isinstance(right, CORE_TYPES):
             return self.power(node, left, right)
         if is_value(left):

@@ -44,7 +44,10 @@ class Frame:
         # inside a traced body): name -> the line of that if/for/while.
         self.unbound: dict = {}
         self.bound_in: list = []         # per traced body being run: the names it binds on every path
+        self.outer_names: list = []      # per traced body being run: (the names bound before it, its kind, line)
         self.first_bound: dict = {}      # name -> the line that first bound it
+        self.ret = None                  # a @tack.func's result Vars, once a return is traced inside control flow
+        self.terminated = False          # whether every path through the code traced so far has returned
         self.reads = tracer.reads
         self.analysis = tracer.analysis_of(src, self)
 

@@ -16,9 +16,11 @@ from typing import Any
 
 from .. import _core
 from .analysis import is_boolish
-from .builtins import KERNEL_FUNCTIONS
+from .builtins import KERNEL_FUNCTIONS, select as select_componentwise
 from .calls import _is_numpy_scalar_type, _member
+from .composite import LEAF, CompositeVar, NotComposite, describe_structure, flatten, leaf_count
 from .expressions import CORE_TYPES, describe, is_number, is_value
+from .infer import infer_expr
 
 _PURE_BUILTINS = (builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int, builtins.round,
                   builtins.bool)
@@ -68,6 +70,9 @@ class ShortCircuitMixin:
         AST node, or a Value already computed), each side evaluated only where
         it is taken: an if_ around a Var."""
         self.at(node)
+        structure = infer_expr(self.frame, self.frame.src.node, then_node) if isinstance(then_node, ast.AST) else None
+        if structure is not None and structure != LEAF:
+            return self.composite_branch(node, cond, then_node, else_node, structure)
         result = _core.Var(init)
 
         def assign_from(side: Any) -> None:
@@ -81,6 +86,27 @@ class ShortCircuitMixin:
         _core.if_(cond, lambda: assign_from(then_node), lambda: assign_from(else_node))
         self.at(node)
         return result.value
+
+    def composite_branch(self, node: ast.AST, cond: Any, then_node: ast.expr, else_node: Any,
+                         structure: tuple) -> Any:
+        """branch_value for a vector, tuple or struct: one Var per leaf."""
+        result = CompositeVar(structure, [_core.Var(False) for _ in range(leaf_count(structure))])
+
+        def assign_from(side: Any) -> None:
+            v = self.eval(side) if isinstance(side, ast.AST) else side
+            try:
+                got, leaves = flatten(v)
+            except NotComposite:
+                got = None
+            if got != structure:
+                raise self.error(node, f"'{ast.unparse(node)}' gives {describe_structure(structure)} on one side "
+                                       f"and {describe(v)} on the other", "type")
+            self.at(node)
+            result.assign(leaves)
+
+        _core.if_(cond, lambda: assign_from(then_node), lambda: assign_from(else_node))
+        self.at(node)
+        return result.read()
 
     def lazy_allowed(self) -> bool:
         # An if_ needs the parallel loop's body; outside it nothing reads memory anyway.
@@ -97,7 +123,7 @@ class ShortCircuitMixin:
             a = self.eval(node.body)
             b = self.eval(node.orelse)
             self.at(node)
-            return _core.select(cond, a, b)
+            return select_componentwise(cond, a, b)      # per component on vectors
         init = False if is_boolish(node.body) and is_boolish(node.orelse) else 0
         return self.branch_value(node, cond, node.body, node.orelse, init)
 

@@ -15,9 +15,17 @@ from .._errors import Error, InvalidArgument, TypeError as TackTypeError, Unboun
 from .analysis import PARALLEL, TRACED, UNROLLED, analyze, is_boolish
 from .builtins import parallel, workgroups
 from .calls import CallMixin
+from .composite import CompositeVar, NotComposite, describe_structure, flatten, is_composite, leaf_count, unflatten
 from .control import ControlMixin
+from .elements import ElementArray
+from .infer import infer_expr
+from .returns import ReturnsMixin, contains_return
+from .state import Tracing
+from .structs import make as make_struct
+from .vectors import Small
 from .guards import Reads
 from .lazy import ShortCircuitMixin
+from .parts import PartsMixin, as_load
 from .expressions import (_BINOPS, ARRAY_TYPES, CORE_TYPES, ExpressionMixin, describe, has_value, is_number,
                           is_value)
 from .frame import Break, Continue, Frame, Return
@@ -36,13 +44,15 @@ def accumulator_start(init: Any) -> Any:
     return init
 
 
-class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
+class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, ReturnsMixin, PartsMixin):
     def __init__(self, kernel_name: str):
         self.kernel = kernel_name
         self.frame: Frame = None
         self.loc = (None, 0)
         self.in_parallel = False
         self.depth = 0
+        self.inline_stack: list = []       # the @tack.func calls being inlined, outermost first
+        self.last_terminated = False       # whether the traced body run last returned on every path
         self._analyses: dict = {}
         self.reads = Reads()
 
@@ -83,9 +93,12 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
 
     # ---- running statements ------------------------------------------------------
 
-    def run_kernel(self, src: Source, params: list) -> None:
+    def run_kernel(self, src: Source, params: list, layout: list = None) -> None:
         names = [a.arg for a in src.node.args.posonlyargs + src.node.args.args]
-        self.frame = Frame(self, src, "kernel", self.kernel, dict(zip(names, params)))
+        self.frame = Frame(self, src, "kernel", self.kernel, {})
+        if layout is not None:
+            self.set_loc(src.file, src.line)      # where an array of vectors' shape check points
+        self.frame.locals.update(zip(names, _parameters(params, layout, names)))
         self.exec_block(src.node.body)
 
     def eval(self, node: ast.expr) -> Any:
@@ -95,8 +108,15 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
         return method(self, node)
 
     def exec_block(self, stmts: list) -> None:
-        for s in stmts:
+        frame = self.frame
+        for k, s in enumerate(stmts):
             self.exec_stmt(s)
+            if frame.ret is None:
+                continue            # no return inside traced control flow: as Python runs it
+            if frame.terminated:
+                return              # every path returned: the rest cannot run
+            if contains_return(s) and self.after_may_return(s, stmts[k + 1:]):
+                return
 
     def exec_stmt(self, s: ast.stmt) -> None:
         self.at(s)
@@ -129,12 +149,16 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             frame.locals.update(bind)
         frame.ctl.append(kind)
         frame.bound_in.append(set())
+        frame.outer_names.append((before, kind, line))
+        terminated_before, frame.terminated = frame.terminated, False
         try:
             self.exec_block(stmts)
         finally:
             frame.ctl.pop()
+            frame.outer_names.pop()
             bound = frame.bound_in.pop()
             frame.unbound = unbound_before     # what one path bound, the others may not have
+            self.last_terminated, frame.terminated = frame.terminated, terminated_before
         for name in [n for n in frame.locals if n not in before]:
             del frame.locals[name]
             frame.ended[name] = (f"it was bound in the {kind} body at line {line}, which has ended (a name "
@@ -166,6 +190,14 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
                                                     f"{statement_at} (e.g. {name} = 0.0), or in every branch")
 
     def new_var(self, init: Any, node: Any, name: str, literal_as_is: bool = False) -> Any:
+        if is_composite(init):
+            try:
+                structure, leaves = flatten(init)
+            except NotComposite:
+                structure = None
+            if structure is not None:
+                self.at(node)
+                return CompositeVar(structure, [self.new_var(x, node, name, literal_as_is) for x in leaves])
         if not is_number(init):
             raise self.error(node, f"'{name}' is assigned inside a traced if/for/while body and used outside "
                                    f"it, so it is a kernel variable (Var), and a Var holds a number, not "
@@ -198,11 +230,18 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             if name in frame.range_indices:
                 continue      # assigning it is refused where it happens
             current = frame.locals.get(name, _MISSING)
-            if isinstance(current, _core.Var):
+            if isinstance(current, (_core.Var, CompositeVar)):
                 continue
+            if name in frame.analysis.part_roots and current is not _MISSING and not _parts_are_numbers(current):
+                continue      # s.pos[i] = v, y[i] = v: a store into an array, not an assignment of the name
             missing = current is _MISSING
             if missing:
-                current = False if is_boolish(first) else 0
+                structure = infer_expr(frame, frame.src.node, first) if first is not None else None
+                if structure is not None and structure[0] != "leaf":
+                    # False takes the dtype of what is assigned (a bool stays a bool), as 0 would not
+                    current = unflatten(structure, [False] * leaf_count(structure))
+                else:
+                    current = False if is_boolish(first) else 0
             frame.locals[name] = self.new_var(current, s, name, literal_as_is=missing)
             frame.ended.pop(name, None)
             if missing:
@@ -214,7 +253,17 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             raise self.error(node, f"'{name}' is the index of the range loop at line {frame.range_indices[name]} "
                                    f"and cannot be assigned (copy it first: j = {name})")
         current = frame.locals.get(name)
-        if isinstance(current, _core.Var):
+        if isinstance(current, CompositeVar):
+            try:
+                structure, leaves = flatten(value)
+            except NotComposite:
+                structure = None
+            if structure != current.structure:
+                raise self.error(node, f"'{name}' is a kernel variable holding {describe_structure(current.structure)}"
+                                       f"; it cannot take {describe(value)}", "type")
+            self.at(node)
+            current.assign(leaves)
+        elif isinstance(current, _core.Var):
             if not is_number(value):
                 raise self.error(node, f"'{name}' is a kernel variable (Var) and holds a number, not "
                                        f"{describe(value)}", "type")
@@ -233,6 +282,8 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             if isinstance(value, _core.Shape):
                 self.at(node)
                 value = value.unpack(len(target.elts))    # h, w = a.shape: the call checks a's rank is 2
+            if isinstance(value, Small) and not hasattr(value, "rows"):
+                value = value.c                           # x, y, z = v
             if isinstance(value, CORE_TYPES) or not isinstance(value, (tuple, list, range)):
                 raise self.error(node, f"cannot unpack {describe(value)} into {len(target.elts)} names", "type")
             if len(value) != len(target.elts):
@@ -240,8 +291,13 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             for t, v in zip(target.elts, value):
                 self.assign(t, v, node)
         elif isinstance(target, ast.Subscript):
+            if self.part_target(target):
+                self.assign_part(target, value, node)
+                return
             obj, index = self.subscript_parts(target)
             self.store(obj, index, value, target)
+        elif isinstance(target, ast.Attribute) and self.part_target(target):
+            self.assign_part(target, value, node)
         else:
             raise self.error(node, f"cannot assign to '{ast.unparse(target)}' in a kernel")
 
@@ -249,6 +305,9 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
         if isinstance(obj, ARRAY_TYPES):
             self.at(node)
             obj.store(self.array_index(obj, index, node), value)
+        elif isinstance(obj, ElementArray):
+            self.at(node)
+            obj.store(index, value)
         elif isinstance(obj, (list, dict)) and not has_value(index):
             obj[index] = value        # a Python table filled at trace time
         else:
@@ -288,6 +347,11 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             # that writes (an atomic) must not move past the read of the target.
             rhs = self.eval(s.value)
             current = self.frame.locals.get(target.id, _MISSING)
+            if isinstance(current, CompositeVar):
+                self.check_bound(target.id, target)
+                self.at(s)
+                self.assign_name(target.id, self.binop(s, op, current.read(), rhs), s)
+                return
             if isinstance(current, _core.Var):
                 self.check_bound(target.id, target)
                 self.at(s)
@@ -298,9 +362,17 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
                 self.at(s)
                 old = accumulator_start(old)   # s = 0; s += img[k] (unrolled): at least 32 bits, as a Var's
             self.assign_name(target.id, self.binop(s, op, old, rhs), s)
+        elif isinstance(target, (ast.Subscript, ast.Attribute)) and self.part_target(target):
+            rhs = self.eval(s.value)
+            old = self.eval(ast.copy_location(as_load(target), target))
+            self.assign_part(target, self.binop(s, op, old, rhs), s)
         elif isinstance(target, ast.Subscript):
             rhs = self.eval(s.value)          # first, as for a name above
             obj, index = self.subscript_parts(target)
+            if isinstance(obj, ElementArray):
+                self.at(s)       # per component: a load, the operation, a store
+                obj.update(index, lambda a, b: self.binop(s, op, a, b), rhs)
+                return
             if isinstance(obj, ARRAY_TYPES):
                 self.at(s)       # a[i] += v: a load, the operation, a store (not atomic)
                 i = self.array_index(obj, index, s)
@@ -325,9 +397,12 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin):
             if id(s) not in frame.analysis.terminal_returns:
                 raise self.error(s, "a 'return' in a kernel may only be its last statement")
             return            # the last statement: nothing follows to skip
+        if frame.ret is not None:
+            self.deferred_return(s)      # the result lives in Vars (returns.py)
+            return
         if any(k in _TRACED_BODIES for k in frame.ctl):
-            raise self.error(s, "'return' inside traced control flow (an if on a traced condition, a range or "
-                                "while loop) is not supported: assign a variable there and return it at the end")
+            raise self.error(s, "'return' inside traced control flow, but the result Vars were not declared "
+                                "(this return is inside traced control flow outside the parallel loop)")
         raise Return(self.eval(s.value) if s.value is not None else None)
 
     def leave_loop(self, s: ast.stmt, what: str) -> None:
@@ -372,12 +447,46 @@ _EXPRESSIONS = {
 }
 
 
-def trace_kernel(kernel_name: str, src: Source, params: list) -> list:
+def _parts_are_numbers(value: Any) -> bool:
+    """Whether a value is a vector, tuple or struct of numbers (a Var can hold it leaf by leaf)."""
+    if not is_composite(value):
+        return False
+    try:
+        flatten(value)
+    except NotComposite:
+        return False
+    return True
+
+
+def trace_kernel(kernel_name: str, src: Source, params: list, layout: list = None) -> list:
     """The body given to _core.Kernel: traces the kernel's function. Returns
     what it read from outside (guards.Reads.as_list)."""
     tracer = Tracer(kernel_name)
     try:
-        tracer.run_kernel(src, params)
+        with Tracing():
+            tracer.run_kernel(src, params, layout)
     finally:
         _core.set_location(None, 0)
     return tracer.reads.as_list()
+
+
+def _parameters(params: list, layout: Any, names: list) -> list:
+    """The kernel's Python parameters from the core's flat list: an array of
+    vectors becomes an ElementArray, a struct parameter the struct of its
+    fields' parameters (tack/_kernel.py, the layout)."""
+    if layout is None:
+        return params
+    it = iter(params)
+
+    def build(entry: tuple, name: str) -> Any:
+        kind = entry[0]
+        if kind == "plain":
+            return next(it)
+        if kind == "element":
+            return ElementArray(next(it), entry[1], name)
+        if kind == "small":
+            return entry[1].of([next(it) for _ in range(entry[2])])
+        cls = entry[1]
+        return make_struct(cls, [build(e, f"{name}.{f.name}") for f, e in zip(cls._tack_fields_, entry[2])])
+
+    return [build(e, n) for e, n in zip(layout, names)]
