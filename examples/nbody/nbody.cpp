@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <vector>
 
 int main(int argc, char** argv) {
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
   double momentum[3] = {0, 0, 0}, radius = 0;
   for (int i = 0; i < n; ++i) {
     for (int c = 0; c < 3; ++c) momentum[c] += mass[i] * vel[3 * i + c];
-    radius = std::max(radius, std::hypot(pos[3 * i], pos[3 * i + 1]));
+    radius = std::max(radius, static_cast<double>(std::hypot(pos[3 * i], pos[3 * i + 1])));
   }
   std::printf("%d bodies, %d steps on %s: momentum (%.2e, %.2e, %.2e), radius %.4f\n", n, steps,
               dev.name().c_str(), momentum[0], momentum[1], momentum[2], radius);
