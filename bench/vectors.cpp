@@ -21,8 +21,8 @@ constexpr float kDt = 0.001f, kEps2 = 0.01f;
 
 // The same step written with scalars: what a Tack user wrote before Vec3.
 const tack::Kernel& scalar_kernel() {
-  static const tack::Kernel k = tack::kernel(
-      "nbody_step_scalar", [](Array pos_out, Array vel, Array pos, Array mass, Scalar dt, Scalar eps2) {
+  static const tack::Kernel k =
+      tack::kernel("nbody_step_scalar", [](Array pos_out, Array vel, Array pos, Array mass, Scalar dt, Scalar eps2) {
         parallel_for(pos.shape(0), [&](Index i) {
           const Value px = pos(i, 0), py = pos(i, 1), pz = pos(i, 2);
           Var ax = 0.0, ay = 0.0, az = 0.0;
@@ -102,9 +102,8 @@ void check(const tack::Kernel& k, const char* name) {
 
 void BM_nbody_cpp(benchmark::State& state) {
   Bodies& d = bodies_data();
-  double per = bench::timed_loop(state, "nbody/cpp", [&] {
-    nbody_cpp(d.out.data(), d.vel.data(), d.pos.data(), d.mass.data(), d.n, kDt, kEps2);
-  });
+  double per = bench::timed_loop(
+      state, "nbody/cpp", [&] { nbody_cpp(d.out.data(), d.vel.data(), d.pos.data(), d.mass.data(), d.n, kDt, kEps2); });
   bench::per_second(state, "Gpairs/s", double(d.n) * d.n / 1e9, per);
 }
 

@@ -5,10 +5,10 @@
 //   tack_nbody [bodies] [steps]
 #include "nbody_kernel.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <vector>
 
 int main(int argc, char** argv) {
@@ -38,6 +38,6 @@ int main(int argc, char** argv) {
     for (int c = 0; c < 3; ++c) momentum[c] += mass[i] * vel[3 * i + c];
     radius = std::max(radius, static_cast<double>(std::hypot(pos[3 * i], pos[3 * i + 1])));
   }
-  std::printf("%d bodies, %d steps on %s: momentum (%.2e, %.2e, %.2e), radius %.4f\n", n, steps,
-              dev.name().c_str(), momentum[0], momentum[1], momentum[2], radius);
+  std::printf("%d bodies, %d steps on %s: momentum (%.2e, %.2e, %.2e), radius %.4f\n", n, steps, dev.name().c_str(),
+              momentum[0], momentum[1], momentum[2], radius);
 }

@@ -153,7 +153,10 @@ class Mat {
     return from_flat([&](int k) { return lang::cast<T>(c(k)); });
   }
 
-  static constexpr const char* kName = R == 2 && C == 2 ? "mat22" : R == 3 && C == 3 ? "mat33" : R == 4 && C == 4 ? "mat44" : "mat";
+  static constexpr const char* kName = R == 2 && C == 2   ? "mat22"
+                                       : R == 3 && C == 3 ? "mat33"
+                                       : R == 4 && C == 4 ? "mat44"
+                                                          : "mat";
 
  private:
   explicit Mat(std::array<Vec<C>, R> rows) : rows_(std::move(rows)) {}
@@ -173,7 +176,8 @@ using Mat44 = Mat<4, 4>;
 class Quat : public detail::Fields<Value, 4> {
  public:
   static constexpr int kCount = 4;
-  Quat(Value x, Value y, Value z, Value w) : detail::Fields<Value, 4>{std::move(x), std::move(y), std::move(z), std::move(w)} {}
+  Quat(Value x, Value y, Value z, Value w)
+      : detail::Fields<Value, 4>{std::move(x), std::move(y), std::move(z), std::move(w)} {}
   explicit Quat(const Vec4& v) : Quat(v.x, v.y, v.z, v.w) {}
   const Value& operator[](ConstIndex i) const { return const_cast<Quat&>(*this)[i]; }
   Value& operator[](ConstIndex i) {
@@ -205,7 +209,8 @@ concept Shaped = requires(const T& t) {
 template <class T>
 concept VecLike = Shaped<T> && T::value_type::kCols == 0;
 template <class T>
-concept MatLike = Shaped<T> && T::value_type::kCols > 0;
+concept MatLike = Shaped<T> && T::value_type::kCols >
+0;
 template <class T>
 concept ScalarLike = !Shaped<std::remove_cvref_t<T>> && std::is_convertible_v<const T&, Value>;
 template <class T>
@@ -222,8 +227,8 @@ struct join_shape {
 };
 template <class A, class Rest>
 struct join_shape<A, Rest, true> {
-  using type = std::conditional_t<std::is_void_v<Rest> || std::is_same_v<Rest, shape_t<A>>, shape_t<A>,
-                                  mismatched_shapes>;
+  using type =
+      std::conditional_t<std::is_void_v<Rest> || std::is_same_v<Rest, shape_t<A>>, shape_t<A>, mismatched_shapes>;
 };
 template <class... A>
 struct broadcast_shape {
@@ -234,8 +239,8 @@ struct broadcast_shape<A, Rest...> {
   using type = typename join_shape<A, typename broadcast_shape<Rest...>::type>::type;
 };
 template <class... A>
-concept Broadcast = (... && (Shaped<A> || ScalarLike<A>)) && (... || Shaped<A>) &&
-                    is_shaped<typename broadcast_shape<A...>::type>::value;
+concept Broadcast = (... && (Shaped<A> || ScalarLike<A>)) &&
+                    (... || Shaped<A>)&&is_shaped<typename broadcast_shape<A...>::type>::value;
 
 // Component k of a shaped argument, or the scalar itself.
 template <class A>
@@ -258,9 +263,8 @@ auto materialize(const A& a) {
 template <class F, class... A>
 auto each(F&& f, const A&... a) {
   using S = typename broadcast_shape<A...>::type;
-  return std::apply(
-      [&](const auto&... m) { return S::from_flat([&](int k) { return Value(f(component(m, k)...)); }); },
-      std::tuple<decltype(materialize(a))...>{materialize(a)...});
+  return std::apply([&](const auto&... m) { return S::from_flat([&](int k) { return Value(f(component(m, k)...)); }); },
+                    std::tuple<decltype(materialize(a))...>{materialize(a)...});
 }
 }  // namespace detail
 
@@ -290,20 +294,25 @@ template <class... T>
 Mat44 mat44(const T&... v) {
   return Mat44(v...);
 }
-inline Quat quat(Value x, Value y, Value z, Value w) { return Quat(std::move(x), std::move(y), std::move(z), std::move(w)); }
+inline Quat quat(Value x, Value y, Value z, Value w) {
+  return Quat(std::move(x), std::move(y), std::move(z), std::move(w));
+}
 
 // ---- operators: componentwise over all entries, the same shape on both sides ----
 
 template <class A, class B>
-requires detail::SameShape<A, B> detail::shape_t<A> operator+(const A& a, const B& b) {
+requires detail::SameShape<A, B> detail::shape_t<A>
+operator+(const A& a, const B& b) {
   return detail::each([](const Value& x, const Value& y) { return x + y; }, a, b);
 }
 template <class A, class B>
-requires detail::SameShape<A, B> detail::shape_t<A> operator-(const A& a, const B& b) {
+requires detail::SameShape<A, B> detail::shape_t<A>
+operator-(const A& a, const B& b) {
   return detail::each([](const Value& x, const Value& y) { return x - y; }, a, b);
 }
 template <class A, class B>
-requires detail::SameShape<A, B> detail::shape_t<A> operator*(const A& a, const B& b) {
+requires detail::SameShape<A, B> detail::shape_t<A>
+operator*(const A& a, const B& b) {
   return detail::each([](const Value& x, const Value& y) { return x * y; }, a, b);
 }
 template <detail::Shaped A, detail::ScalarLike S>
@@ -327,7 +336,7 @@ detail::shape_t<A> operator-(const A& a) {
 
 // ((a0*b0 + a1*b1) + a2*b2) + a3*b3
 template <class A, class B>
-requires(detail::SameShape<A, B> && detail::VecLike<A>) Value dot(const A& a, const B& b) {
+requires(detail::SameShape<A, B>&& detail::VecLike<A>) Value dot(const A& a, const B& b) {
   const auto &x = a.value(), &y = b.value();
   Value s = x.c(0) * y.c(0);
   for (int k = 1; k < detail::shape_t<A>::kCount; ++k) s = s + x.c(k) * y.c(k);
@@ -422,7 +431,7 @@ requires(detail::shape_t<M>::kRows == detail::shape_t<M>::kCols) detail::shape_t
 // r_i = dot(row_i(m), v)
 template <detail::MatLike M, detail::VecLike V>
 requires(detail::shape_t<M>::kCols == detail::shape_t<V>::kCount) Vec<detail::shape_t<M>::kRows> matmul(const M& m,
-                                                                                                      const V& v) {
+                                                                                                        const V& v) {
   const auto& x = m.value();
   const auto& y = v.value();
   return Vec<detail::shape_t<M>::kRows>::from_flat([&](int i) { return dot(x.row(i), y); });
@@ -430,15 +439,16 @@ requires(detail::shape_t<M>::kCols == detail::shape_t<V>::kCount) Vec<detail::sh
 // r_j = dot(v, col_j(m))
 template <detail::VecLike V, detail::MatLike M>
 requires(detail::shape_t<M>::kRows == detail::shape_t<V>::kCount) Vec<detail::shape_t<M>::kCols> matmul(const V& v,
-                                                                                                      const M& m) {
+                                                                                                        const M& m) {
   const auto& x = m.value();
   const auto& y = v.value();
   return Vec<detail::shape_t<M>::kCols>::from_flat([&](int j) { return dot(y, x.col(j)); });
 }
 // r_ij = dot(row_i(a), col_j(b))
 template <detail::MatLike A, detail::MatLike B>
-requires(detail::shape_t<A>::kCols == detail::shape_t<B>::kRows)
-    Mat<detail::shape_t<A>::kRows, detail::shape_t<B>::kCols> matmul(const A& a, const B& b) {
+requires(detail::shape_t<A>::kCols ==
+         detail::shape_t<B>::kRows) Mat<detail::shape_t<A>::kRows, detail::shape_t<B>::kCols> matmul(const A& a,
+                                                                                                     const B& b) {
   const auto& x = a.value();
   const auto& y = b.value();
   return Mat<detail::shape_t<A>::kRows, detail::shape_t<B>::kCols>::from_entries(
@@ -457,23 +467,22 @@ Mat33 quat_to_matrix(const Quat& q);
 
 // ---- componentwise math: scalars broadcast -----------------------------------------------
 
-#define TACK_VECTOR_MATH_1(name)                                                \
-  template <class A>                                                            \
-  requires detail::Shaped<A> detail::shape_t<A> name(const A& a) {              \
-    return detail::each([](const Value& x) { return lang::name(x); }, a);       \
+#define TACK_VECTOR_MATH_1(name)                                          \
+  template <class A>                                                      \
+  requires detail::Shaped<A> detail::shape_t<A> name(const A& a) {        \
+    return detail::each([](const Value& x) { return lang::name(x); }, a); \
   }
-#define TACK_VECTOR_MATH_2(name)                                                                  \
-  template <class A, class B>                                                                     \
-  requires detail::Broadcast<A, B>                                                                \
-  typename detail::broadcast_shape<A, B>::type name(const A& a, const B& b) {                     \
-    return detail::each([](const Value& x, const Value& y) { return lang::name(x, y); }, a, b);   \
+#define TACK_VECTOR_MATH_2(name)                                                                \
+  template <class A, class B>                                                                   \
+  requires detail::Broadcast<A, B>                                                              \
+  typename detail::broadcast_shape<A, B>::type name(const A& a, const B& b) {                   \
+    return detail::each([](const Value& x, const Value& y) { return lang::name(x, y); }, a, b); \
   }
-#define TACK_VECTOR_MATH_3(name)                                                                          \
-  template <class A, class B, class C>                                                                    \
-  requires detail::Broadcast<A, B, C>                                                                     \
-  typename detail::broadcast_shape<A, B, C>::type name(const A& a, const B& b, const C& c) {              \
-    return detail::each([](const Value& x, const Value& y, const Value& z) { return lang::name(x, y, z); }, \
-                        a, b, c);                                                                         \
+#define TACK_VECTOR_MATH_3(name)                                                                                      \
+  template <class A, class B, class C>                                                                                \
+  requires detail::Broadcast<A, B, C>                                                                                 \
+  typename detail::broadcast_shape<A, B, C>::type name(const A& a, const B& b, const C& c) {                          \
+    return detail::each([](const Value& x, const Value& y, const Value& z) { return lang::name(x, y, z); }, a, b, c); \
   }
 TACK_VECTOR_MATH_1(abs)
 TACK_VECTOR_MATH_1(floor)
@@ -542,13 +551,21 @@ class VecVar : public detail::Fields<Var, N> {
   requires std::same_as<detail::shape_t<A>, Vec<N>> VecVar& operator=(const A& v) { return set(v.value()); }
   VecVar& operator=(const VecVar& v) { return set(v.value()); }
   template <class A>
-  VecVar& operator+=(const A& v) { return set(*this + v); }
+  VecVar& operator+=(const A& v) {
+    return set(*this + v);
+  }
   template <class A>
-  VecVar& operator-=(const A& v) { return set(*this - v); }
+  VecVar& operator-=(const A& v) {
+    return set(*this - v);
+  }
   template <class A>
-  VecVar& operator*=(const A& v) { return set(*this * v); }
+  VecVar& operator*=(const A& v) {
+    return set(*this * v);
+  }
   template <class A>
-  VecVar& operator/=(const A& v) { return set(*this / v); }
+  VecVar& operator/=(const A& v) {
+    return set(*this / v);
+  }
 
  private:
   template <std::size_t... K>
@@ -584,13 +601,21 @@ class MatVar {
   requires std::same_as<detail::shape_t<A>, Mat<R, C>> MatVar& operator=(const A& v) { return set(v.value()); }
   MatVar& operator=(const MatVar& v) { return set(v.value()); }
   template <class A>
-  MatVar& operator+=(const A& v) { return set(*this + v); }
+  MatVar& operator+=(const A& v) {
+    return set(*this + v);
+  }
   template <class A>
-  MatVar& operator-=(const A& v) { return set(*this - v); }
+  MatVar& operator-=(const A& v) {
+    return set(*this - v);
+  }
   template <class A>
-  MatVar& operator*=(const A& v) { return set(*this * v); }
+  MatVar& operator*=(const A& v) {
+    return set(*this * v);
+  }
   template <class A>
-  MatVar& operator/=(const A& v) { return set(*this / v); }
+  MatVar& operator/=(const A& v) {
+    return set(*this / v);
+  }
 
  private:
   template <std::size_t... I>
@@ -650,11 +675,17 @@ class ElementOf {
   }
   ElementOf& operator=(const ElementOf& v) { return *this = v.value(); }
   template <class A>
-  ElementOf& operator+=(const A& v) { return update(v, [](const Value& x, const Value& y) { return x + y; }); }
+  ElementOf& operator+=(const A& v) {
+    return update(v, [](const Value& x, const Value& y) { return x + y; });
+  }
   template <class A>
-  ElementOf& operator-=(const A& v) { return update(v, [](const Value& x, const Value& y) { return x - y; }); }
+  ElementOf& operator-=(const A& v) {
+    return update(v, [](const Value& x, const Value& y) { return x - y; });
+  }
   template <class A>
-  ElementOf& operator*=(const A& v) { return update(v, [](const Value& x, const Value& y) { return x * y; }); }
+  ElementOf& operator*=(const A& v) {
+    return update(v, [](const Value& x, const Value& y) { return x * y; });
+  }
   template <class A>
   requires detail::ScalarLike<A> ElementOf& operator/=(const A& v) {
     return update(v, [](const Value& x, const Value& y) { return x / y; });
@@ -698,7 +729,8 @@ requires(detail::is_shaped<E>::value && sizeof...(Fixed) <= 1) class ArrayOf<E, 
 // One scalar atomic_add per component, in component order; the old values are not returned.
 // The element is x[i] (one leading index): component k is the flat element i * n + k (n components).
 template <class E, class... F, detail::Shaped V>
-requires std::same_as<detail::shape_t<V>, E> void atomic_add(const ArrayOf<E, F...>& a, Located i, const V& v) {
+requires std::same_as<detail::shape_t<V>, E>
+void atomic_add(const ArrayOf<E, F...>& a, Located i, const V& v) {
   const E& x = v.value();
   for (int k = 0; k < E::kCount; ++k) atomic_add(a, Located(i.value * E::kCount + k, i.loc), x.c(k));
 }

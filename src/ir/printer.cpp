@@ -180,7 +180,8 @@ namespace {
 // ", element 3" (a vec3) or ", element 3x3" (a mat33); empty for scalar elements.
 std::string element_shape(const Param& p) {
   if (p.element_rows <= 0) return "";
-  return ", element " + std::to_string(p.element_rows) + (p.element_cols > 0 ? "x" + std::to_string(p.element_cols) : "");
+  return ", element " + std::to_string(p.element_rows) +
+         (p.element_cols > 0 ? "x" + std::to_string(p.element_cols) : "");
 }
 }  // namespace
 
@@ -199,7 +200,8 @@ std::string to_string(const Kernel& k) {
     } else if (p.fixed_dtype || p.required_rank >= 0 || p.element_rows > 0) {
       // A required rank or element shape is part of the traced kernel's text, and so of its hash.
       std::string rank = p.required_rank >= 0 ? "rank " + std::to_string(p.required_rank) : "";
-      std::string head = (p.fixed_dtype ? std::string(dtype_name(*p.fixed_dtype)) + (rank.empty() ? "" : ", ") : "") + rank;
+      std::string head =
+          (p.fixed_dtype ? std::string(dtype_name(*p.fixed_dtype)) + (rank.empty() ? "" : ", ") : "") + rank;
       std::string element = element_shape(p);
       out += "<" + (head.empty() && !element.empty() ? element.substr(2) : head + element) + ">";
     }

@@ -162,65 +162,146 @@ std::vector<Value> cat_values(std::vector<Value> a, const std::vector<Value>& b)
 std::vector<Row> vector_rows() {
   std::vector<Row> r;
   auto add = [&](std::string n, auto d, auto h, double tol = 2e-5) { r.push_back({std::move(n), d, h, tol}); };
-  add("a + b", DEV { return flat(a + b); }, HOST { return zip(a, b, std::plus<>()); });
-  add("a - b", DEV { return flat(a - b); }, HOST { return zip(a, b, std::minus<>()); });
-  add("a * b", DEV { return flat(a * b); }, HOST { return zip(a, b, std::multiplies<>()); });
-  add("-a", DEV { return flat(-a); }, HOST { return map(a, [](double x) { return -x; }); });
-  add("a * s", DEV { return flat(a * s); }, HOST { return map(a, [&](double x) { return x * s; }); });
-  add("s * a", DEV { return flat(s * a); }, HOST { return map(a, [&](double x) { return s * x; }); });
-  add("a / s", DEV { return flat(a / s); }, HOST { return map(a, [&](double x) { return x / s; }); });
-  add("dot", DEV { return {dot(a, b)}; }, HOST { return {hdot(a, b)}; });
-  add("cross", DEV { return flat(cross(a, b)); }, HOST { return hcross(a, b); });
-  add("length", DEV { return {length(a)}; }, HOST { return {std::sqrt(hdot(a, a))}; });
-  add("length_sq", DEV { return {length_sq(a)}; }, HOST { return {hdot(a, a)}; });
-  add("normalize", DEV { return flat(normalize(a)); }, HOST { return hnormalize(a); });
-  add("vec2 dot, normalize", DEV { return cat_values({dot(vec2(a.x, a.y), vec2(b.x, b.y))}, flat(normalize(vec2(a.x, b.y)))); },
-      HOST { return cat({{a[0] * b[0] + a[1] * b[1]}, hnormalize({a[0], b[1]})}); });
-  add("vec4 dot, length", DEV { return {dot(vec4(a.x, a.y, a.z, s), vec4(b.x, b.y, b.z, s)), length(vec4(a.x, a.y, a.z, s))}; },
-      HOST { return {hdot(a, b) + s * s, std::sqrt(hdot(a, a) + s * s)}; });
-  add("v[k]", DEV { return {a[0], a[1], a[2], b[2]}; }, HOST { return {a[0], a[1], a[2], b[2]}; });
-  add("min, max", DEV { return cat_values(flat(min(a, b)), flat(max(a, b))); },
-      HOST { return cat({zip(a, b, [](double x, double y) { return std::min(x, y); }),
-                         zip(a, b, [](double x, double y) { return std::max(x, y); })}); });
-  add("min(a, s), max(s, a)", DEV { return cat_values(flat(min(a, s)), flat(max(s, a))); },
-      HOST { return cat({map(a, [&](double x) { return std::min(x, s); }), map(a, [&](double x) { return std::max(s, x); })}); });
-  add("abs", DEV { return flat(abs(a)); }, HOST { return map(a, [](double x) { return std::abs(x); }); });
-  add("clamp(a, -0.5, 0.5)", DEV { return flat(clamp(a, -0.5f, 0.5f)); },
-      HOST { return map(a, [](double x) { return std::min(std::max(x, -0.5), 0.5); }); });
-  add("select(scalar)", DEV { return flat(select(s > 0, a, b)); }, HOST { return s > 0 ? a : b; });
-  add("select(vector)", DEV { return flat(select(vec3(a.x < b.x, a.y < b.y, a.z < b.z), a, 0)); },
-      HOST { return zip(a, b, [](double x, double y) { return x < y ? x : 0.0; }); });
-  add("floor", DEV { return flat(floor(a)); }, HOST { return map(a, [](double x) { return std::floor(x); }); });
-  add("ceil", DEV { return flat(ceil(a)); }, HOST { return map(a, [](double x) { return std::ceil(x); }); });
-  add("round", DEV { return flat(round(a * 2.0f)); }, HOST { return map(a, [](double x) { return std::nearbyint(float(x * 2)); }); });
-  add("trunc", DEV { return flat(trunc(a * 2.0f)); }, HOST { return map(a, [](double x) { return std::trunc(float(x * 2)); }); });
-  add("sqrt", DEV { return flat(sqrt(abs(a))); }, HOST { return map(a, [](double x) { return std::sqrt(std::abs(x)); }); });
-  add("rsqrt", DEV { return flat(rsqrt(abs(a))); }, HOST { return map(a, [](double x) { return 1 / std::sqrt(std::abs(x)); }); }, 1e-4);
-  add("exp", DEV { return flat(exp(a)); }, HOST { return map(a, [](double x) { return std::exp(x); }); });
-  add("exp2", DEV { return flat(exp2(a)); }, HOST { return map(a, [](double x) { return std::exp2(x); }); });
-  add("log", DEV { return flat(log(abs(a))); }, HOST { return map(a, [](double x) { return std::log(std::abs(x)); }); });
-  add("log2", DEV { return flat(log2(abs(a))); }, HOST { return map(a, [](double x) { return std::log2(std::abs(x)); }); });
-  add("log10", DEV { return flat(log10(abs(a))); }, HOST { return map(a, [](double x) { return std::log10(std::abs(x)); }); });
-  add("sin", DEV { return flat(sin(a)); }, HOST { return map(a, [](double x) { return std::sin(x); }); });
-  add("cos", DEV { return flat(cos(a)); }, HOST { return map(a, [](double x) { return std::cos(x); }); });
-  add("tan", DEV { return flat(tan(a * 0.5f)); }, HOST { return map(a, [](double x) { return std::tan(x * 0.5); }); });
-  add("asin", DEV { return flat(asin(a * 0.25f)); }, HOST { return map(a, [](double x) { return std::asin(x * 0.25); }); });
-  add("acos", DEV { return flat(acos(a * 0.25f)); }, HOST { return map(a, [](double x) { return std::acos(x * 0.25); }); });
-  add("atan", DEV { return flat(atan(a)); }, HOST { return map(a, [](double x) { return std::atan(x); }); });
-  add("atan2", DEV { return flat(atan2(a, b)); }, HOST { return zip(a, b, [](double y, double x) { return std::atan2(y, x); }); });
-  add("sinh", DEV { return flat(sinh(a)); }, HOST { return map(a, [](double x) { return std::sinh(x); }); });
-  add("cosh", DEV { return flat(cosh(a)); }, HOST { return map(a, [](double x) { return std::cosh(x); }); });
-  add("tanh", DEV { return flat(tanh(a)); }, HOST { return map(a, [](double x) { return std::tanh(x); }); });
-  add("pow", DEV { return flat(pow(abs(a), b)); }, HOST { return zip(a, b, [](double x, double y) { return std::pow(std::abs(x), y); }); }, 1e-4);
-  add("pow(a, 2)", DEV { return flat(pow(abs(a), 2)); }, HOST { return map(a, [](double x) { return x * x; }); });
-  add("fma", DEV { return flat(fma(a, b, s)); }, HOST { return map(zip(a, b, std::multiplies<>()), [&](double x) { return x + s; }); });
-  add("copysign", DEV { return flat(copysign(a, b)); }, HOST { return zip(a, b, [](double x, double y) { return std::copysign(x, y); }); });
-  add("isnan, isinf", DEV {
-        return cat_values(flat(select(isnan((a - a) / 0.0f), 1, 0)), flat(select(isinf(a / 0.0f), 1, 0)));
+  add(
+      "a + b", DEV { return flat(a + b); }, HOST { return zip(a, b, std::plus<>()); });
+  add(
+      "a - b", DEV { return flat(a - b); }, HOST { return zip(a, b, std::minus<>()); });
+  add(
+      "a * b", DEV { return flat(a * b); }, HOST { return zip(a, b, std::multiplies<>()); });
+  add(
+      "-a", DEV { return flat(-a); }, HOST { return map(a, [](double x) { return -x; }); });
+  add(
+      "a * s", DEV { return flat(a * s); }, HOST { return map(a, [&](double x) { return x * s; }); });
+  add(
+      "s * a", DEV { return flat(s * a); }, HOST { return map(a, [&](double x) { return s * x; }); });
+  add(
+      "a / s", DEV { return flat(a / s); }, HOST { return map(a, [&](double x) { return x / s; }); });
+  add(
+      "dot", DEV { return {dot(a, b)}; }, HOST { return {hdot(a, b)}; });
+  add(
+      "cross", DEV { return flat(cross(a, b)); }, HOST { return hcross(a, b); });
+  add(
+      "length", DEV { return {length(a)}; }, HOST { return {std::sqrt(hdot(a, a))}; });
+  add(
+      "length_sq", DEV { return {length_sq(a)}; }, HOST { return {hdot(a, a)}; });
+  add(
+      "normalize", DEV { return flat(normalize(a)); }, HOST { return hnormalize(a); });
+  add(
+      "vec2 dot, normalize",
+      DEV { return cat_values({dot(vec2(a.x, a.y), vec2(b.x, b.y))}, flat(normalize(vec2(a.x, b.y)))); },
+      HOST {
+        return cat({{a[0] * b[0] + a[1] * b[1]}, hnormalize({a[0], b[1]})});
+      });
+  add(
+      "vec4 dot, length",
+      DEV {
+        return {dot(vec4(a.x, a.y, a.z, s), vec4(b.x, b.y, b.z, s)), length(vec4(a.x, a.y, a.z, s))};
       },
+      HOST {
+        return {hdot(a, b) + s * s, std::sqrt(hdot(a, a) + s * s)};
+      });
+  add(
+      "v[k]",
+      DEV {
+        return {a[0], a[1], a[2], b[2]};
+      },
+      HOST {
+        return {a[0], a[1], a[2], b[2]};
+      });
+  add(
+      "min, max", DEV { return cat_values(flat(min(a, b)), flat(max(a, b))); },
+      HOST {
+        return cat({zip(a, b, [](double x, double y) { return std::min(x, y); }),
+                    zip(a, b, [](double x, double y) { return std::max(x, y); })});
+      });
+  add(
+      "min(a, s), max(s, a)", DEV { return cat_values(flat(min(a, s)), flat(max(s, a))); },
+      HOST {
+        return cat(
+            {map(a, [&](double x) { return std::min(x, s); }), map(a, [&](double x) { return std::max(s, x); })});
+      });
+  add(
+      "abs", DEV { return flat(abs(a)); }, HOST { return map(a, [](double x) { return std::abs(x); }); });
+  add(
+      "clamp(a, -0.5, 0.5)", DEV { return flat(clamp(a, -0.5f, 0.5f)); },
+      HOST { return map(a, [](double x) { return std::min(std::max(x, -0.5), 0.5); }); });
+  add(
+      "select(scalar)", DEV { return flat(select(s > 0, a, b)); }, HOST { return s > 0 ? a : b; });
+  add(
+      "select(vector)", DEV { return flat(select(vec3(a.x < b.x, a.y < b.y, a.z < b.z), a, 0)); },
+      HOST { return zip(a, b, [](double x, double y) { return x < y ? x : 0.0; }); });
+  add(
+      "floor", DEV { return flat(floor(a)); }, HOST { return map(a, [](double x) { return std::floor(x); }); });
+  add(
+      "ceil", DEV { return flat(ceil(a)); }, HOST { return map(a, [](double x) { return std::ceil(x); }); });
+  add(
+      "round", DEV { return flat(round(a * 2.0f)); },
+      HOST { return map(a, [](double x) { return std::nearbyint(float(x * 2)); }); });
+  add(
+      "trunc", DEV { return flat(trunc(a * 2.0f)); },
+      HOST { return map(a, [](double x) { return std::trunc(float(x * 2)); }); });
+  add(
+      "sqrt", DEV { return flat(sqrt(abs(a))); },
+      HOST { return map(a, [](double x) { return std::sqrt(std::abs(x)); }); });
+  add(
+      "rsqrt", DEV { return flat(rsqrt(abs(a))); },
+      HOST { return map(a, [](double x) { return 1 / std::sqrt(std::abs(x)); }); }, 1e-4);
+  add(
+      "exp", DEV { return flat(exp(a)); }, HOST { return map(a, [](double x) { return std::exp(x); }); });
+  add(
+      "exp2", DEV { return flat(exp2(a)); }, HOST { return map(a, [](double x) { return std::exp2(x); }); });
+  add(
+      "log", DEV { return flat(log(abs(a))); },
+      HOST { return map(a, [](double x) { return std::log(std::abs(x)); }); });
+  add(
+      "log2", DEV { return flat(log2(abs(a))); },
+      HOST { return map(a, [](double x) { return std::log2(std::abs(x)); }); });
+  add(
+      "log10", DEV { return flat(log10(abs(a))); },
+      HOST { return map(a, [](double x) { return std::log10(std::abs(x)); }); });
+  add(
+      "sin", DEV { return flat(sin(a)); }, HOST { return map(a, [](double x) { return std::sin(x); }); });
+  add(
+      "cos", DEV { return flat(cos(a)); }, HOST { return map(a, [](double x) { return std::cos(x); }); });
+  add(
+      "tan", DEV { return flat(tan(a * 0.5f)); }, HOST { return map(a, [](double x) { return std::tan(x * 0.5); }); });
+  add(
+      "asin", DEV { return flat(asin(a * 0.25f)); },
+      HOST { return map(a, [](double x) { return std::asin(x * 0.25); }); });
+  add(
+      "acos", DEV { return flat(acos(a * 0.25f)); },
+      HOST { return map(a, [](double x) { return std::acos(x * 0.25); }); });
+  add(
+      "atan", DEV { return flat(atan(a)); }, HOST { return map(a, [](double x) { return std::atan(x); }); });
+  add(
+      "atan2", DEV { return flat(atan2(a, b)); },
+      HOST { return zip(a, b, [](double y, double x) { return std::atan2(y, x); }); });
+  add(
+      "sinh", DEV { return flat(sinh(a)); }, HOST { return map(a, [](double x) { return std::sinh(x); }); });
+  add(
+      "cosh", DEV { return flat(cosh(a)); }, HOST { return map(a, [](double x) { return std::cosh(x); }); });
+  add(
+      "tanh", DEV { return flat(tanh(a)); }, HOST { return map(a, [](double x) { return std::tanh(x); }); });
+  add(
+      "pow", DEV { return flat(pow(abs(a), b)); },
+      HOST { return zip(a, b, [](double x, double y) { return std::pow(std::abs(x), y); }); }, 1e-4);
+  add(
+      "pow(a, 2)", DEV { return flat(pow(abs(a), 2)); }, HOST { return map(a, [](double x) { return x * x; }); });
+  add(
+      "fma", DEV { return flat(fma(a, b, s)); },
+      HOST { return map(zip(a, b, std::multiplies<>()), [&](double x) { return x + s; }); });
+  add(
+      "copysign", DEV { return flat(copysign(a, b)); },
+      HOST { return zip(a, b, [](double x, double y) { return std::copysign(x, y); }); });
+  add(
+      "isnan, isinf",
+      DEV { return cat_values(flat(select(isnan((a - a) / 0.0f), 1, 0)), flat(select(isinf(a / 0.0f), 1, 0))); },
       HOST { return {1, 1, 1, 1, 1, 1}; });
-  add("cast<int>", DEV { return flat(cast<std::int32_t>(a * 3.0f)); }, HOST { return map(a, [](double x) { return std::trunc(float(x * 3)); }); });
-  add("outer", DEV { return flat(outer(a, b)); }, HOST { return hmatmul(a, b, 3, 1, 3); });
+  add(
+      "cast<int>", DEV { return flat(cast<std::int32_t>(a * 3.0f)); },
+      HOST { return map(a, [](double x) { return std::trunc(float(x * 3)); }); });
+  add(
+      "outer", DEV { return flat(outer(a, b)); }, HOST { return hmatmul(a, b, 3, 1, 3); });
   return r;
 }
 
@@ -231,11 +312,18 @@ std::vector<Row> matrix_rows() {
   auto n3 = [](const Vec3& a, const Vec3& b, const Value& s) { return dmatrix<3>(b, a, s * 0.5f); };
   auto hm3 = [](const H& a, const H& b, double s) { return hmatrix(a, b, s, 3); };
   auto hn3 = [](const H& a, const H& b, double s) { return hmatrix(b, a, s * 0.5, 3); };
-  add("m + n", [=] DEV_ARGS { return flat(m3(a, b, s) + n3(a, b, s)); }, [=] HOST_ARGS { return zip(hm3(a, b, s), hn3(a, b, s), std::plus<>()); });
-  add("m - n", [=] DEV_ARGS { return flat(m3(a, b, s) - n3(a, b, s)); }, [=] HOST_ARGS { return zip(hm3(a, b, s), hn3(a, b, s), std::minus<>()); });
-  add("m * n (entries)", [=] DEV_ARGS { return flat(m3(a, b, s) * n3(a, b, s)); },
+  add(
+      "m + n", [=] DEV_ARGS { return flat(m3(a, b, s) + n3(a, b, s)); },
+      [=] HOST_ARGS { return zip(hm3(a, b, s), hn3(a, b, s), std::plus<>()); });
+  add(
+      "m - n", [=] DEV_ARGS { return flat(m3(a, b, s) - n3(a, b, s)); },
+      [=] HOST_ARGS { return zip(hm3(a, b, s), hn3(a, b, s), std::minus<>()); });
+  add(
+      "m * n (entries)", [=] DEV_ARGS { return flat(m3(a, b, s) * n3(a, b, s)); },
       [=] HOST_ARGS { return zip(hm3(a, b, s), hn3(a, b, s), std::multiplies<>()); });
-  add("m * s, s * m, m / s, -m", [=] DEV_ARGS {
+  add(
+      "m * s, s * m, m / s, -m",
+      [=] DEV_ARGS {
         Mat33 m = m3(a, b, s);
         return cat_values(cat_values(flat(m * s), flat(s * m)), cat_values(flat(m / s), flat(-m)));
       },
@@ -244,11 +332,18 @@ std::vector<Row> matrix_rows() {
         return cat({map(m, [&](double x) { return x * s; }), map(m, [&](double x) { return s * x; }),
                     map(m, [&](double x) { return x / s; }), map(m, [](double x) { return -x; })});
       });
-  add("matmul(m, v)", [=] DEV_ARGS { return flat(matmul(m3(a, b, s), a)); }, [=] HOST_ARGS { return hmatmul(hm3(a, b, s), a, 3, 3, 1); });
-  add("matmul(v, m)", [=] DEV_ARGS { return flat(matmul(a, m3(a, b, s))); }, [=] HOST_ARGS { return hmatmul(a, hm3(a, b, s), 1, 3, 3); });
-  add("matmul(m, n)", [=] DEV_ARGS { return flat(matmul(m3(a, b, s), n3(a, b, s))); },
+  add(
+      "matmul(m, v)", [=] DEV_ARGS { return flat(matmul(m3(a, b, s), a)); },
+      [=] HOST_ARGS { return hmatmul(hm3(a, b, s), a, 3, 3, 1); });
+  add(
+      "matmul(v, m)", [=] DEV_ARGS { return flat(matmul(a, m3(a, b, s))); },
+      [=] HOST_ARGS { return hmatmul(a, hm3(a, b, s), 1, 3, 3); });
+  add(
+      "matmul(m, n)", [=] DEV_ARGS { return flat(matmul(m3(a, b, s), n3(a, b, s))); },
       [=] HOST_ARGS { return hmatmul(hm3(a, b, s), hn3(a, b, s), 3, 3, 3); });
-  add("m[i], m(i, j)", [=] DEV_ARGS {
+  add(
+      "m[i], m(i, j)",
+      [=] DEV_ARGS {
         Mat33 m = m3(a, b, s);
         return cat_values(flat(m[2]), {m(0, 1)});
       },
@@ -256,24 +351,49 @@ std::vector<Row> matrix_rows() {
         H m = hm3(a, b, s);
         return {m[6], m[7], m[8], m[1]};
       });
-  add("mat33(rows)", DEV { return flat(mat33(a, b, vec3(s, s, s))); }, HOST { return cat({a, b, {s, s, s}}); });
-  add("mat22(values)", DEV { return flat(mat22(a.x, a.y, b.x, s)); }, HOST { return {a[0], a[1], b[0], s}; });
-  add("transpose", [=] DEV_ARGS { return flat(transpose(m3(a, b, s))); }, [=] HOST_ARGS { return htranspose(hm3(a, b, s), 3); });
-  add("trace", [=] DEV_ARGS { return {trace(m3(a, b, s))}; }, [=] HOST_ARGS {
-    H m = hm3(a, b, s);
-    return {m[0] + m[4] + m[8]};
-  });
-  add("diag", DEV { return flat(diag(a)); }, HOST { return {a[0], 0, 0, 0, a[1], 0, 0, 0, a[2]}; });
-  add("identity", DEV { return cat_values(flat(identity<3>() * s), flat(identity<2>(tack::DType::F32))); },
+  add(
+      "mat33(rows)", DEV { return flat(mat33(a, b, vec3(s, s, s))); },
+      HOST {
+        return cat({a, b, {s, s, s}});
+      });
+  add(
+      "mat22(values)", DEV { return flat(mat22(a.x, a.y, b.x, s)); },
+      HOST {
+        return {a[0], a[1], b[0], s};
+      });
+  add(
+      "transpose", [=] DEV_ARGS { return flat(transpose(m3(a, b, s))); },
+      [=] HOST_ARGS { return htranspose(hm3(a, b, s), 3); });
+  add(
+      "trace", [=] DEV_ARGS { return {trace(m3(a, b, s))}; },
+      [=] HOST_ARGS {
+        H m = hm3(a, b, s);
+        return {m[0] + m[4] + m[8]};
+      });
+  add(
+      "diag", DEV { return flat(diag(a)); }, HOST { return {a[0], 0, 0, 0, a[1], 0, 0, 0, a[2]}; });
+  add(
+      "identity", DEV { return cat_values(flat(identity<3>() * s), flat(identity<2>(tack::DType::F32))); },
       HOST { return {s, 0, 0, 0, s, 0, 0, 0, s, 1, 0, 0, 1}; });
-  add("determinant 2, 3, 4", DEV {
+  add(
+      "determinant 2, 3, 4",
+      DEV {
         return {determinant(dmatrix<2>(a, b, s)), determinant(dmatrix<3>(a, b, s)), determinant(dmatrix<4>(a, b, s))};
       },
-      HOST { return {hdet(hmatrix(a, b, s, 2), 2), hdet(hmatrix(a, b, s, 3), 3), hdet(hmatrix(a, b, s, 4), 4)}; });
-  add("inverse 2", DEV { return flat(inverse(dmatrix<2>(a, b, s))); }, HOST { return hinverse(hmatrix(a, b, s, 2), 2); });
-  add("inverse 3", DEV { return flat(inverse(dmatrix<3>(a, b, s))); }, HOST { return hinverse(hmatrix(a, b, s, 3), 3); });
-  add("inverse 4", DEV { return flat(inverse(dmatrix<4>(a, b, s))); }, HOST { return hinverse(hmatrix(a, b, s, 4), 4); });
-  add("cast<int>(m)", [=] DEV_ARGS { return flat(cast<std::int32_t>(m3(a, b, s) * 4.0f)); },
+      HOST {
+        return {hdet(hmatrix(a, b, s, 2), 2), hdet(hmatrix(a, b, s, 3), 3), hdet(hmatrix(a, b, s, 4), 4)};
+      });
+  add(
+      "inverse 2", DEV { return flat(inverse(dmatrix<2>(a, b, s))); },
+      HOST { return hinverse(hmatrix(a, b, s, 2), 2); });
+  add(
+      "inverse 3", DEV { return flat(inverse(dmatrix<3>(a, b, s))); },
+      HOST { return hinverse(hmatrix(a, b, s, 3), 3); });
+  add(
+      "inverse 4", DEV { return flat(inverse(dmatrix<4>(a, b, s))); },
+      HOST { return hinverse(hmatrix(a, b, s, 4), 4); });
+  add(
+      "cast<int>(m)", [=] DEV_ARGS { return flat(cast<std::int32_t>(m3(a, b, s) * 4.0f)); },
       [=] HOST_ARGS { return map(hm3(a, b, s), [](double x) { return std::trunc(float(float(x) * 4)); }); });
   return r;
 }
@@ -283,28 +403,40 @@ std::vector<Row> quat_rows() {
   auto add = [&](std::string n, auto d, auto h, double tol = 2e-5) { r.push_back({std::move(n), d, h, tol}); };
   auto q = [](const Vec3& a, const Value& s) { return quat(a.x, a.y, a.z, s); };
   auto p = [](const Vec3& b) { return quat(b.x, b.y, b.z, 1); };
-  add("quat_mul", [=] DEV_ARGS { return flat(quat_mul(q(a, s), p(b))); },
-      HOST { return hquat_mul({a[0], a[1], a[2], s}, {b[0], b[1], b[2], 1}); });
-  add("quat_conjugate", [=] DEV_ARGS { return flat(quat_conjugate(q(a, s))); }, HOST { return {-a[0], -a[1], -a[2], s}; });
-  add("dot, length, normalize (quat)", [=] DEV_ARGS {
+  add(
+      "quat_mul", [=] DEV_ARGS { return flat(quat_mul(q(a, s), p(b))); },
+      HOST {
+        return hquat_mul({a[0], a[1], a[2], s}, {b[0], b[1], b[2], 1});
+      });
+  add(
+      "quat_conjugate", [=] DEV_ARGS { return flat(quat_conjugate(q(a, s))); },
+      HOST {
+        return {-a[0], -a[1], -a[2], s};
+      });
+  add(
+      "dot, length, normalize (quat)",
+      [=] DEV_ARGS {
         return cat_values({dot(q(a, s), p(b)), length(q(a, s)), length_sq(p(b))}, flat(normalize(q(a, s))));
       },
       HOST {
         H qa = {a[0], a[1], a[2], s}, pb = {b[0], b[1], b[2], 1};
         return cat({{hdot(qa, pb), std::sqrt(hdot(qa, qa)), hdot(pb, pb)}, hnormalize(qa)});
       });
-  add("quat_rotate", [=] DEV_ARGS { return flat(quat_rotate(normalize(q(a, s)), b)); },
+  add(
+      "quat_rotate", [=] DEV_ARGS { return flat(quat_rotate(normalize(q(a, s)), b)); },
       HOST {
         H u = hnormalize({a[0], a[1], a[2], s});
         H r = hquat_mul(hquat_mul(u, {b[0], b[1], b[2], 0}), {-u[0], -u[1], -u[2], u[3]});
         return {r[0], r[1], r[2]};
       });
-  add("quat_from_axis_angle", DEV { return flat(quat_from_axis_angle(normalize(a), s)); },
+  add(
+      "quat_from_axis_angle", DEV { return flat(quat_from_axis_angle(normalize(a), s)); },
       HOST {
         H u = hnormalize(a);
         return {u[0] * std::sin(s / 2), u[1] * std::sin(s / 2), u[2] * std::sin(s / 2), std::cos(s / 2)};
       });
-  add("quat_to_matrix", [=] DEV_ARGS { return flat(quat_to_matrix(normalize(q(a, s)))); },
+  add(
+      "quat_to_matrix", [=] DEV_ARGS { return flat(quat_to_matrix(normalize(q(a, s)))); },
       HOST {
         H u = hnormalize({a[0], a[1], a[2], s});
         // The rotation's matrix: its columns are the rotated unit vectors.
@@ -370,8 +502,8 @@ TEST_P(Vectors, PromotionAndWeakLiteralsPerComponent) {
   auto k = tack::kernel("vec_promotion", [](Array out, ArrayOf<Vec3, float> a, ScalarOf<double> s, ArrayOf<Vec3> n) {
     parallel_for(a.shape(0), [&](Index i) {
       const Vec3 v = a[i];
-      const Vec3 strong = v * s;     // f64
-      const Vec3 weak = v * 0.1;     // f32: the literal adapts
+      const Vec3 strong = v * s;  // f64
+      const Vec3 weak = v * 0.1;  // f32: the literal adapts
       const Vec3 ints = Vec3(n[i]) * 3 + vec3(1, 2, 3);
       for (int c = 0; c < 3; ++c) {
         out(i, c) = strong[c];
@@ -408,13 +540,15 @@ TEST_P(Vectors, VarsInLoopsAndBranches) {
     parallel_for(out.shape(0), [&](Index i) {
       Vec3Var acc = vec3(0, 0, 0);
       for_range(0, a.shape(0), [&](Index j) { acc += a[j]; });
-      if_(i % 2 == 0, [&] { acc = -acc; }, [&] { acc *= 2; });
+      if_(
+          i % 2 == 0, [&] { acc = -acc; }, [&] { acc *= 2; });
       Mat22Var p = identity<2>();
       Var n = 0;
-      while_([&] { return n < 3; }, [&] {
-        p = matmul(p, Mat22(m[i]));
-        n += 1;
-      });
+      while_([&] { return n < 3; },
+             [&] {
+               p = matmul(p, Mat22(m[i]));
+               n += 1;
+             });
       acc.x += p(0, 1);
       acc[2] -= 1;
       QuatVar q = quat(0, 0, 0, 1);
@@ -444,21 +578,22 @@ TEST_P(Vectors, VarsInLoopsAndBranches) {
 
 // Arrays of vec3 ((n, 3) and (h, w, 3)) and mat33 ((n, 3, 3)): load, store, += and atomic_add.
 TEST_P(Vectors, ArraysOfVectorsAndMatrices) {
-  auto k = tack::kernel("vec_arrays", [](ArrayOf<Vec3> v, ArrayOf<Vec3> grid, ArrayOf<Mat33> m, ArrayOf<Vec3> acc,
-                                         ArrayOf<Mat33> macc) {
-    parallel_for(v.shape(0), [&](Index i) {
-      const Vec3 x = v[i];
-      v[i] = x * 2;                                   // store
-      v[i] += vec3(1, 1, 1);                          // load, add, store per component
-      grid(i, 1) = grid(i, 0);                        // (h, w, 3): two leading indices
-      m[i] += matmul(Mat33(m[i]), identity<3>());     // m + m
-      atomic_add(acc, 0, vec3(1, 2, 3));
-      atomic_add(macc, 1, identity<3>() * 2);
-    });
-  });
+  auto k = tack::kernel(
+      "vec_arrays", [](ArrayOf<Vec3> v, ArrayOf<Vec3> grid, ArrayOf<Mat33> m, ArrayOf<Vec3> acc, ArrayOf<Mat33> macc) {
+        parallel_for(v.shape(0), [&](Index i) {
+          const Vec3 x = v[i];
+          v[i] = x * 2;                                // store
+          v[i] += vec3(1, 1, 1);                       // load, add, store per component
+          grid(i, 1) = grid(i, 0);                     // (h, w, 3): two leading indices
+          m[i] += matmul(Mat33(m[i]), identity<3>());  // m + m
+          atomic_add(acc, 0, vec3(1, 2, 3));
+          atomic_add(macc, 1, identity<3>() * 2);
+        });
+      });
   const int n = 8;
   std::vector<float> v = inputs(n, 3, 7), grid = inputs(n, 6, 8), m = inputs(n, 9, 9);
-  tack::Array dv = dev().from_host(v, {n, 3}), dgrid = dev().from_host(grid, {n, 2, 3}), dm = dev().from_host(m, {n, 3, 3});
+  tack::Array dv = dev().from_host(v, {n, 3}), dgrid = dev().from_host(grid, {n, 2, 3}),
+              dm = dev().from_host(m, {n, 3, 3});
   tack::Array acc = dev().zeros(tack::DType::F32, {2, 3}), macc = dev().zeros(tack::DType::F32, {2, 3, 3});
   if (!has_atomic<float>()) return;
   k(dv, dgrid, dm, acc, macc);

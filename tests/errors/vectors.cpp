@@ -17,19 +17,33 @@ namespace {
 // ---- refused by the compiler ----------------------------------------------------
 
 template <class A, class B>
-concept Addable = requires(A a, B b) { a + b; };
+concept Addable = requires(A a, B b) {
+  a + b;
+};
 template <class A, class B>
-concept Multipliable = requires(A a, B b) { a* b; };
+concept Multipliable = requires(A a, B b) {
+  a* b;
+};
 template <class A, class B>
-concept Divisible = requires(A a, B b) { a / b; };
+concept Divisible = requires(A a, B b) {
+  a / b;
+};
 template <class A, class B>
-concept Comparable = requires(A a, B b) { a == b; };
+concept Comparable = requires(A a, B b) {
+  a == b;
+};
 template <class A, class B>
-concept Crossable = requires(A a, B b) { cross(a, b); };
+concept Crossable = requires(A a, B b) {
+  cross(a, b);
+};
 template <class A, class B>
-concept Dottable = requires(A a, B b) { dot(a, b); };
+concept Dottable = requires(A a, B b) {
+  dot(a, b);
+};
 template <class A, class B>
-concept MatMul = requires(A a, B b) { matmul(a, b); };
+concept MatMul = requires(A a, B b) {
+  matmul(a, b);
+};
 
 static_assert(Addable<Vec3, Vec3> && !Addable<Vec3, Vec2> && !Addable<Vec3, Mat33> && !Addable<Vec3, Value>,
               "vectors add to vectors of their own size only");
@@ -81,8 +95,8 @@ TEST(VectorErrors, MatrixTrailingShapeRefusedAtTheCall) {
   EXPECT_TACK_ERROR(k(dev.zeros(tack::DType::F32, {3, 3}), dev.zeros(tack::DType::F32, {2, 3, 3})),
                     tack::InvalidArgument, "argument 0 holds mat33 elements", "got shape (3, 3)");
   // ArrayOf<Mat33, float> also fixes the dtype.
-  EXPECT_TACK_ERROR(k(dev.zeros(tack::DType::F32, {2, 3, 3}), dev.zeros(tack::DType::F64, {2, 3, 3})),
-                    tack::TypeError, "argument 1", "ArrayOf<f32>, got f64");
+  EXPECT_TACK_ERROR(k(dev.zeros(tack::DType::F32, {2, 3, 3}), dev.zeros(tack::DType::F64, {2, 3, 3})), tack::TypeError,
+                    "argument 1", "ArrayOf<f32>, got f64");
 }
 
 TEST(VectorErrors, ElementShapeInTheIrAndInspect) {
@@ -107,15 +121,17 @@ TEST(VectorErrors, ElementShapeInTheIrAndInspect) {
 // ---- refused while tracing --------------------------------------------------------------
 
 TEST(VectorErrors, ComponentIndexOutOfRange) {
-  const int line = __LINE__ + 3;
+  const int line = __LINE__ + 4;
   auto k = tack::kernel("bad_component", [](ArrayOf<Vec3> out) {
     parallel_for(out.shape(0), [&](Index i) {
-      Vec3 v = out[i]; v[3] = 1;
+      Vec3 v = out[i];
+      v[3] = 1;
     });
   });
   auto dev = tack::device("interp");
   EXPECT_TACK_ERROR(k(dev.zeros(tack::DType::F32, {2, 3})), tack::InvalidArgument, "kernel 'bad_component'",
-                    "vectors.cpp:" + std::to_string(line), "index 3 is out of range for a vec3 (3 entries, indices 0 to 2)");
+                    "vectors.cpp:" + std::to_string(line),
+                    "index 3 is out of range for a vec3 (3 entries, indices 0 to 2)");
   auto m = tack::kernel("bad_entry", [](ArrayOf<Mat22> out) {
     parallel_for(out.shape(0), [&](Index i) {
       Mat22 x = out[i];
@@ -137,17 +153,16 @@ TEST(VectorErrors, BadOrConflictingElementShape) {
     parallel_for(1, [&](Index) {});
   });
   EXPECT_TACK_ERROR(bad(tack::device("interp").zeros(tack::DType::F32, {2})), tack::InvalidArgument,
-                    "kernel 'bad_shape'", "argument 0 is taken to hold elements of shape (5)",
-                    "2 to 4 components");
+                    "kernel 'bad_shape'", "argument 0 is taken to hold elements of shape (5)", "2 to 4 components");
   auto twice = tack::kernel("two_shapes", [](ArrayOf<Vec3> a) {
     tack::lang::detail::require_element_shape(a, 3, 3);
     parallel_for(1, [&](Index) {});
   });
   EXPECT_TACK_ERROR(twice(tack::device("interp").zeros(tack::DType::F32, {2, 3})), tack::InvalidArgument,
-                    "kernel 'two_shapes'", "argument 0 is taken to hold elements of shape (3, 3) here, but of shape (3) at");
-  auto lead = tack::kernel("too_many_leading", [](ArrayOf<Mat22> a) {
-    parallel_for(1, [&](Index i) { a(i, i, i) = identity<2>(); });
-  });
+                    "kernel 'two_shapes'",
+                    "argument 0 is taken to hold elements of shape (3, 3) here, but of shape (3) at");
+  auto lead = tack::kernel("too_many_leading",
+                           [](ArrayOf<Mat22> a) { parallel_for(1, [&](Index i) { a(i, i, i) = identity<2>(); }); });
   EXPECT_TACK_ERROR(lead(tack::device("interp").zeros(tack::DType::F32, {2, 2, 2})), tack::InvalidArgument,
                     "kernel 'too_many_leading'", "3 leading indices", "at most 2 leading indices");
 }

@@ -57,9 +57,8 @@ ElementShape check_element_shape(const std::string& kernel, size_t i, const ir::
                                  int rank) {
   const int rows = p.element_rows, cols = p.element_cols, dims = cols > 0 ? 2 : 1;
   const std::string element = cols > 0 ? "mat" + std::to_string(rows) + std::to_string(cols) + " elements"
-                                        : "vec" + std::to_string(rows) + " elements";
-  const std::string expected =
-      "(..., " + std::to_string(rows) + (cols > 0 ? ", " + std::to_string(cols) : "") + ")";
+                                       : "vec" + std::to_string(rows) + " elements";
+  const std::string expected = "(..., " + std::to_string(rows) + (cols > 0 ? ", " + std::to_string(cols) : "") + ")";
   const std::string head = "kernel '" + kernel + "', argument " + std::to_string(i) + " holds " + element +
                            ": expected an array of shape " + expected + " with 1 to " + std::to_string(4 - dims) +
                            " leading dimensions, ";
