@@ -99,7 +99,7 @@ template <>
 struct param_traits<lang::Array> {
   static ParamSpec spec() { return {ArgKind::Array}; }
 };
-template <class T>
+template <Arithmetic T>
 struct param_traits<lang::ArrayOf<T>> {
   static ParamSpec spec() { return {ArgKind::Array, true, dtype_of<T>}; }
 };

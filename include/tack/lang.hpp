@@ -257,8 +257,11 @@ class Array : public ArrayBase {
 };
 
 // An array parameter whose dtype is fixed: a call with another dtype is refused.
+// (<tack/vector.hpp> adds ArrayOf<Vec3>, ArrayOf<Mat33, float>, ...: arrays of vectors and matrices.)
+template <class T, class... Fixed>
+class ArrayOf;
 template <Arithmetic T>
-class ArrayOf : public Array {
+class ArrayOf<T> : public Array {
  public:
   using Array::Array;
   using element_type = T;
@@ -268,6 +271,11 @@ namespace detail {
 // The front end's promise that `a` has rank n (Python's `h, w = a.shape`): a call
 // with another rank is refused at `loc`. Part of the traced kernel and its hash.
 void require_rank(const Array& a, int n, std::source_location loc = std::source_location::current());
+// The front end's promise that each element of `a` is a vector of `rows` components (cols 0) or a
+// rows x cols matrix (2 to 4 each): a call whose array's trailing dimensions are not (rows) or
+// (rows, cols) is refused with InvalidArgument before anything runs. Part of the traced kernel and its hash.
+void require_element_shape(const Array& a, int rows, int cols,
+                           std::source_location loc = std::source_location::current());
 }  // namespace detail
 
 // A scalar parameter: its value is passed per call and never recompiles.

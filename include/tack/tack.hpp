@@ -9,3 +9,4 @@
 #include <tack/kernel.hpp>
 #include <tack/lang.hpp>
 #include <tack/texture.hpp>
+#include <tack/vector.hpp>

@@ -107,6 +107,11 @@ void bind_statements(nb::module_& m) {
       .def(
           "require_rank", [](const lang::Array& a, int n) { lang::detail::require_rank(a, n); }, nb::arg("n"))
       .def_prop_ro("param", &lang::Array::index);
+  // Arrays of vectors and matrices (tack.Array[tack.vec3]): the trailing shape each call's array must have.
+  m.def(
+      "require_element_shape",
+      [](const lang::Array& a, int rows, int cols) { lang::detail::require_element_shape(a, rows, cols); },
+      nb::arg("array"), nb::arg("rows"), nb::arg("cols"));
   nb::class_<lang::SharedArray, lang::ArrayBase>(m, "SharedArray").def_prop_ro("size", &lang::SharedArray::size);
   nb::class_<lang::Texture3D>(m, "TextureParam")
       .def("sample", [](const lang::Texture3D& t, nb::handle u, nb::handle v,

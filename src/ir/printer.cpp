@@ -176,6 +176,15 @@ std::string to_string(const Stmt& s, int indent) {
   TACK_UNREACHABLE("unknown statement kind");
 }
 
+namespace {
+// ", element 3" (a vec3) or ", element 3x3" (a mat33); empty for scalar elements.
+std::string element_shape(const Param& p) {
+  if (p.element_rows <= 0) return "";
+  return ", element " + std::to_string(p.element_rows) +
+         (p.element_cols > 0 ? "x" + std::to_string(p.element_cols) : "");
+}
+}  // namespace
+
 // Plain appends, not a stream: this text is the CPU cache key, built on every
 // first call, and a process's first stream builds its locale (a tenth of a millisecond).
 std::string to_string(const Kernel& k) {
@@ -187,12 +196,14 @@ std::string to_string(const Kernel& k) {
       out += "<" + std::string(dtype_name(p.dtype));
       if (p.kind == ParamKind::Array) out += ", rank " + std::to_string(p.rank);
       if (p.kind == ParamKind::Texture) out += p.hardware_texture ? ", hardware" : ", software";
-      out += ">";
-    } else if (p.fixed_dtype || p.required_rank >= 0) {
-      // A required rank is part of the traced kernel's text, and so of its hash.
+      out += element_shape(p) + ">";
+    } else if (p.fixed_dtype || p.required_rank >= 0 || p.element_rows > 0) {
+      // A required rank or element shape is part of the traced kernel's text, and so of its hash.
       std::string rank = p.required_rank >= 0 ? "rank " + std::to_string(p.required_rank) : "";
-      out += "<" + (p.fixed_dtype ? std::string(dtype_name(*p.fixed_dtype)) + (rank.empty() ? "" : ", ") : "") + rank +
-             ">";
+      std::string head =
+          (p.fixed_dtype ? std::string(dtype_name(*p.fixed_dtype)) + (rank.empty() ? "" : ", ") : "") + rank;
+      std::string element = element_shape(p);
+      out += "<" + (head.empty() && !element.empty() ? element.substr(2) : head + element) + ">";
     }
   }
   out += ")\n";

@@ -105,6 +105,27 @@ void detail::require_rank(const Array& a, int n, std::source_location loc) {
   }
 }
 
+void detail::require_element_shape(const Array& a, int rows, int cols, std::source_location loc) {
+  auto& ctx = TraceContext::current("require_element_shape");
+  ir::SourceLoc at = to_loc(loc);
+  auto shape = [](int r, int c) { return "(" + std::to_string(r) + (c > 0 ? ", " + std::to_string(c) : "") + ")"; };
+  if (rows < 2 || rows > 4 || (cols != 0 && (cols < 2 || cols > 4)))
+    ctx.fail(at, "argument " + std::to_string(a.index()) + " is taken to hold elements of shape " + shape(rows, cols) +
+                     ", but an element is a vector of 2 to 4 components (cols 0) or a matrix of 2 to 4 rows and "
+                     "columns");
+  ir::Param& p = ctx.kernel().params[static_cast<std::size_t>(a.index())];
+  if (p.kind != ir::ParamKind::Array)
+    ctx.fail(at, "argument " + std::to_string(a.index()) + " is not an array: it has no elements");
+  if (p.element_rows > 0 && (p.element_rows != rows || p.element_cols != cols))
+    ctx.fail(at, "argument " + std::to_string(a.index()) + " is taken to hold elements of shape " + shape(rows, cols) +
+                     " here, but of shape " + shape(p.element_rows, p.element_cols) + " at " + p.element_loc.str());
+  if (p.element_rows == 0) {
+    p.element_rows = rows;
+    p.element_cols = cols;
+    p.element_loc = at;
+  }
+}
+
 Scalar::Scalar(int param) : Value(ir::ScalarParam::make(ir::Type::unknown(), param).ptr()), param_(param) {}
 
 Value Texture3D::sample(const Value& u, const Value& v, const Value& w) const {

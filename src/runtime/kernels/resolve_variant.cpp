@@ -44,6 +44,35 @@ std::string param_list(const ir::Kernel& k) {
   throw TypeError("kernel '" + kernel + "', argument " + std::to_string(i) + ": " + msg);
 }
 
+// "(4096, 3)", as NumPy writes a shape (the expected shape is written alike).
+std::string tuple_text(const std::vector<std::int64_t>& shape) {
+  std::string s = "(";
+  for (size_t d = 0; d < shape.size(); ++d) s += (d ? ", " : "") + std::to_string(shape[d]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+// An array parameter of vectors or matrices (lang::detail::require_element_shape): the array's trailing
+// dimensions are the element's shape, after at least one leading dimension. Refused before anything runs.
+ElementShape check_element_shape(const std::string& kernel, size_t i, const ir::Param& p, const KernelArg& a,
+                                 int rank) {
+  const int rows = p.element_rows, cols = p.element_cols, dims = cols > 0 ? 2 : 1;
+  const std::string element = cols > 0 ? "mat" + std::to_string(rows) + std::to_string(cols) + " elements"
+                                       : "vec" + std::to_string(rows) + " elements";
+  const std::string expected = "(..., " + std::to_string(rows) + (cols > 0 ? ", " + std::to_string(cols) : "") + ")";
+  const std::string head = "kernel '" + kernel + "', argument " + std::to_string(i) + " holds " + element +
+                           ": expected an array of shape " + expected + " with 1 to " + std::to_string(4 - dims) +
+                           " leading dimensions, ";
+  if (a.spec_only) {
+    if (rank <= dims) throw InvalidArgument(head + "got an ArraySpec of rank " + std::to_string(rank));
+  } else {
+    const std::vector<std::int64_t>& shape = detail::Access::storage(*a.array)->shape;
+    const int n = static_cast<int>(shape.size());
+    bool ok = n > dims && shape[static_cast<size_t>(n - dims)] == rows && (cols == 0 || shape.back() == cols);
+    if (!ok) throw InvalidArgument(head + "got shape " + tuple_text(shape));
+  }
+  return {static_cast<std::uint8_t>(rows), static_cast<std::uint8_t>(cols)};
+}
+
 std::mutex g_observer_mutex;
 
 // Whether two arguments' memory may overlap: the same buffer, or ranges that meet where either came from outside.
@@ -131,6 +160,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
             throw InvalidArgument("kernel '" + k.name + "', argument " + std::to_string(i) +
                                   ": an ArraySpec rank must be 1 to 4, got " + std::to_string(key.rank));
         }
+        if (p.element_rows > 0) key.element = check_element_shape(k.name, i, p, a, key.rank);
         break;
       case ir::ParamKind::Scalar:
         expect(p.kind, a.kind == ArgKind::Scalar);
