@@ -8,4 +8,5 @@
 #include <tack/error.hpp>
 #include <tack/kernel.hpp>
 #include <tack/lang.hpp>
+#include <tack/random.hpp>
 #include <tack/texture.hpp>
