@@ -130,14 +130,15 @@ Value Random::next_u32(std::source_location loc) {
 namespace {
 void require_float(DType dtype, const char* what, std::source_location loc) {
   if (dtype == DType::F32 || dtype == DType::F64) return;
-  auto& ctx = detail::TraceContext::current(what);
-  ctx.fail(detail::to_loc(loc), std::string(what) + " makes f32 or f64, not " + std::string(dtype_name(dtype)));
+  auto& ctx = detail::TraceContext::current("Random");
+  ctx.fail(detail::to_loc(loc), std::string("Random's ") + what + " makes float32 or float64 values, not " +
+                                    std::string(dtype_name(dtype)));
 }
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 }  // namespace
 
 Value Random::uniform(DType dtype, std::source_location loc) {
-  require_float(dtype, "Random::uniform", loc);
+  require_float(dtype, "uniform()", loc);
   if (dtype == DType::F32) return cast<float>(next_u32(loc) >> 8u) * Value(0x1p-24f);
   Value a = next_u32(loc);
   Value b = next_u32(loc);
@@ -145,7 +146,7 @@ Value Random::uniform(DType dtype, std::source_location loc) {
 }
 
 Value Random::normal(DType dtype, std::source_location loc) {
-  require_float(dtype, "Random::normal", loc);
+  require_float(dtype, "normal()", loc);
   if (dtype == DType::F32) {
     // u1 = ((a >> 8) + 1) * 2^-24 is in (0, 1]: log(u1) is finite.
     Value a = next_u32(loc);
