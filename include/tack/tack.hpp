@@ -9,4 +9,6 @@
 #include <tack/kernel.hpp>
 #include <tack/lang.hpp>
 #include <tack/random.hpp>
+#include <tack/reflect.hpp>
+#include <tack/var_of.hpp>
 #include <tack/texture.hpp>
