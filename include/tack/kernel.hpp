@@ -216,6 +216,14 @@ void append_arg(std::vector<KernelArg>& flat, std::vector<int>& given, const A& 
     flat.push_back(KernelArg(a));
   }
 }
+// The arguments with every bundle replaced by its fields (ArraySpecs and ScalarSpecs may be fields too).
+template <class... A>
+std::vector<KernelArg> flatten_args(const A&... args) {
+  std::vector<KernelArg> flat;
+  std::vector<int> given;
+  (append_arg(flat, given, args), ...);
+  return flat;
+}
 }  // namespace detail
 
 class Kernel {
@@ -246,8 +254,12 @@ class Kernel {
   // ranks finds it in memory. tack::precompile does many at once, in parallel.
   template <class... A>
   void precompile(const Device& device, const A&... args) const {
-    const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
-    precompile_args(device, std::span<const KernelArg>(list, sizeof...(A)));
+    if constexpr ((detail::is_bundle<A> || ...)) {
+      precompile_args(device, detail::flatten_args(args...));
+    } else {
+      const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
+      precompile_args(device, std::span<const KernelArg>(list, sizeof...(A)));
+    }
   }
   void precompile_args(const Device& device, std::span<const KernelArg> args) const;
 
@@ -302,8 +314,12 @@ struct Inspection {
 Inspection inspect_args(const Kernel& k, std::string_view backend, std::span<const KernelArg> args);
 template <class... A>
 Inspection inspect(const Kernel& k, std::string_view backend, const A&... args) {
-  const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
-  return inspect_args(k, backend, std::span<const KernelArg>(list, sizeof...(A)));
+  if constexpr ((detail::is_bundle<A> || ...)) {
+    return inspect_args(k, backend, detail::flatten_args(args...));
+  } else {
+    const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
+    return inspect_args(k, backend, std::span<const KernelArg>(list, sizeof...(A)));
+  }
 }
 
 // Debug mode: every array access checked (see docs/semantics.md).

@@ -123,3 +123,21 @@ TEST_P(Structs, ABundledStateParameter) {
 }
 
 }  // namespace
+
+namespace {
+
+// tack::inspect and precompile take bundles too: the struct's fields are the kernel's first parameters.
+TEST(StructParameters, InspectAndPrecompileTakeBundles) {
+  auto k = tack::kernel("struct_inspect", [](State s) {
+    parallel_for(s.pos.size(), [&](Index i) { s.pos[i] = s.vel[i] * s.dt; });
+  });
+  tack::Inspection in = tack::inspect(
+      k, "interp", tack::bundle(tack::ArraySpec{tack::DType::F32, 1}, tack::ArraySpec{tack::DType::F32, 1}, 0.5f));
+  EXPECT_NE(in.typed_ir.find("kernel struct_inspect(%0: Array<f32, rank 1>, %1: Array<f32, rank 1>, %2: Scalar<f32>)"),
+            std::string::npos)
+      << in.typed_ir;
+  k.precompile(tack::device("interp"),
+               tack::bundle(tack::ArraySpec{tack::DType::F32, 1}, tack::ArraySpec{tack::DType::F32, 1}, 0.5f));
+}
+
+}  // namespace
