@@ -7,9 +7,11 @@
 #include <tack/dtype.hpp>
 #include <tack/kernel_options.hpp>
 #include <tack/lang.hpp>
+#include <tack/reflect.hpp>
 #include <tack/texture.hpp>
 
 #include <bit>
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -90,11 +92,9 @@ struct ParamSpec {
   DType dtype = DType::F32;
 };
 
+// The kinds of one kernel parameter: each specialization is one (the one list to extend).
 template <class P>
-struct param_traits {
-  static_assert(sizeof(P) == 0,
-                "a kernel parameter must be tack::lang::Array, ArrayOf<T>, Scalar, ScalarOf<T> or Texture3D");
-};
+struct param_traits {};
 template <>
 struct param_traits<lang::Array> {
   static ParamSpec spec() { return {ArgKind::Array}; }
@@ -133,13 +133,55 @@ struct signature<R (*)(A...)> {
 template <class R, class... A>
 struct signature<R(A...)> : signature<R (*)(A...)> {};
 
+template <class P>
+concept ParamLeaf = requires {
+  { param_traits<P>::spec() } -> std::same_as<ParamSpec>;
+};
+// A struct parameter: an aggregate of parameters (and of such structs), which the
+// kernel takes as one argument, tack::bundle(...), and the runtime as its fields.
+template <class P>
+concept ParamStruct = !ParamLeaf<P> && reflect::Aggregate<P>;
+
+// Makes parameters in order, numbering the leaves (the runtime's parameters) and noting their specs.
+struct ParamMaker {
+  int next = 0;
+  std::vector<ParamSpec>* specs = nullptr;
+  template <class P>
+  P operator()() {
+    if constexpr (ParamLeaf<P>) {
+      if (specs) specs->push_back(param_traits<P>::spec());
+      return P(next++);
+    } else {
+      static_assert(ParamStruct<P>,
+                    "a kernel parameter must be tack::lang::Array, ArrayOf<T>, Scalar, ScalarOf<T>, Texture3D, or a "
+                    "struct of those");
+      return reflect::build<P>(*this);
+    }
+  }
+};
+
+// The leaves' specs, and per declared parameter -1 (one leaf) or its struct's leaf count.
+struct ParamLayout {
+  std::vector<ParamSpec> specs;
+  std::vector<int> groups;
+};
 template <class Tuple, std::size_t... I>
-std::vector<ParamSpec> param_specs(std::index_sequence<I...>) {
-  return {param_traits<std::tuple_element_t<I, Tuple>>::spec()...};
+ParamLayout param_layout(std::index_sequence<I...>) {
+  ParamLayout out;
+  ParamMaker make{0, &out.specs};
+  auto one = [&]<class P>() {
+    const std::size_t before = out.specs.size();
+    (void)make.template operator()<P>();
+    out.groups.push_back(ParamStruct<P> ? static_cast<int>(out.specs.size() - before) : -1);
+  };
+  (one.template operator()<std::tuple_element_t<I, Tuple>>(), ...);
+  return out;
 }
 template <class Tuple, class F, std::size_t... I>
 void invoke_traced(F& f, std::index_sequence<I...>) {
-  f(std::tuple_element_t<I, Tuple>(static_cast<int>(I))...);
+  ParamMaker make;
+  Tuple params{make.template operator()<std::tuple_element_t<I, Tuple>>()...};  // braced: made in order
+  std::apply(f, params);
 }
 
 std::shared_ptr<runtime::KernelImpl> make_kernel(std::string name, std::vector<ParamSpec> params,
@@ -148,17 +190,61 @@ std::shared_ptr<runtime::KernelImpl> make_kernel(std::string name, std::vector<P
 
 }  // namespace detail
 
+// The argument of a struct parameter: its fields' arrays and numbers, in the struct's order.
+template <class... A>
+struct Bundle {
+  std::tuple<const A&...> fields;
+};
+template <class... A>
+Bundle<A...> bundle(const A&... fields) {
+  return {{fields...}};
+}
+
+namespace detail {
+template <class A>
+inline constexpr bool is_bundle = false;
+template <class... A>
+inline constexpr bool is_bundle<Bundle<A...>> = true;
+// Appends one argument's KernelArgs; `given` gets -1 for a plain argument, a bundle's size for a bundle.
+template <class A>
+void append_arg(std::vector<KernelArg>& flat, std::vector<int>& given, const A& a) {
+  if constexpr (is_bundle<A>) {
+    given.push_back(static_cast<int>(std::tuple_size_v<decltype(a.fields)>));
+    std::apply([&](const auto&... f) { (flat.push_back(KernelArg(f)), ...); }, a.fields);
+  } else {
+    given.push_back(-1);
+    flat.push_back(KernelArg(a));
+  }
+}
+// The arguments with every bundle replaced by its fields (ArraySpecs and ScalarSpecs may be fields too).
+template <class... A>
+std::vector<KernelArg> flatten_args(const A&... args) {
+  std::vector<KernelArg> flat;
+  std::vector<int> given;
+  (append_arg(flat, given, args), ...);
+  return flat;
+}
+}  // namespace detail
+
 class Kernel {
  public:
   Kernel() = default;
   explicit Kernel(std::shared_ptr<runtime::KernelImpl> impl) : impl_(std::move(impl)) {}
+  // A kernel with struct parameters: per declared parameter -1 or its struct's leaf count.
+  Kernel(std::shared_ptr<runtime::KernelImpl> impl, std::vector<int> param_groups);
 
   // Launches on the device of the array arguments (the default device if none).
   // GPU launches are queued and return at once; the host waits where it reads.
+  // A struct parameter takes tack::bundle(field, field, ...).
   template <class... A>
   void operator()(const A&... args) const {
-    const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
-    launch(std::span<const KernelArg>(list, sizeof...(A)));
+    if constexpr ((detail::is_bundle<A> || ...)) {
+      launch_bundled(args...);
+    } else {
+      if (groups_) return launch_bundled(args...);
+      const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
+      launch(std::span<const KernelArg>(list, sizeof...(A)));
+    }
   }
   void launch(std::span<const KernelArg> args) const;
 
@@ -168,8 +254,12 @@ class Kernel {
   // ranks finds it in memory. tack::precompile does many at once, in parallel.
   template <class... A>
   void precompile(const Device& device, const A&... args) const {
-    const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
-    precompile_args(device, std::span<const KernelArg>(list, sizeof...(A)));
+    if constexpr ((detail::is_bundle<A> || ...)) {
+      precompile_args(device, detail::flatten_args(args...));
+    } else {
+      const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
+      precompile_args(device, std::span<const KernelArg>(list, sizeof...(A)));
+    }
   }
   void precompile_args(const Device& device, std::span<const KernelArg> args) const;
 
@@ -179,11 +269,22 @@ class Kernel {
 
  private:
   friend struct detail::Access;
+  template <class... A>
+  void launch_bundled(const A&... args) const {
+    std::vector<KernelArg> flat;
+    std::vector<int> given;
+    (detail::append_arg(flat, given, args), ...);
+    check_bundles(flat, given);
+    launch(flat);
+  }
+  // Refuses bundles that do not match the struct parameters (count, kinds), naming the field.
+  void check_bundles(std::span<const KernelArg> flat, std::span<const int> given) const;
   std::shared_ptr<runtime::KernelImpl> impl_;
+  std::shared_ptr<const std::vector<int>> groups_;  // null: no struct parameters
 };
 
 // Makes a kernel from a function whose parameters are lang::Array, ArrayOf<T>,
-// Scalar, ScalarOf<T> or Texture3D. The function is traced once, at first use;
+// Scalar, ScalarOf<T>, Texture3D, or structs of those (docs/language.md, "Structs"). The function is traced once, at first use;
 // values it captures are frozen then. `options` (e.g. {.fp_contract = false})
 // are fixed here; a bad TACK_FP_CONTRACT is refused here with InvalidArgument.
 template <class F>
@@ -191,9 +292,12 @@ Kernel kernel(std::string name, const KernelOptions& options, F fn,
               std::source_location loc = std::source_location::current()) {
   using Args = typename detail::signature<std::remove_cvref_t<F>>::args;
   constexpr std::size_t n = std::tuple_size_v<Args>;
-  auto specs = detail::param_specs<Args>(std::make_index_sequence<n>{});
+  auto layout = detail::param_layout<Args>(std::make_index_sequence<n>{});
   auto body = [f = std::move(fn)]() mutable { detail::invoke_traced<Args>(f, std::make_index_sequence<n>{}); };
-  return Kernel(detail::make_kernel(std::move(name), std::move(specs), std::move(body), loc, options));
+  auto impl = detail::make_kernel(std::move(name), std::move(layout.specs), std::move(body), loc, options);
+  for (int g : layout.groups)
+    if (g >= 0) return Kernel(std::move(impl), std::move(layout.groups));
+  return Kernel(std::move(impl));
 }
 template <class F>
 Kernel kernel(std::string name, F fn, std::source_location loc = std::source_location::current()) {
@@ -210,8 +314,12 @@ struct Inspection {
 Inspection inspect_args(const Kernel& k, std::string_view backend, std::span<const KernelArg> args);
 template <class... A>
 Inspection inspect(const Kernel& k, std::string_view backend, const A&... args) {
-  const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
-  return inspect_args(k, backend, std::span<const KernelArg>(list, sizeof...(A)));
+  if constexpr ((detail::is_bundle<A> || ...)) {
+    return inspect_args(k, backend, detail::flatten_args(args...));
+  } else {
+    const KernelArg list[] = {KernelArg(args)..., KernelArg(0)};
+    return inspect_args(k, backend, std::span<const KernelArg>(list, sizeof...(A)));
+  }
 }
 
 // Debug mode: every array access checked (see docs/semantics.md).

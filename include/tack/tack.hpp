@@ -8,5 +8,8 @@
 #include <tack/error.hpp>
 #include <tack/kernel.hpp>
 #include <tack/lang.hpp>
+#include <tack/random.hpp>
+#include <tack/reflect.hpp>
+#include <tack/var_of.hpp>
 #include <tack/texture.hpp>
 #include <tack/vector.hpp>

@@ -15,6 +15,7 @@ NB_MODULE(_core, m) {
   bind_dlpack(m);
   bind_values(m);
   bind_statements(m);
+  bind_random(m);
   bind_kernels(m);
   bind_global_guards(m);
 }

@@ -109,6 +109,19 @@ def nbody_step(pos_out: tack.Array[tack.vec3], vel: tack.Array[tack.vec3], pos: 
         pos_out[i] = p + v * dt
 
 
+@tack.kernel
+def random_walk(out: tack.Array, seed: tack.Scalar):
+    for i in tack.parallel(out.size):
+        rng = tack.Random(seed, i)
+        x = rng.uniform()
+        n = 0
+        while x < 0.9:
+            x = rng.uniform()
+            n += 1
+        z = rng.normal()
+        out[i] = x + z + n
+
+
 def cavity_kernel(name):
     def make():
         sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
@@ -130,6 +143,7 @@ CASES = {
                            [tack.ArraySpec(np.float32, 3)] * 2 + [np.float32(1.8), np.float32(0.1)]),
     "lbm_moments": (cavity_kernel("moments"), [tack.ArraySpec(np.float32, 2)] * 3 + [tack.ArraySpec(np.float32, 3)]),
     "lbm_residual_terms": (cavity_kernel("residual_terms"), [F32] * 6),
+    "random_walk": (lambda: random_walk, [F32, np.uint64(1)]),
 }
 
 

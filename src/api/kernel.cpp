@@ -34,6 +34,51 @@ std::shared_ptr<runtime::KernelImpl> make_kernel(std::string name, std::vector<P
 }
 }  // namespace detail
 
+Kernel::Kernel(std::shared_ptr<runtime::KernelImpl> impl, std::vector<int> param_groups)
+    : impl_(std::move(impl)), groups_(std::make_shared<const std::vector<int>>(std::move(param_groups))) {}
+
+namespace {
+const char* kind_words(ArgKind k) {
+  switch (k) {
+    case ArgKind::Array: return "an array";
+    case ArgKind::Scalar: return "a scalar";
+    case ArgKind::Texture: return "a texture";
+  }
+  return "an argument";
+}
+std::string nth(std::size_t k) { return std::to_string(k + 1); }
+}  // namespace
+
+// A kernel's arguments where struct parameters take tack::bundle(...): each bundle must have
+// its struct's field count, and each field the kind its struct declares.
+void Kernel::check_bundles(std::span<const KernelArg> flat, std::span<const int> given) const {
+  if (!impl_) throw InvalidArgument("calling an empty tack::Kernel (default-constructed)");
+  const std::string who = "kernel '" + impl_->name + "'";
+  std::vector<int> declared = groups_ ? *groups_ : std::vector<int>(impl_->specs.size(), -1);
+  if (given.size() != declared.size())
+    throw InvalidArgument(who + " takes " + std::to_string(declared.size()) + " arguments (a struct parameter is one "
+                          "tack::bundle), got " + std::to_string(given.size()));
+  std::size_t leaf = 0;
+  for (std::size_t k = 0; k < declared.size(); ++k) {
+    const std::string param = who + ", parameter " + nth(k);
+    if (declared[k] < 0 && given[k] >= 0)
+      throw InvalidArgument(param + " is one array or scalar, not a struct: pass it alone, not in a tack::bundle");
+    if (declared[k] >= 0 && given[k] < 0)
+      throw InvalidArgument(param + " is a struct of " + std::to_string(declared[k]) +
+                            " fields: pass tack::bundle(...) with its fields in order");
+    if (declared[k] >= 0 && given[k] != declared[k])
+      throw InvalidArgument(param + " is a struct of " + std::to_string(declared[k]) + " fields; the tack::bundle has " +
+                            std::to_string(given[k]));
+    const std::size_t fields = declared[k] < 0 ? 1 : static_cast<std::size_t>(declared[k]);
+    for (std::size_t j = 0; j < fields; ++j, ++leaf) {
+      const detail::ParamSpec& spec = impl_->specs[leaf];
+      if (declared[k] >= 0 && flat[leaf].kind != spec.kind)
+        throw TypeError(param + ", field " + nth(j) + ": the struct declares " + kind_words(spec.kind) +
+                        ", the tack::bundle gives " + kind_words(flat[leaf].kind));
+    }
+  }
+}
+
 void Kernel::launch(std::span<const KernelArg> args) const {
   if (!impl_) throw InvalidArgument("calling an empty tack::Kernel (default-constructed)");
   runtime::launch(*impl_, args);

@@ -57,6 +57,8 @@ class TraceContext : support::NoCopy {
 
   void open_block();
   ir::Stmt close_block(const ir::SourceLoc& loc);
+  // The innermost open block, unique in the trace (-1 outside a kernel's body).
+  int block_id() const { return blocks_.empty() ? -1 : blocks_.back().id; }
 
   // Statements may only appear inside the kernel's parallel_for / workgroup_for.
   void require_body(const char* what, const ir::SourceLoc& loc);

@@ -72,12 +72,18 @@ Collected generate_all(const std::vector<tack::ir::Kernel>& kernels, const tack:
   return out;
 }
 
+// Conformance suites written after the inspect golden: their kernels are compile-checked
+// but not pinned by the golden, which stays byte-identical (its update is a decision of its own).
+const std::set<std::string> kSuitesNotInGolden = {"Backends/RandomNumbers", "Backends/Structs"};
+
 // The corpus: the conformance suite's kernels, each distinct typed kernel once. False if the suite failed.
-bool collect_corpus(std::vector<tack::ir::Kernel>* kernels) {
+bool collect_corpus(std::vector<tack::ir::Kernel>* kernels, bool for_golden = false) {
   std::mutex mutex;
   std::set<std::string> seen;
   tack::runtime::set_specialize_observer([&](const tack::ir::Kernel& k) {
     std::lock_guard lock(mutex);
+    const testing::TestInfo* test = testing::UnitTest::GetInstance()->current_test_info();
+    if (for_golden && test && kSuitesNotInGolden.count(test->test_suite_name())) return;
     if (seen.insert(tack::ir::to_string(k)).second) kernels->push_back(k);
   });
   GTEST_FLAG_SET(filter, "*/interp");
@@ -111,7 +117,7 @@ int main(int argc, char** argv) {
     if (a.rfind("--dump=", 0) == 0) dump = a.substr(7);
     if (a == "--inspect-golden") {
       std::vector<tack::ir::Kernel> kernels;
-      if (!collect_corpus(&kernels)) {
+      if (!collect_corpus(&kernels, true)) {
         std::cout << "inspect golden: the conformance suite failed on interp; nothing was compared\n";
         return 1;
       }

@@ -171,6 +171,21 @@ def atomic_cas(array: Any, index: Any, expected: Any, value: Any) -> Any:
 atomic_cas.__module__ = "tack"
 
 
+# ---- random numbers ------------------------------------------------------------------
+
+def philox4x32(c0: Any, c1: Any, c2: Any, c3: Any, k0: Any, k1: Any) -> tuple:
+    """tack.philox4x32(c0, c1, c2, c3, k0, k1): the Philox4x32-10 block function of
+    Random123 (Salmon et al., SC'11) for counter (c0..c3) and key (k0, k1), each
+    converted to uint32 first; returns the four uint32 words as a tuple."""
+    return _core.philox4x32(c0, c1, c2, c3, k0, k1)
+
+
+philox4x32.__module__ = "tack"
+# rng = tack.Random(seed, stream) in a kernel: the C++ class tack::lang::Random
+# (docs/python.md, "Random numbers"). Its methods are dispatched by expressions.py.
+Random = _core.Random
+
+
 # ---- print -------------------------------------------------------------------------
 
 def _format(fn: str, fmt: Any) -> str:
@@ -202,8 +217,8 @@ for _n in vecfuncs.__all__:
 _SMALL_TYPES = ["vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat"]
 
 __all__ = (["parallel", "workgroups", "static_range", "cast", "select", "logical_and", "logical_or",
-            "logical_not", "atomic_cas", "print", "print_if"] + list(_MATH) + ["atomic_" + op for op in _ATOMIC_OPS]
-           + _SMALL_TYPES + list(vecfuncs.__all__) + ["struct"])
+            "logical_not", "atomic_cas", "print", "print_if", "philox4x32", "Random"] + list(_MATH)
+           + ["atomic_" + op for op in _ATOMIC_OPS] + _SMALL_TYPES + list(vecfuncs.__all__) + ["struct"])
 
 # Everything above that a kernel may call; the tracer allows calls of exactly these.
 KERNEL_FUNCTIONS = frozenset(globals()[n] for n in __all__ if n not in ("parallel", "workgroups", "static_range",

@@ -30,7 +30,7 @@ from .structs import is_struct_value
 from .vectors import Small, matmul
 
 CORE_TYPES = (_core.Value, _core.ArrayParam, _core.SharedArray, _core.TextureParam, _core.Group,
-              _core.Shape, _core.Var)
+              _core.Shape, _core.Var, _core.Random)
 ARRAY_TYPES = (_core.ArrayParam, _core.SharedArray)
 # The largest |n| for which x ** n is repeated multiplication (docs/python.md).
 MAX_MULTIPLIED_POWER = 16
@@ -99,7 +99,7 @@ def describe(x: Any) -> str:
         return f"a tuple of {len(x)}"
     names = {_core.ArrayParam: "an array parameter", _core.SharedArray: "a shared array",
              _core.TextureParam: "a texture parameter", _core.Group: "a workgroup (Group)",
-             _core.Shape: "an array's shape", _core.Var: "a Var"}
+             _core.Shape: "an array's shape", _core.Var: "a Var", _core.Random: "a tack.Random"}
     for t, name in names.items():
         if isinstance(x, t):
             return name
@@ -162,6 +162,9 @@ class ExpressionMixin:
                 return CoreMethod(lambda dtype: obj.cast(dtype_of(dtype)), "cast")
             if isinstance(obj, _core.Group) and attr == "shared":
                 return CoreMethod(lambda dtype, count: obj.shared(dtype_of(dtype), count), "shared")
+            if isinstance(obj, _core.Random) and attr in ("uniform", "normal"):
+                draw = getattr(obj, attr)       # rng.uniform(np.float64): the dtype as tack's
+                return CoreMethod(lambda dtype=_core.DType.f32: draw(dtype_of(dtype)), attr)
             if attr.startswith("_"):
                 raise self.error(node, f"{describe(obj)} has no attribute '{attr}'", "type")
             self.at(node)

@@ -63,6 +63,21 @@ Kernel twin(const std::string& name) {
 #ifdef TWINS_HAVE_NBODY
   if (name == "nbody_step") return nbody_kernel();
 #endif
+  if (name == "random_walk")
+    return tack::kernel("random_walk", [](Array out, Scalar seed) {
+      parallel_for(out.size(), [&](Index i) {
+        Random rng(seed, i);
+        Var x = rng.uniform();
+        Var n = 0;
+        while_([&] { return x < 0.9; },
+               [&] {
+                 x = rng.uniform();
+                 n += 1;
+               });
+        Value z = rng.normal();
+        out[i] = x + z + n;
+      });
+    });
   throw tack::InvalidArgument("no C++ twin named '" + name + "'");
 }
 
