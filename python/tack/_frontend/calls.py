@@ -85,6 +85,8 @@ class CallMixin:
             return self.inline(fn, args, kwargs, node)
         if isinstance(fn, CoreMethod) or _member(fn, KERNEL_FUNCTIONS):
             return fn(*args, **kwargs)
+        if fn is builtins.len and len(args) == 1 and not kwargs and isinstance(args[0], _core.LocalArray):
+            return args[0].count    # a Python int: a local array's size is known while tracing
         if fn is builtins.print:
             raise self.error(node, "Python's print() cannot be called in a kernel; a kernel prints with "
                                    "tack.print(\"x = {}\", x)", "type")

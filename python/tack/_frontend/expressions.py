@@ -26,8 +26,8 @@ from .. import _core
 from .builtins import dtype_of
 
 CORE_TYPES = (_core.Value, _core.ArrayParam, _core.SharedArray, _core.TextureParam, _core.Group,
-              _core.Shape, _core.Var)
-ARRAY_TYPES = (_core.ArrayParam, _core.SharedArray)
+              _core.Shape, _core.Var, _core.LocalArray)
+ARRAY_TYPES = (_core.ArrayParam, _core.SharedArray, _core.LocalArray)
 # The largest |n| for which x ** n is repeated multiplication (docs/python.md).
 MAX_MULTIPLIED_POWER = 16
 
@@ -86,6 +86,7 @@ def describe(x: Any) -> str:
     if is_value(x):
         return "a traced Value"
     names = {_core.ArrayParam: "an array parameter", _core.SharedArray: "a shared array",
+             _core.LocalArray: "a local array",
              _core.TextureParam: "a texture parameter", _core.Group: "a workgroup (Group)",
              _core.Shape: "an array's shape", _core.Var: "a Var"}
     for t, name in names.items():
@@ -183,7 +184,10 @@ class ExpressionMixin:
                 raise self.error(node, f"an array index must be an integer, got a Python {type(k).__name__} "
                                        f"({k!r})", "type")
             if isinstance(k, int) and k < 0:
-                extent = obj.size if len(parts) == 1 else obj.shape[d]
+                if isinstance(obj, _core.LocalArray):
+                    extent = obj.count          # known while tracing: a[-1] is a[count - 1]
+                else:
+                    extent = obj.size if len(parts) == 1 else obj.shape[d]
                 parts[d] = extent + k
         return parts
 
