@@ -308,7 +308,7 @@ class LocalArray : public ArrayBase {
  public:
   LocalArray(int index, std::int64_t count, DType dtype)
       : ArrayBase(ArraySpace::Local, index), count_(count), dtype_(dtype) {}
-  Value size() const;                         // the element count, an i64 Value
+  Value size() const;                            // the element count, an i64 Value
   std::int64_t count() const { return count_; }  // the same, known while tracing
   DType dtype() const { return dtype_; }
   Value extent(int) const override { return size(); }

@@ -39,8 +39,8 @@ void check_index(const Context& ctx, ir::ArrayRef a, const ArrayView& v, std::in
 }
 
 ir::Bits& local_element(Context& ctx, ir::ArrayRef a, std::int64_t i, int lane) {
-  return ctx.locals[static_cast<std::size_t>(a.index)][static_cast<std::size_t>(i) * kMaxLanes +
-                                                       static_cast<std::size_t>(lane)];
+  return ctx.locals[static_cast<std::size_t>(a.index)]
+                   [static_cast<std::size_t>(i) * kMaxLanes + static_cast<std::size_t>(lane)];
 }
 
 namespace {

@@ -9,7 +9,9 @@ namespace tack::ir {
 namespace {
 
 std::string array_name(ArrayRef a) {
-  const char* prefix = a.space == ArrayRef::Space::Param ? "%" : a.space == ArrayRef::Space::Shared ? "shared" : "local";
+  const char* prefix = a.space == ArrayRef::Space::Param    ? "%"
+                       : a.space == ArrayRef::Space::Shared ? "shared"
+                                                            : "local";
   return prefix + std::to_string(a.index);
 }
 

@@ -130,9 +130,7 @@ class LocalsToShared : public IRMutator {
   }
 
  private:
-  ArrayRef to_shared(ArrayRef a) const {
-    return {ArrayRef::Space::Shared, shared_[static_cast<std::size_t>(a.index)]};
-  }
+  ArrayRef to_shared(ArrayRef a) const { return {ArrayRef::Space::Shared, shared_[static_cast<std::size_t>(a.index)]}; }
   Expr spread(const Expr& index) {
     Expr i = mutate(index);
     return Op::make(i64(), OpCode::Add, Op::make(i64(), OpCode::Mul, i, i64_const(kGroupSize)),

@@ -260,7 +260,8 @@ TEST_P(LocalArrays, FourByFourSolveWithPartialPivotingMatchesTheHost) {
   std::vector<float> got = x.to_host<float>();
   int bad = 0;
   for (std::int64_t i = 0; i < systems; ++i) {
-    std::vector<double> ad(a.begin() + i * 16, a.begin() + (i + 1) * 16), bd(b.begin() + i * 4, b.begin() + (i + 1) * 4);
+    std::vector<double> ad(a.begin() + i * 16, a.begin() + (i + 1) * 16),
+        bd(b.begin() + i * 4, b.begin() + (i + 1) * 4);
     std::vector<double> want = host_solve(ad, bd);
     double scale = 0;
     for (double w : want) scale = std::max(scale, std::abs(w));
@@ -341,9 +342,9 @@ TEST_P(LocalArrays, DebugModeNamesTheLocalArrayIndexExtentAndLine) {
   }
   tack::set_debug(false);
   ASSERT_FALSE(message.empty()) << "no IndexError on " << backend();
-  for (const std::string& part : {std::string("kernel 'local_oob'"), std::string("index 16"),
-                                  std::string("local array 0"), std::string("(extent 16)"),
-                                  std::string("local_arrays.cpp:") + std::to_string(line)})
+  for (const std::string& part :
+       {std::string("kernel 'local_oob'"), std::string("index 16"), std::string("local array 0"),
+        std::string("(extent 16)"), std::string("local_arrays.cpp:") + std::to_string(line)})
     EXPECT_NE(message.find(part), std::string::npos) << "missing '" << part << "' in: " << message;
 }
 

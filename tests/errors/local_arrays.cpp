@@ -21,9 +21,8 @@ void call(const tack::Kernel& k) {
 
 TEST(LocalArrays, ACountThatIsNotPositive) {
   const int line = __LINE__ + 2;
-  auto k = tack::kernel("local_empty", [](Array out) {
-    parallel_for(out.size(), [&](Index i) { out[i] = local_array<float>(0)[0]; });
-  });
+  auto k = tack::kernel(
+      "local_empty", [](Array out) { parallel_for(out.size(), [&](Index i) { out[i] = local_array<float>(0)[0]; }); });
   EXPECT_TACK_ERROR(call(k), tack::InvalidArgument, "kernel 'local_empty'", kFile + std::to_string(line),
                     "a local array needs a positive element count, got 0");
   auto negative = tack::kernel("local_negative", [](Array out) {
