@@ -200,8 +200,8 @@ class Var {
 
 class ArrayBase;
 
-// Where an array lives: a kernel parameter, or a workgroup's shared memory.
-enum class ArraySpace : std::uint8_t { Param, Shared };
+// Where an array lives: a kernel parameter, a workgroup's shared memory, or one work-item's own memory.
+enum class ArraySpace : std::uint8_t { Param, Shared, Local };
 
 // One element of an array: reading it gives a Value, assigning stores.
 class ElementRef {
@@ -306,6 +306,36 @@ class Texture3D {
  private:
   int param_;
 };
+
+// ---- per-work-item arrays -----------------------------------------------------
+
+// A work-item's own array of a fixed number of elements, zeroed where it is declared
+// (docs/language.md, "Per-work-item arrays"). Index it with any integer Value; it is
+// a handle, so helper functions take it by reference. Atomics on it are refused.
+class LocalArray : public ArrayBase {
+ public:
+  LocalArray(int index, std::int64_t count, DType dtype)
+      : ArrayBase(ArraySpace::Local, index), count_(count), dtype_(dtype) {}
+  Value size() const;                            // the element count, an i64 Value
+  std::int64_t count() const { return count_; }  // the same, known while tracing
+  DType dtype() const { return dtype_; }
+  Value extent(int) const override { return size(); }
+
+ private:
+  std::int64_t count_;
+  DType dtype_;
+};
+
+// Bytes of local arrays one work-item may declare in all (docs/language.md).
+inline constexpr std::int64_t kMaxLocalBytes = 16 * 1024;
+
+// Declares a per-work-item array of `count` elements of `dtype`, all zero; only
+// inside the body of parallel_for or workgroup_for.
+LocalArray local_array(DType dtype, std::int64_t count, std::source_location loc = std::source_location::current());
+template <Arithmetic T>
+LocalArray local_array(std::int64_t count, std::source_location loc = std::source_location::current()) {
+  return local_array(dtype_of<T>, count, loc);
+}
 
 // ---- control flow ----------------------------------------------------------
 

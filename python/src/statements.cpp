@@ -113,6 +113,13 @@ void bind_statements(nb::module_& m) {
       [](const lang::Array& a, int rows, int cols) { lang::detail::require_element_shape(a, rows, cols); },
       nb::arg("array"), nb::arg("rows"), nb::arg("cols"));
   nb::class_<lang::SharedArray, lang::ArrayBase>(m, "SharedArray").def_prop_ro("size", &lang::SharedArray::size);
+  // Per-work-item arrays (tack.local_array); the count is checked in Python to be a plain int.
+  nb::class_<lang::LocalArray, lang::ArrayBase>(m, "LocalArray")
+      .def_prop_ro("size", &lang::LocalArray::size)
+      .def_prop_ro("count", &lang::LocalArray::count);
+  m.def(
+      "local_array", [](DType t, std::int64_t count) { return lang::local_array(t, count); }, nb::arg("dtype"),
+      nb::arg("count"));
   nb::class_<lang::Texture3D>(m, "TextureParam")
       .def("sample", [](const lang::Texture3D& t, nb::handle u, nb::handle v,
                         nb::handle w) { return t.sample(to_value(u), to_value(v), to_value(w)); })

@@ -65,3 +65,11 @@ def test_cavity_writes_its_files(cavity, tmp_path):
     assert names == {"cavity_re100.png", "cavity_profile_re100.png", "cavity_profile_re100.csv"}
     lines = (tmp_path / "cavity_profile_re100.csv").read_text().splitlines()
     assert lines[0] == "y,u_tack,u_ghia,difference" and len(lines) == 18
+
+
+@pytest.mark.parametrize("device", ["interp", "cpu", "opencl"])
+def test_local_sort_solve(device):
+    # Per-work-item arrays: 16 values sorted and a 4x4 system solved per work-item, against NumPy.
+    r = run_example("local_sort_solve.py", "--device", device, "--n", "256" if device == "interp" else "4096")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "0 elements differ from np.sort" in r.stdout and r.stdout.rstrip().endswith("OK")

@@ -122,6 +122,23 @@ def random_walk(out: tack.Array, seed: tack.Scalar):
         out[i] = x + z + n
 
 
+@tack.kernel
+def local_sort16(out: tack.Array, inp: tack.Array):
+    for i in tack.parallel(out.shape[0]):
+        a = tack.local_array(np.float32, 16)
+        for k in range(16):
+            a[k] = inp[i, k]
+        for k in range(1, 16):
+            key = a[k]
+            j = k - 1
+            while tack.logical_and(j >= 0, a[tack.max(j, 0)] > key):   # C++'s &&: both sides evaluated
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = key
+        for k in range(16):
+            out[i, k] = a[k]
+
+
 def cavity_kernel(name):
     def make():
         sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
@@ -139,6 +156,7 @@ CASES = {
     "mandelbrot": (lambda: mandelbrot, [tack.ArraySpec(np.float32, 2), np.int32(100)]),
     "histogram": (lambda: histogram, [tack.ArraySpec(np.int32, 1), F32]),
     "block_sum": (lambda: block_sum, [F32, F32]),
+    "local_sort16": (lambda: local_sort16, [tack.ArraySpec(np.float32, 2)] * 2),
     "lbm_stream_collide": (cavity_kernel("stream_collide"),
                            [tack.ArraySpec(np.float32, 3)] * 2 + [np.float32(1.8), np.float32(0.1)]),
     "lbm_moments": (cavity_kernel("moments"), [tack.ArraySpec(np.float32, 2)] * 3 + [tack.ArraySpec(np.float32, 3)]),

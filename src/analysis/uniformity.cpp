@@ -34,7 +34,9 @@ bool Uniformity::varies(const Expr& e) const {
       case ExprKind::GroupValue: v = policy_->seed(x); break;
       case ExprKind::LetRef: v = let_varies(x.as<LetRef>()->id); break;
       case ExprKind::VarRef: v = var_varies(x.as<VarRef>()->id); break;
-      case ExprKind::Load: v = self(self, x.as<Load>()->index); break;  // as varying as its index
+      case ExprKind::Load:  // as varying as its index; a local array's elements are each work-item's own
+        v = x.as<Load>()->array.space == ArrayRef::Space::Local || self(self, x.as<Load>()->index);
+        break;
       case ExprKind::Op:
         if (policy_->cut(x)) break;
         for (const Expr& a : x.as<Op>()->args) v = v || self(self, a);

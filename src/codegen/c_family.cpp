@@ -65,6 +65,10 @@ CSource CFamilyCodeGen::generate(const abi::PackedKernel& packed) {
   };
   declare(k.lets, "l");
   declare(k.vars, "v");
+  // Local arrays: private to the work-item in every C-family language; zeroed by the IR where declared.
+  for (std::size_t i = 0; i < k.locals.size(); ++i)
+    decl_block += "  " + type_name(k.locals[i].dtype) + " la" + std::to_string(i) + "[" +
+                  std::to_string(k.locals[i].count) + "];\n";
 
   const auto* top = k.body.as<ir::Block>();
   TACK_CHECK(top && static_cast<int>(top->stmts.size()) >= packed.leading_lets);

@@ -57,6 +57,7 @@ void CFamilyCodeGen::begin_statement(std::initializer_list<const ir::Expr*> root
 
 std::string CFamilyCodeGen::array_name(const ir::ArrayRef& a) const {
   if (a.space == ir::ArrayRef::Space::Shared) return "sh" + std::to_string(a.index);
+  if (a.space == ir::ArrayRef::Space::Local) return "la" + std::to_string(a.index);
   const ir::Param& p = k_->params[static_cast<std::size_t>(a.index)];
   TACK_CHECK(p.kind == ir::ParamKind::Array);
   return param_ref(p.scalar_pack ? "pack_" + suffix(p.dtype) : "a" + std::to_string(a.index));
@@ -64,6 +65,7 @@ std::string CFamilyCodeGen::array_name(const ir::ArrayRef& a) const {
 
 DType CFamilyCodeGen::array_dtype(const ir::ArrayRef& a) const {
   if (a.space == ir::ArrayRef::Space::Shared) return k_->shared[static_cast<std::size_t>(a.index)].dtype;
+  if (a.space == ir::ArrayRef::Space::Local) return k_->locals[static_cast<std::size_t>(a.index)].dtype;
   return k_->params[static_cast<std::size_t>(a.index)].dtype;
 }
 

@@ -132,6 +132,8 @@ bool has_f64(const ir::Kernel& k, std::string* where) {
     if (t.dtype == DType::F64) return *where = "an f64 Var", true;
   for (const ir::SharedArray& s : k.shared)
     if (s.dtype == DType::F64) return *where = "an f64 shared array", true;
+  for (const ir::LocalArray& a : k.locals)
+    if (a.dtype == DType::F64) return *where = "an f64 local array", true;
   // Values computed in f64 inside one expression (cast<double>(x) * 2.0) have no Let of their own.
   class FindF64 : public ir::IRVisitor {
    public:

@@ -18,6 +18,8 @@ bool uses_dtype(const ir::Kernel& k, DType t) {
     if (v.dtype == t) return true;
   for (const ir::SharedArray& s : k.shared)
     if (s.dtype == t) return true;
+  for (const ir::LocalArray& a : k.locals)
+    if (a.dtype == t) return true;
   return false;
 }
 

@@ -14,7 +14,9 @@ namespace tack::interp {
 
 struct Context {
   Context(const ir::Kernel& k, std::span<const Arg> a)
-      : kernel(k), args(a), lets(k.lets.size() * kMaxLanes), vars(k.vars.size() * kMaxLanes), shared(k.shared.size()) {}
+      : kernel(k), args(a), lets(k.lets.size() * kMaxLanes), vars(k.vars.size() * kMaxLanes), shared(k.shared.size()) {
+    for (const ir::LocalArray& a : k.locals) locals.emplace_back(static_cast<std::size_t>(a.count) * kMaxLanes);
+  }
 
   const ir::Kernel& kernel;
   std::span<const Arg> args;
@@ -30,6 +32,9 @@ struct Context {
   std::int64_t num_groups = 0;
   std::vector<std::vector<std::uint64_t>> shared;
   Mask group_mask;
+
+  // Each lane's local arrays: locals[array][element * kMaxLanes + lane], in canonical Bits of their dtype.
+  std::vector<std::vector<ir::Bits>> locals;
 
   // Lanes that executed a Break in each enclosing loop, innermost last.
   std::vector<Mask> breaks;

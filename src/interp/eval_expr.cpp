@@ -35,7 +35,7 @@ void eval_load(Context& ctx, const ir::Load* n, const Mask& mask, Bits* out) {
   mask.for_each([&](int l) {
     auto i = static_cast<std::int64_t>(out[l]);
     check_index(ctx, n->array, v, i);
-    Bits b = load_element(v, i);
+    Bits b = v.data ? load_element(v, i) : local_element(ctx, n->array, i, l);
     out[l] = v.dtype == want ? b : ir::eval_cast(v.dtype, want, b);
   });
 }

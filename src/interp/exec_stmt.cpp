@@ -41,7 +41,11 @@ void exec_store(Context& ctx, const ir::Store* n, const Mask& mask) {
   mask.for_each([&](int l) {
     auto i = static_cast<std::int64_t>(idx[l]);
     check_index(ctx, n->array, v, i);
-    store_element(v, i, from == v.dtype ? val[l] : ir::eval_cast(from, v.dtype, val[l]));
+    Bits b = from == v.dtype ? val[l] : ir::eval_cast(from, v.dtype, val[l]);
+    if (v.data)
+      store_element(v, i, b);
+    else
+      local_element(ctx, n->array, i, l) = v.dtype == DType::Bool ? (b != 0) : b;
   });
 }
 

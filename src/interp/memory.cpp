@@ -9,6 +9,11 @@
 namespace tack::interp {
 
 ArrayView array_view(Context& ctx, ir::ArrayRef a) {
+  if (a.space == ir::ArrayRef::Space::Local) {
+    TACK_CHECK(a.index >= 0 && static_cast<std::size_t>(a.index) < ctx.kernel.locals.size());
+    const ir::LocalArray& l = ctx.kernel.locals[static_cast<std::size_t>(a.index)];
+    return {nullptr, l.dtype, l.count};  // no data: each lane's elements are ctx.locals'
+  }
   if (a.space == ir::ArrayRef::Space::Shared) {
     TACK_CHECK(ctx.workgroup && a.index >= 0 && static_cast<std::size_t>(a.index) < ctx.kernel.shared.size());
     const ir::SharedArray& s = ctx.kernel.shared[static_cast<std::size_t>(a.index)];
@@ -23,12 +28,19 @@ ArrayView array_view(Context& ctx, ir::ArrayRef a) {
 
 void check_index(const Context& ctx, ir::ArrayRef a, const ArrayView& v, std::int64_t i) {
   if (i >= 0 && i < v.size) return;
-  std::string what = a.space == ir::ArrayRef::Space::Shared ? "shared array " : "argument ";
+  std::string what = a.space == ir::ArrayRef::Space::Shared  ? "shared array "
+                     : a.space == ir::ArrayRef::Space::Local ? "local array "
+                                                             : "argument ";
   std::string msg = "kernel '" + ctx.kernel.name + "': index " + std::to_string(i) + " is out of range for " + what +
                     std::to_string(a.index) + " (extent " + std::to_string(v.size) + ")";
   std::string where = ctx.loc ? ctx.loc->str() : "";
   if (!where.empty()) msg += " at " + where;
   throw IndexError(msg);
+}
+
+ir::Bits& local_element(Context& ctx, ir::ArrayRef a, std::int64_t i, int lane) {
+  return ctx.locals[static_cast<std::size_t>(a.index)]
+                   [static_cast<std::size_t>(i) * kMaxLanes + static_cast<std::size_t>(lane)];
 }
 
 namespace {

@@ -69,9 +69,10 @@ struct SourceLoc {
   std::string str() const;  // "file.cpp:12", or "" when unknown
 };
 
-// Where a Load, Store or Atomic goes: a kernel parameter or a workgroup shared array.
+// Where a Load, Store or Atomic goes: a kernel parameter, a workgroup shared array,
+// or a work-item's own local array (Kernel::locals; never an Atomic's target).
 struct ArrayRef {
-  enum class Space : std::uint8_t { Param, Shared };
+  enum class Space : std::uint8_t { Param, Shared, Local };
   Space space = Space::Param;
   int index = 0;
   bool operator==(const ArrayRef&) const = default;
@@ -429,6 +430,14 @@ struct SharedArray {
   std::int64_t count;
 };
 
+// A per-work-item array (lang::local_array): each work-item has its own `count`
+// elements. Its storage lives as long as the work-item; the trace zeroes it with
+// ordinary stores where the program declares it, so no backend zeroes it again.
+struct LocalArray {
+  DType dtype;
+  std::int64_t count;
+};
+
 enum class LaunchKind : std::uint8_t { Parallel, Workgroup };
 
 // A whole kernel: one parallel_for (or workgroup_for) over `dims`.
@@ -440,6 +449,7 @@ struct Kernel {
   LaunchKind launch = LaunchKind::Parallel;
   std::vector<Expr> dims;
   std::vector<SharedArray> shared;
+  std::vector<LocalArray> locals;
   std::vector<Type> lets;  // indexed by Let id; Strong after inference
   std::vector<Type> vars;  // indexed by Var id; Strong after inference
   Stmt body;

@@ -9,7 +9,10 @@ namespace tack::ir {
 namespace {
 
 std::string array_name(ArrayRef a) {
-  return (a.space == ArrayRef::Space::Param ? "%" : "shared") + std::to_string(a.index);
+  const char* prefix = a.space == ArrayRef::Space::Param    ? "%"
+                       : a.space == ArrayRef::Space::Shared ? "shared"
+                                                            : "local";
+  return prefix + std::to_string(a.index);
 }
 
 std::string const_text(const Const* c) {
@@ -212,6 +215,9 @@ std::string to_string(const Kernel& k) {
   for (size_t i = 0; i < k.shared.size(); ++i)
     out += "shared" + std::to_string(i) + ": " + std::string(dtype_name(k.shared[i].dtype)) + "[" +
            std::to_string(k.shared[i].count) + "]\n";
+  for (size_t i = 0; i < k.locals.size(); ++i)
+    out += "local" + std::to_string(i) + ": " + std::string(dtype_name(k.locals[i].dtype)) + "[" +
+           std::to_string(k.locals[i].count) + "]\n";
   if (k.typed) {
     for (size_t i = 0; i < k.vars.size(); ++i) out += "v" + std::to_string(i) + ": " + to_string(k.vars[i]) + "\n";
     for (size_t i = 0; i < k.lets.size(); ++i) out += "t" + std::to_string(i) + ": " + to_string(k.lets[i]) + "\n";

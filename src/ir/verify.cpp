@@ -178,6 +178,7 @@ class Verifier {
       }
       case StmtKind::Atomic: {
         auto n = s.as<Atomic>();
+        if (n->array.space == ArrayRef::Space::Local) fail("an atomic on a local array", s);
         DType t = array_access(n->array, n->index, n->subscripts, s);
         expr(n->value);
         if (n->value->type.dtype != t)
@@ -263,6 +264,10 @@ class Verifier {
         fail("parameter %" + std::to_string(a.index) + " is a " + param_kind_name(p.kind) + ", not an Array", owner);
       rank = p.rank;
       t = p.dtype;
+    } else if (a.space == ArrayRef::Space::Local) {
+      if (a.index < 0 || static_cast<std::size_t>(a.index) >= k_.locals.size())
+        fail("local array " + std::to_string(a.index) + " does not exist", owner);
+      t = k_.locals[a.index].dtype;
     } else {
       if (k_.launch != LaunchKind::Workgroup) fail("a shared array outside a workgroup kernel", owner);
       if (a.index < 0 || static_cast<std::size_t>(a.index) >= k_.shared.size())

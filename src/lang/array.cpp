@@ -7,7 +7,12 @@
 namespace tack::lang {
 namespace {
 ir::ArrayRef ref(ArraySpace space, int index) {
-  return {space == ArraySpace::Param ? ir::ArrayRef::Space::Param : ir::ArrayRef::Space::Shared, index};
+  switch (space) {
+    case ArraySpace::Param: return {ir::ArrayRef::Space::Param, index};
+    case ArraySpace::Shared: return {ir::ArrayRef::Space::Shared, index};
+    case ArraySpace::Local: return {ir::ArrayRef::Space::Local, index};
+  }
+  return {ir::ArrayRef::Space::Param, index};
 }
 }  // namespace
 
@@ -54,9 +59,10 @@ ElementRef& ElementRef::operator/=(Located v) {
 }
 
 ElementRef ArrayBase::subscript(std::initializer_list<Value> idx, const std::source_location& loc) const {
-  if (space_ == ArraySpace::Shared && idx.size() > 1) {
+  if (space_ != ArraySpace::Param && idx.size() > 1) {
     auto& ctx = detail::TraceContext::current("shared array access");
-    ctx.fail(detail::to_loc(loc), "shared arrays are one-dimensional; index them with one flat index");
+    ctx.fail(detail::to_loc(loc), std::string(space_ == ArraySpace::Shared ? "shared" : "local") +
+                                      " arrays are one-dimensional; index them with one flat index");
   }
   // Row-major flattening: ((i * shape1 + j) * shape2 + k) ...; the rank is checked per call.
   auto it = idx.begin();

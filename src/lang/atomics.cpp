@@ -10,6 +10,10 @@ Value atomic(ir::AtomicOp op, const ArrayBase& a, const Located& index, const Va
   auto& ctx = detail::TraceContext::current("atomic");
   auto loc = detail::to_loc(index.loc);
   ctx.require_body("an atomic", loc);
+  if (a.space() == ArraySpace::Local)
+    ctx.fail(loc, std::string("atomic_") + ir::atomic_name(op) +
+                      " on a local array: a local array belongs to one work-item, so nothing races on it; "
+                      "read and assign its elements instead");
   ir::ArrayRef ref{a.space() == ArraySpace::Param ? ir::ArrayRef::Space::Param : ir::ArrayRef::Space::Shared,
                    a.index()};
   int result = ctx.new_let(loc);

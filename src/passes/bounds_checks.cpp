@@ -84,6 +84,8 @@ class Guard : public ir::IRMutator {
   ir::Expr extent(const ir::ArrayRef& a) const {
     if (a.space == ir::ArrayRef::Space::Shared)
       return ir::Const::make_int(i64(), k_.shared[static_cast<std::size_t>(a.index)].count);
+    if (a.space == ir::ArrayRef::Space::Local)
+      return ir::Const::make_int(i64(), k_.locals[static_cast<std::size_t>(a.index)].count);
     return ir::ArrayDim::make(a.index, ir::ArrayDim::kSize);
   }
 

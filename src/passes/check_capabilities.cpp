@@ -17,6 +17,10 @@ void check_capabilities(const ir::Kernel& typed, const Capabilities& caps) {
     if (!caps.supports(s.dtype))
       throw TypeError("kernel '" + typed.name + "': shared arrays of " + std::string(dtype_name(s.dtype)) +
                       " are not supported on " + caps.name);
+  for (const auto& l : typed.locals)
+    if (!caps.supports(l.dtype))
+      throw TypeError("kernel '" + typed.name + "': local arrays of " + std::string(dtype_name(l.dtype)) +
+                      " are not supported on " + caps.name);
   std::string problem;
   ir::for_each_stmt(typed.body, [&](const ir::Stmt& s) {
     if (!problem.empty()) return;

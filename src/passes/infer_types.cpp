@@ -118,6 +118,7 @@ class Inference {
   }
 
   DType array_dtype(ArrayRef a) const {
+    if (a.space == ArrayRef::Space::Local) return k_.locals[a.index].dtype;
     return a.space == ArrayRef::Space::Param ? params_[a.index].dtype : k_.shared[a.index].dtype;
   }
 

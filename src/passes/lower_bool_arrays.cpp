@@ -15,8 +15,11 @@ ir::Type boolean() { return ir::Type::strong(DType::Bool); }
 
 class Lowering : public ir::IRMutator {
  public:
-  Lowering(ir::Kernel& k, std::vector<bool> param_bool, std::vector<bool> shared_bool)
-      : k_(k), param_bool_(std::move(param_bool)), shared_bool_(std::move(shared_bool)) {}
+  Lowering(ir::Kernel& k, std::vector<bool> param_bool, std::vector<bool> shared_bool, std::vector<bool> local_bool)
+      : k_(k),
+        param_bool_(std::move(param_bool)),
+        shared_bool_(std::move(shared_bool)),
+        local_bool_(std::move(local_bool)) {}
 
   // Only statements change: a Load is always the whole value of a Let (ir.hpp), so
   // expressions are kept as they are, shared nodes included.
@@ -55,11 +58,13 @@ class Lowering : public ir::IRMutator {
  private:
   bool is_bool(const ir::ArrayRef& a) const {
     const auto i = static_cast<std::size_t>(a.index);
+    if (a.space == ir::ArrayRef::Space::Local) return local_bool_[i];
     return a.space == ir::ArrayRef::Space::Param ? param_bool_[i] : shared_bool_[i];
   }
 
   ir::Kernel& k_;
-  std::vector<bool> param_bool_, shared_bool_;  // which arrays held bool before the rewrite
+  std::vector<bool> param_bool_, shared_bool_;
+  std::vector<bool> local_bool_;  // which arrays held bool before the rewrite
 };
 
 }  // namespace
@@ -80,8 +85,14 @@ ir::Kernel lower_bool_arrays(const ir::Kernel& typed) {
     out.shared[i].dtype = DType::U8;
     shared_bool[i] = any = true;
   }
+  std::vector<bool> local_bool(out.locals.size());
+  for (std::size_t i = 0; i < out.locals.size(); ++i) {
+    if (out.locals[i].dtype != DType::Bool) continue;
+    out.locals[i].dtype = DType::U8;
+    local_bool[i] = any = true;
+  }
   if (!any) return typed;
-  Lowering lowering(out, std::move(param_bool), std::move(shared_bool));
+  Lowering lowering(out, std::move(param_bool), std::move(shared_bool), std::move(local_bool));
   out.body = lowering.mutate(typed.body);
   return out;
 }

@@ -16,6 +16,7 @@
 #include "analysis/group_uniformity.hpp"
 #include "ir/check.hpp"
 #include "ir/memo_mutator.hpp"
+#include "ir/mutator.hpp"
 #include "ir/visitor.hpp"
 #include "ir/walk.hpp"
 
@@ -101,6 +102,55 @@ class Rewriter : public MemoMutator {
   }
   Expr lid_, num_groups_;
 };
+
+// Local arrays of a kernel with barriers or group reductions: a work-item's elements
+// may live across regions, whose work-item loops reuse one another's storage, so each
+// becomes a shared array of 256 copies, element i of work-item lid at i * 256 + lid
+// (consecutive work-items side by side: one vector access per gang at a uniform i).
+// Without collectives the body is one region and local arrays stay per work-item.
+class LocalsToShared : public IRMutator {
+ public:
+  explicit LocalsToShared(Kernel& k) {
+    for (const LocalArray& a : k.locals) {
+      k.shared.push_back({a.dtype, a.count * kGroupSize});
+      shared_.push_back(static_cast<int>(k.shared.size()) - 1);
+    }
+    k.locals.clear();
+  }
+
+ protected:
+  using IRMutator::visit;
+  Expr visit(const Load* n, const Expr& self) override {
+    if (n->array.space != ArrayRef::Space::Local) return IRMutator::visit(n, self);
+    return Load::make(n->type, to_shared(n->array), spread(n->index), 0);
+  }
+  Stmt visit(const Store* n, const Stmt& self) override {
+    if (n->array.space != ArrayRef::Space::Local) return IRMutator::visit(n, self);
+    return Store::make(to_shared(n->array), spread(n->index), 0, mutate(n->value), n->loc);
+  }
+
+ private:
+  ArrayRef to_shared(ArrayRef a) const { return {ArrayRef::Space::Shared, shared_[static_cast<std::size_t>(a.index)]}; }
+  Expr spread(const Expr& index) {
+    Expr i = mutate(index);
+    return Op::make(i64(), OpCode::Add, Op::make(i64(), OpCode::Mul, i, i64_const(kGroupSize)),
+                    GroupValue::make(GroupField::LocalId));
+  }
+  std::vector<int> shared_;
+};
+
+Kernel locals_to_shared(const Kernel& k) {
+  if (k.locals.empty()) return k;
+  bool collective = false;
+  for_each_stmt(k.body, [&](const Stmt& s) {
+    collective = collective || s->kind == StmtKind::Barrier || s->kind == StmtKind::GroupReduce;
+  });
+  if (!collective) return k;
+  Kernel out = k;
+  LocalsToShared rw(out);
+  out.body = rw.mutate(k.body);
+  return out;
+}
 
 class Lowering {
  public:
@@ -463,6 +513,6 @@ class Lowering {
 
 }  // namespace
 
-ir::Kernel lower_workgroups(const ir::Kernel& typed) { return Lowering(typed).run(); }
+ir::Kernel lower_workgroups(const ir::Kernel& typed) { return Lowering(locals_to_shared(typed)).run(); }
 
 }  // namespace tack::passes

@@ -14,7 +14,10 @@ namespace tack::passes {
 // fold a scratch shared array in work-item order (bit-identical to the
 // interpreter); per-item values live across a barrier go to a shared array of 256
 // elements (or are recomputed when cheap); uniform values stay scalars. The user's
-// shared arrays are zeroed at the start of each group. Deterministic.
+// shared arrays are zeroed at the start of each group. Local arrays stay per
+// work-item when the body has no barrier or group reduction, else each becomes a
+// shared array of 256 copies (element i of work-item lid at i * 256 + lid), so
+// that it lives across the barriers. Deterministic.
 // Throws tack::InvalidArgument for a barrier, group reduction, break or continue
 // inside control flow whose condition or bounds depend on the work-item, as
 // passes::check_barriers (run for every backend before this) already does.

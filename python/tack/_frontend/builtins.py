@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import _core
 from .._dtypes import to_dtype
 from .._errors import InvalidArgument, TypeError as TackTypeError
@@ -185,6 +187,22 @@ philox4x32.__module__ = "tack"
 # (docs/python.md, "Random numbers"). Its methods are dispatched by expressions.py.
 Random = _core.Random
 
+# ---- per-work-item arrays ------------------------------------------------------------
+
+def local_array(dtype: Any, count: Any) -> Any:
+    """tack.local_array(np.float32, 16): an array of `count` elements that each
+    work-item has to itself, all zero where it is declared. Index it with any
+    integer (a[i], a[i] = v, a[i] += v); len(a) is count. `count` is a Python int
+    known while tracing; the local arrays of a work-item hold at most 16 KiB in
+    all (docs/python.md, "Per-work-item arrays")."""
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+        what = "a traced Value" if isinstance(count, _core.Value) else f"a Python {type(count).__name__}"
+        raise TackTypeError(f"tack.local_array needs its element count as a Python int known while tracing, got "
+                            f"{what}: a local array's size is fixed when the kernel is compiled")
+    return _core.local_array(dtype_of(dtype), int(count))
+
+
+local_array.__module__ = "tack"
 
 # ---- print -------------------------------------------------------------------------
 
@@ -217,7 +235,7 @@ for _n in vecfuncs.__all__:
 _SMALL_TYPES = ["vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat"]
 
 __all__ = (["parallel", "workgroups", "static_range", "cast", "select", "logical_and", "logical_or",
-            "logical_not", "atomic_cas", "print", "print_if", "philox4x32", "Random"] + list(_MATH)
+            "logical_not", "atomic_cas", "print", "print_if", "philox4x32", "Random", "local_array"] + list(_MATH)
            + ["atomic_" + op for op in _ATOMIC_OPS] + _SMALL_TYPES + list(vecfuncs.__all__) + ["struct"])
 
 # Everything above that a kernel may call; the tracer allows calls of exactly these.

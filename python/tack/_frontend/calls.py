@@ -88,6 +88,8 @@ class CallMixin:
             return fn(*args, **kwargs)
         if is_struct(fn):
             return fn(*args, **kwargs)      # a struct value: its fields cast as annotated
+        if fn is builtins.len and len(args) == 1 and not kwargs and isinstance(args[0], _core.LocalArray):
+            return args[0].count    # a Python int: a local array's size is known while tracing
         if fn is builtins.print:
             raise self.error(node, "Python's print() cannot be called in a kernel; a kernel prints with "
                                    "tack.print(\"x = {}\", x)", "type")

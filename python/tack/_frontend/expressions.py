@@ -30,8 +30,8 @@ from .structs import is_struct_value
 from .vectors import Small, matmul
 
 CORE_TYPES = (_core.Value, _core.ArrayParam, _core.SharedArray, _core.TextureParam, _core.Group,
-              _core.Shape, _core.Var, _core.Random)
-ARRAY_TYPES = (_core.ArrayParam, _core.SharedArray)
+              _core.Shape, _core.Var, _core.Random, _core.LocalArray)
+ARRAY_TYPES = (_core.ArrayParam, _core.SharedArray, _core.LocalArray)
 # The largest |n| for which x ** n is repeated multiplication (docs/python.md).
 MAX_MULTIPLIED_POWER = 16
 
@@ -98,6 +98,7 @@ def describe(x: Any) -> str:
     if isinstance(x, tuple):
         return f"a tuple of {len(x)}"
     names = {_core.ArrayParam: "an array parameter", _core.SharedArray: "a shared array",
+             _core.LocalArray: "a local array",
              _core.TextureParam: "a texture parameter", _core.Group: "a workgroup (Group)",
              _core.Shape: "an array's shape", _core.Var: "a Var", _core.Random: "a tack.Random"}
     for t, name in names.items():
@@ -221,7 +222,10 @@ class ExpressionMixin:
                 raise self.error(node, f"an array index must be an integer, got a Python {type(k).__name__} "
                                        f"({k!r})", "type")
             if isinstance(k, int) and k < 0:
-                extent = obj.size if len(parts) == 1 else obj.shape[d]
+                if isinstance(obj, _core.LocalArray):
+                    extent = obj.count          # known while tracing: a[-1] is a[count - 1]
+                else:
+                    extent = obj.size if len(parts) == 1 else obj.shape[d]
                 parts[d] = extent + k
         return parts
 

@@ -78,6 +78,25 @@ Kernel twin(const std::string& name) {
         out[i] = x + z + n;
       });
     });
+  // Per-work-item arrays (issue 29, point 3): an insertion sort of 16 values per row.
+  if (name == "local_sort16")
+    return tack::kernel("local_sort16", [](Array out, Array in) {
+      parallel_for(out.shape(0), [&](Index i) {
+        LocalArray a = local_array<float>(16);
+        for_range(0, 16, [&](Index k) { a[k] = in(i, k); });
+        for_range(1, 16, [&](Index k) {
+          Value key = a[k];
+          Var j = k - 1;
+          while_([&] { return j >= 0 && a[max(j, 0)] > key; },
+                 [&] {
+                   a[j + 1] = a[j];
+                   j -= 1;
+                 });
+          a[j + 1] = key;
+        });
+        for_range(0, 16, [&](Index k) { out(i, k) = a[k]; });
+      });
+    });
   throw tack::InvalidArgument("no C++ twin named '" + name + "'");
 }
 

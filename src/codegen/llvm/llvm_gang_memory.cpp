@@ -18,12 +18,30 @@ namespace tack::codegen::detail {
 using llvm::BasicBlock;
 using llvm::Value;
 
+// A local array's row of element `index` (uniform): the gang's lanes side by side.
+Value* KernelEmitter::local_row(const ir::ArrayRef& a, Value* index) {
+  return element_ptr(a, b_.CreateMul(index, b_.getInt64(gang_)));
+}
+
+// Each lane's own element at a varying `index`: a vector of addresses.
+Value* KernelEmitter::local_lanes(const ir::ArrayRef& a, Value* index) {
+  return element_ptr(a, b_.CreateAdd(b_.CreateMul(index, splat(b_.getInt64(gang_))), lane_ids()));
+}
+
 Value* KernelEmitter::gang_load(const ir::Load* n, DType to) {
   DType t = array_dtype(n->array);
   llvm::Type* mt = memory_type(c_, t);
   Value* index = converted(n->index, DType::I64);
   Value* v;
-  if (!is_vec(index)) {
+  if (n->array.space == ir::ArrayRef::Space::Local) {
+    // Every lane reads its own element; lanes that do not run hold zero, as below.
+    llvm::Type* vt = vec(mt);
+    Value* none = llvm::Constant::getNullValue(vt);
+    if (!is_vec(index))
+      v = b_.CreateMaskedLoad(vt, local_row(n->array, index), element_align(t), exec(), none);
+    else
+      v = b_.CreateMaskedGather(vt, local_lanes(n->array, index), element_align(t), exec(), none);
+  } else if (!is_vec(index)) {
     v = b_.CreateAlignedLoad(mt, element_ptr(n->array, index), element_align(t));
   } else {
     llvm::Type* vt = vec(mt);
@@ -45,6 +63,14 @@ void KernelEmitter::gang_store(const ir::Store* n) {
   DType t = array_dtype(n->array);
   Value* index = converted(n->index, DType::I64);
   Value* v = to_memory(b_, t, converted(n->value, t));
+  if (n->array.space == ir::ArrayRef::Space::Local) {
+    // Every running lane writes its own element; the others keep theirs.
+    if (!is_vec(index))
+      b_.CreateMaskedStore(splat(v), local_row(n->array, index), element_align(t), exec());
+    else
+      b_.CreateMaskedScatter(splat(v), local_lanes(n->array, index), element_align(t), exec());
+    return;
+  }
   if (!is_vec(index) && !is_vec(v)) {
     // Some lane runs here (emit_block's rule), and every running lane stores the same value.
     b_.CreateAlignedStore(v, element_ptr(n->array, index), element_align(t));

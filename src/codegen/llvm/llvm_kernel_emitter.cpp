@@ -39,6 +39,7 @@ void KernelEmitter::emit() {
   let_slots_.assign(k_.lets.size(), nullptr);
   var_slots_.assign(k_.vars.size(), nullptr);
   alloc_shared();
+  alloc_locals();
   if (gang_) exec_ = b_.CreateAlloca(vec(b_.getInt1Ty()), nullptr, "exec");
   if (k_.dims.size() <= 1) {
     emit_1d();
@@ -87,6 +88,10 @@ const ParamValues& KernelEmitter::array_param(const ir::ArrayRef& a) const {
 }
 
 DType KernelEmitter::array_dtype(const ir::ArrayRef& a) const {
+  if (a.space == ir::ArrayRef::Space::Local) {
+    TACK_CHECK(a.index >= 0 && static_cast<std::size_t>(a.index) < k_.locals.size());
+    return k_.locals[static_cast<std::size_t>(a.index)].dtype;
+  }
   if (a.space == ir::ArrayRef::Space::Shared) {
     TACK_CHECK(a.index >= 0 && static_cast<std::size_t>(a.index) < k_.shared.size());
     return k_.shared[static_cast<std::size_t>(a.index)].dtype;
@@ -97,6 +102,7 @@ DType KernelEmitter::array_dtype(const ir::ArrayRef& a) const {
 // The first element of a parameter array or of a shared array's alloca.
 Value* KernelEmitter::array_base(const ir::ArrayRef& a) const {
   if (a.space == ir::ArrayRef::Space::Shared) return shared_[static_cast<std::size_t>(a.index)];
+  if (a.space == ir::ArrayRef::Space::Local) return locals_[static_cast<std::size_t>(a.index)];
   return array_param(a).data;
 }
 
@@ -110,6 +116,20 @@ void KernelEmitter::alloc_shared() {
     llvm::AllocaInst* a = b_.CreateAlloca(arr, nullptr, "shared" + std::to_string(i));
     a->setAlignment(llvm::Align(64));
     shared_.push_back(a);
+  }
+}
+
+// Local arrays: one entry-block alloca each, reused by every work-item (or gang) the
+// function runs; the IR zeroes it where the program declares it.
+void KernelEmitter::alloc_locals() {
+  for (std::size_t i = 0; i < k_.locals.size(); ++i) {
+    const ir::LocalArray& l = k_.locals[i];
+    TACK_CHECK(l.count > 0);
+    const std::uint64_t n = static_cast<std::uint64_t>(l.count) * (gang_ ? gang_ : 1);
+    llvm::AllocaInst* a =
+        b_.CreateAlloca(llvm::ArrayType::get(memory_type(c_, l.dtype), n), nullptr, "local" + std::to_string(i));
+    a->setAlignment(llvm::Align(64));
+    locals_.push_back(a);
   }
 }
 

@@ -52,6 +52,7 @@ class KernelEmitter {
   DType array_dtype(const ir::ArrayRef& a) const;
   llvm::Value* array_base(const ir::ArrayRef& a) const;
   void alloc_shared();
+  void alloc_locals();
   llvm::AllocaInst* slot(std::vector<llvm::AllocaInst*>& slots, const std::vector<ir::Type>& types, int id,
                          const char* prefix, bool varying);
   llvm::AllocaInst* let_slot(int id) { return slot(let_slots_, k_.lets, id, "let", gang_ && lanes_->let_varying(id)); }
@@ -96,6 +97,8 @@ class KernelEmitter {
   llvm::Value* no_lanes();
   llvm::AllocaInst* mask_slot();  // an entry-block <gang x i1>
   std::optional<std::int64_t> lane_stride(const ir::Expr& index);
+  llvm::Value* local_row(const ir::ArrayRef& a, llvm::Value* index);
+  llvm::Value* local_lanes(const ir::ArrayRef& a, llvm::Value* index);
   llvm::Value* gang_load(const ir::Load* n, DType to);
   void gang_store(const ir::Store* n);
   void gang_atomic(const ir::Atomic* n);
@@ -136,6 +139,9 @@ class KernelEmitter {
   std::vector<llvm::Value*> loop_index_;
   std::vector<llvm::AllocaInst*> let_slots_, var_slots_;
   std::vector<llvm::Value*> shared_;
+  // Local arrays: [count] elements on the scalar path; on the SIMD path [count x gang],
+  // element i of lane l at i * gang + l, so a uniform index is one vector access.
+  std::vector<llvm::Value*> locals_;
   std::vector<LoopTargets> loops_;
   std::unordered_map<const ir::ExprNode*, llvm::Value*> cache_;
   std::unordered_set<const ir::ExprNode*> contract_;

@@ -72,12 +72,16 @@ void launch_checked(Launch l, ResolvedCall& call, const CompiledVariant& v,
   const std::int64_t index =
       static_cast<std::int64_t>(static_cast<std::uint64_t>(static_cast<std::uint32_t>(record[1])) |
                                 (static_cast<std::uint64_t>(static_cast<std::uint32_t>(record[2])) << 32));
-  const bool shared = site.array.space == ir::ArrayRef::Space::Shared;
-  const std::int64_t extent = shared ? typed.shared[static_cast<std::size_t>(site.array.index)].count
-                                     : call.args[static_cast<std::size_t>(site.array.index)].array->size;
-  std::string msg = "kernel '" + typed.name + "': index " + std::to_string(index) + " is out of range for " +
-                    (shared ? "shared array " : "argument ") + std::to_string(site.array.index) + " (extent " +
-                    std::to_string(extent) + ")";
+  const auto space = site.array.space;
+  const auto at = static_cast<std::size_t>(site.array.index);
+  const std::int64_t extent = space == ir::ArrayRef::Space::Shared  ? typed.shared[at].count
+                              : space == ir::ArrayRef::Space::Local ? typed.locals[at].count
+                                                                    : call.args[at].array->size;
+  const char* what = space == ir::ArrayRef::Space::Shared  ? "shared array "
+                     : space == ir::ArrayRef::Space::Local ? "local array "
+                                                           : "argument ";
+  std::string msg = "kernel '" + typed.name + "': index " + std::to_string(index) + " is out of range for " + what +
+                    std::to_string(site.array.index) + " (extent " + std::to_string(extent) + ")";
   std::string where = site.loc.str();
   if (!where.empty()) msg += " at " + where;
   throw IndexError(msg + " (debug mode: the access was skipped)");
