@@ -142,6 +142,9 @@ concept ParamLeaf = requires {
 template <class P>
 concept ParamStruct = !ParamLeaf<P> && reflect::Aggregate<P>;
 
+// The tag of a parameter's constructor that records nothing in the trace (ParamMaker, below).
+struct Untraced {};
+
 // Makes parameters in order, numbering the leaves (the runtime's parameters) and noting their specs.
 struct ParamMaker {
   int next = 0;
@@ -149,7 +152,12 @@ struct ParamMaker {
   template <class P>
   P operator()() {
     if constexpr (ParamLeaf<P>) {
-      if (specs) specs->push_back(param_traits<P>::spec());
+      if (specs) {
+        // Counting the parameters happens outside any trace: a parameter type whose constructor
+        // records something in the trace (ArrayOf<Vec3>'s element shape) offers an untraced one.
+        specs->push_back(param_traits<P>::spec());
+        if constexpr (std::is_constructible_v<P, Untraced, int>) return P(Untraced{}, next++);
+      }
       return P(next++);
     } else {
       static_assert(ParamStruct<P>,

@@ -222,8 +222,9 @@ def test_a_struct_bundles_arrays_and_scalars_as_one_parameter(device):
     np.testing.assert_allclose(p.numpy(), want * 2, rtol=1e-6)
     np.testing.assert_array_equal(out.numpy(), 0.5)
     advance(s=state, out=out)                          # by keyword too
-    assert advance.ir().startswith("kernel advance(%0: Array, %1: Array, %2: Array<f32>, %3: Scalar<f32>, "
-                                   "%4: Scalar, %5: Array)")      # one core parameter per field
+    # One core parameter per field; pos is a tack.Array[tack.vec3], whose elements the core checks at each call.
+    assert advance.ir().startswith("kernel advance(%0: Array<element 3>, %1: Array, %2: Array<f32>, "
+                                   "%3: Scalar<f32>, %4: Scalar, %5: Array)")
     with pytest.raises(tack.TypeError, match="s.scale"):         # the core names a field as s.field
         advance(State(pos=p, vel=p, scale=device.array(np.ones(1)), dt=0.5, steps=1), out)
 
