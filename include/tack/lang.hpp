@@ -188,6 +188,9 @@ class Var {
   operator Value() const;  // the variable's current value
   Value value() const { return *this; }
   int id() const { return id_; }
+  // Names the variable for tack::inspect, whose IR then shows `v3: f32  # acc`. Debug information only:
+  // the kernel's code, hash and cache entries are the same with or without it.
+  Var& name(std::string_view name);
 
  private:
   void declare(const Value& init, const std::source_location& loc);

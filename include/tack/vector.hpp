@@ -13,6 +13,8 @@
 #include <concepts>
 #include <cstddef>
 #include <source_location>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -547,6 +549,11 @@ class VecVar : public detail::Fields<Var, N> {
     return Vec<N>::from_flat([&](int k) { return detail::field(const_cast<VecVar&>(*this), k).value(); });
   }
   operator Vec<N>() const { return value(); }
+  // Names the components for tack::inspect (`acc.x`, `acc.y`, ...), as Var::name does.
+  VecVar& name(std::string_view name) {
+    for (int k = 0; k < N; ++k) detail::field(*this, k).name(std::string(name) + "." + "xyzw"[k]);
+    return *this;
+  }
   template <detail::Shaped A>
   requires std::same_as<detail::shape_t<A>, Vec<N>> VecVar& operator=(const A& v) { return set(v.value()); }
   VecVar& operator=(const VecVar& v) { return set(v.value()); }
@@ -597,6 +604,13 @@ class MatVar {
         [&](int i, int j) { return detail::field(const_cast<VecVar<C>&>(rows_[std::size_t(i)]), j).value(); });
   }
   operator Mat<R, C>() const { return value(); }
+  // Names the entries for tack::inspect (`m[0, 1]`), as Var::name does.
+  MatVar& name(std::string_view name) {
+    for (int i = 0; i < R; ++i)
+      for (int j = 0; j < C; ++j)
+        (*this)(i, j).name(std::string(name) + "[" + std::to_string(i) + ", " + std::to_string(j) + "]");
+    return *this;
+  }
   template <detail::Shaped A>
   requires std::same_as<detail::shape_t<A>, Mat<R, C>> MatVar& operator=(const A& v) { return set(v.value()); }
   MatVar& operator=(const MatVar& v) { return set(v.value()); }
@@ -636,6 +650,13 @@ class QuatVar : public detail::Fields<Var, 4> {
   QuatVar(const Quat& q) : detail::Fields<Var, 4>{Var(q.x), Var(q.y), Var(q.z), Var(q.w)} {}
   Quat value() const { return Quat(x.value(), y.value(), z.value(), w.value()); }
   operator Quat() const { return value(); }
+  QuatVar& name(std::string_view name) {
+    x.name(std::string(name) + ".x");
+    y.name(std::string(name) + ".y");
+    z.name(std::string(name) + ".z");
+    w.name(std::string(name) + ".w");
+    return *this;
+  }
   QuatVar& operator=(const Quat& q) {
     x = q.x;
     y = q.y;
@@ -718,6 +739,7 @@ requires(detail::is_shaped<E>::value && sizeof...(Fixed) <= 1) class ArrayOf<E, 
   explicit ArrayOf(int param, std::source_location loc = std::source_location::current()) : Array(param) {
     detail::require_element_shape(*this, E::kRows, E::kCols, loc);
   }
+  ArrayOf(tack::detail::Untraced, int param) : Array(param) {}  // for counting parameters, outside a trace
   ElementOf<E> operator[](Located i) const { return ElementOf<E>(*this, {i.value}, i.loc); }
   ElementOf<E> operator()(Located i) const { return (*this)[std::move(i)]; }
   ElementOf<E> operator()(Located i, const Value& j) const { return ElementOf<E>(*this, {i.value, j}, i.loc); }

@@ -126,7 +126,13 @@ void bind_statements(nb::module_& m) {
       .def_prop_ro("param", &lang::Texture3D::param);
 
   nb::class_<lang::Var>(m, "Var")
-      .def("__init__", [](lang::Var* self, nb::handle init) { new (self) lang::Var(to_value(init)); })
+      .def(
+          "__init__",
+          [](lang::Var* self, nb::handle init, std::optional<std::string> name) {
+            new (self) lang::Var(to_value(init));
+            if (name) self->name(*name);
+          },
+          nb::arg("init"), nb::arg("name") = nb::none())
       .def_prop_ro("value", [](const lang::Var& v) { return v.value(); })
       .def("assign", [](lang::Var& v, nb::handle x) { v = to_value(x); });
 

@@ -204,7 +204,8 @@ class TextureParam:
     def sample(self, u, v, w) -> Value: ...
 
 class Var:
-    def __init__(self, init: Value | int | float | bool) -> None: ...   # declares it here
+    def __init__(self, init: Value | int | float | bool, name: str | None = None) -> None: ...
+        # declares it here; `name` (e.g. "acc.x") shows in tack.inspect's IR
     value: Value                      # reading it: a snapshot of its current value (C++ operator Value)
     def assign(self, v: Value | int | float | bool) -> None: ...
 

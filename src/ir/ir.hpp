@@ -461,6 +461,9 @@ struct Kernel {
   // Set by passes::lower_workgroups: the Let ids of the indices of the loops over a
   // group's work-items (its regions), which the CPU runs as SIMD gangs.
   std::vector<int> work_item_loops;
+  // What the author called each Var (`acc.x` for a vec3 Var `acc`), by id; empty where unnamed, and may be
+  // shorter than `vars`. Debug information for inspect: not in the kernel's text, so not in any cache key.
+  std::vector<std::string> var_names;
 };
 
 }  // namespace tack::ir

@@ -190,7 +190,8 @@ std::string element_shape(const Param& p) {
 
 // Plain appends, not a stream: this text is the CPU cache key, built on every
 // first call, and a process's first stream builds its locale (a tenth of a millisecond).
-std::string to_string(const Kernel& k) {
+namespace {
+std::string kernel_text(const Kernel& k, bool with_names) {
   std::string out = "kernel " + k.name + "(";
   for (size_t i = 0; i < k.params.size(); ++i) {
     const Param& p = k.params[i];
@@ -219,13 +220,31 @@ std::string to_string(const Kernel& k) {
     out += "local" + std::to_string(i) + ": " + std::string(dtype_name(k.locals[i].dtype)) + "[" +
            std::to_string(k.locals[i].count) + "]\n";
   if (k.typed) {
-    for (size_t i = 0; i < k.vars.size(); ++i) out += "v" + std::to_string(i) + ": " + to_string(k.vars[i]) + "\n";
+    for (size_t i = 0; i < k.vars.size(); ++i) {
+      out += "v" + std::to_string(i) + ": " + to_string(k.vars[i]);
+      if (with_names && i < k.var_names.size() && !k.var_names[i].empty()) out += "  # " + k.var_names[i];
+      out += "\n";
+    }
     for (size_t i = 0; i < k.lets.size(); ++i) out += "t" + std::to_string(i) + ": " + to_string(k.lets[i]) + "\n";
   }
   out += k.launch == LaunchKind::Parallel ? "parallel_for [" : "workgroup_for [";
   for (size_t i = 0; i < k.dims.size(); ++i) out += (i ? ", " : "") + to_string(k.dims[i]);
   out += "] {\n" + to_string(k.body, 1) + "}\n";
   return out;
+}
+}  // namespace
+
+std::string to_string(const Kernel& k) { return kernel_text(k, false); }
+
+std::string to_string_named(const Kernel& k) {
+  std::string out = kernel_text(k, true);
+  if (k.typed) return out;
+  // Untyped, the Vars have no table of their own: list the names before the body.
+  std::string names;
+  for (size_t i = 0; i < k.var_names.size(); ++i)
+    if (!k.var_names[i].empty()) names += "# v" + std::to_string(i) + ": " + k.var_names[i] + "\n";
+  std::size_t body = out.rfind(k.launch == LaunchKind::Parallel ? "parallel_for [" : "workgroup_for [");
+  return out.insert(body, names);
 }
 
 }  // namespace tack::ir

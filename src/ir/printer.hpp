@@ -12,5 +12,8 @@ std::string to_string(const Type& t);
 std::string to_string(const Expr& e);
 std::string to_string(const Stmt& s, int indent = 0);
 std::string to_string(const Kernel& k);
+// The same text with each named Var's name after its type (`v3: f32  # acc.x`): what inspect shows.
+// The names are debug information, so they stay out of to_string(k), the text every cache key hashes.
+std::string to_string_named(const Kernel& k);
 
 }  // namespace tack::ir

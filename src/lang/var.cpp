@@ -17,6 +17,14 @@ void Var::declare(const Value& init, const std::source_location& l) {
 
 Var::Var(const Var& other, std::source_location loc) { declare(other.value(), loc); }
 
+Var& Var::name(std::string_view name) {
+  auto& ctx = detail::TraceContext::current("Var::name");
+  std::vector<std::string>& names = ctx.kernel().var_names;
+  if (names.size() <= static_cast<std::size_t>(id_)) names.resize(id_ + 1);
+  names[id_] = std::string(name);
+  return *this;
+}
+
 Var& Var::update(Value v, const std::source_location& l) {
   auto& ctx = detail::TraceContext::current("Var assignment");
   auto loc = detail::to_loc(l);

@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -609,6 +610,47 @@ TEST_P(Vectors, ArraysOfVectorsAndMatrices) {
   std::vector<float> want(18, 0);
   for (int d = 0; d < 3; ++d) want[static_cast<size_t>(9 + d * 4)] = 16;
   EXPECT_EQ(macc.to_host<float>(), want);
+}
+
+// Named Vars show their names in inspect's IR and only there: the kernel's text (its hash, its cache
+// key) and the generated code are those of the unnamed kernel.
+TEST(VectorNames, NamedVarsShowInInspectAndNowhereElse) {
+  auto make = [](bool named) {
+    return tack::kernel("vec_named", [named](ArrayOf<Vec3> out, ArrayOf<Vec3> a) {
+      parallel_for(out.shape(0), [&](Index i) {
+        Vec3Var acc = vec3(0, 0, 0);
+        Mat22Var m = identity<2>();
+        QuatVar q = quat(0, 0, 0, 1);
+        Var n = 0;
+        if (named) {
+          acc.name("acc");
+          m.name("m");
+          q.name("q");
+          n.name("n");
+        }
+        for_range(0, a.shape(0), [&](Index j) {
+          acc += a[j];
+          m = m * 2;
+          q = quat_mul(q, q);
+          n += 1;
+        });
+        out[i] = acc * n + vec3(m(0, 1), q.value().w, 0);
+      });
+    });
+  };
+  const tack::ArraySpec spec{tack::DType::F32, 2};
+  tack::Inspection named = tack::inspect(make(true), "interp", spec, spec);
+  tack::Inspection plain = tack::inspect(make(false), "interp", spec, spec);
+  for (const char* name : {"acc.x", "acc.z", "m[0, 1]", "m[1, 1]", "q.w", "n"})
+    EXPECT_TRUE(named.typed_ir.find(std::string(": f32  # ") + name + "\n") != std::string::npos ||
+                named.typed_ir.find(std::string(": i32  # ") + name + "\n") != std::string::npos)
+        << name << " is missing from\n"
+        << named.typed_ir;
+  EXPECT_NE(named.ir.find("# v0: acc.x\n"), std::string::npos) << named.ir;
+  EXPECT_EQ(plain.typed_ir.find("  # "), std::string::npos) << plain.typed_ir;
+  EXPECT_EQ(std::regex_replace(named.typed_ir, std::regex("  # [^\n]*"), ""), plain.typed_ir);
+  EXPECT_EQ(named.source, plain.source);
+  EXPECT_EQ(std::regex_replace(named.ir, std::regex("# v[0-9]+: [^\n]*\n"), ""), plain.ir);
 }
 
 }  // namespace

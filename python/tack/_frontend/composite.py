@@ -57,6 +57,22 @@ def leaf_count(structure: tuple) -> int:
     return sum(leaf_count(s) for s in structure[2])
 
 
+def leaf_names(structure: tuple, prefix: str) -> list:
+    """The name of each leaf, in flatten's order, for tack.inspect: `acc.x`,
+    `m[1, 2]`, `ray.origin.y`, `hit[0]`."""
+    kind = structure[0]
+    if kind == "leaf":
+        return [prefix]
+    if kind == "small":
+        cls = structure[1]
+        if issubclass(cls, Mat):
+            return [f"{prefix}[{i}, {j}]" for i in range(cls.rows) for j in range(cls.cols)]
+        return [f"{prefix}.{c}" for c in "xyzw"[:_small_size(cls)]]
+    if kind == "tuple":
+        return [n for k, s in enumerate(structure[1]) for n in leaf_names(s, f"{prefix}[{k}]")]
+    return [n for f, s in zip(structure[1]._tack_fields_, structure[2]) for n in leaf_names(s, f"{prefix}.{f.name}")]
+
+
 def _small_size(cls: type) -> int:
     return cls.rows * cls.cols if issubclass(cls, Mat) else cls.n
 

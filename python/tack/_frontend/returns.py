@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import _core
 from .._errors import InvalidArgument
-from .composite import CompositeVar, NotComposite, describe_structure, flatten, leaf_count
+from .composite import CompositeVar, NotComposite, describe_structure, flatten, leaf_names
 from .infer import Inference
 
 _LOOPS = (ast.For, ast.While)
@@ -72,10 +72,11 @@ class ReturnsMixin:
                                     "tuple display, a tack.vec3(...) or @tack.func struct constructor, or a name "
                                     f"assigned before line {s.lineno}", "type")
         self.at(s)
-        flag = _core.Var(False)
+        flag = _core.Var(False, name=f"{frame.name}.returned")
         value = None
         if structure is not None:
-            value = CompositeVar(structure, [_core.Var(False) for _ in range(leaf_count(structure))])
+            names = leaf_names(structure, f"{frame.name}.result")
+            value = CompositeVar(structure, [_core.Var(False, name=n) for n in names])
         frame.ret = ReturnSlot(flag, value, structure, line)
 
     def deferred_return(self, s: ast.Return) -> None:

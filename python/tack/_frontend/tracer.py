@@ -15,7 +15,8 @@ from .._errors import Error, InvalidArgument, TypeError as TackTypeError, Unboun
 from .analysis import PARALLEL, TRACED, UNROLLED, analyze, is_boolish
 from .builtins import parallel, workgroups
 from .calls import CallMixin
-from .composite import CompositeVar, NotComposite, describe_structure, flatten, is_composite, leaf_count, unflatten
+from .composite import (CompositeVar, NotComposite, describe_structure, flatten, is_composite, leaf_count, leaf_names,
+                        unflatten)
 from .control import ControlMixin
 from .elements import ElementArray
 from .infer import infer_expr
@@ -189,7 +190,9 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, Return
                                                     f"raise UnboundLocalError on the others. Bind it before line "
                                                     f"{statement_at} (e.g. {name} = 0.0), or in every branch")
 
-    def new_var(self, init: Any, node: Any, name: str, literal_as_is: bool = False) -> Any:
+    def new_var(self, init: Any, node: Any, name: str, literal_as_is: bool = False, label: str = None) -> Any:
+        """A Var (a CompositeVar for a vector, tuple or struct) for the name
+        `name`; `label` is what tack.inspect calls a leaf (`acc.x`)."""
         if is_composite(init):
             try:
                 structure, leaves = flatten(init)
@@ -197,7 +200,8 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, Return
                 structure = None
             if structure is not None:
                 self.at(node)
-                return CompositeVar(structure, [self.new_var(x, node, name, literal_as_is) for x in leaves])
+                return CompositeVar(structure, [self.new_var(x, node, name, literal_as_is, n)
+                                                for x, n in zip(leaves, leaf_names(structure, label or name))])
         if not is_number(init):
             raise self.error(node, f"'{name}' is assigned inside a traced if/for/while body and used outside "
                                    f"it, so it is a kernel variable (Var), and a Var holds a number, not "
@@ -209,8 +213,8 @@ class Tracer(ExpressionMixin, ShortCircuitMixin, CallMixin, ControlMixin, Return
         # weak (`x = 0` then `x = 1.5` is a float64), and so does the
         # placeholder of a name not bound yet (literal_as_is).
         if literal_as_is or name not in self.frame.analysis.accumulators:
-            return _core.Var(init)
-        return _core.Var(accumulator_start(init))
+            return _core.Var(init, name=label or name)
+        return _core.Var(accumulator_start(init), name=label or name)
 
     def predeclare(self, s: ast.stmt) -> None:
         """Declares, just before a traced if/for/while statement, the Vars it

@@ -44,11 +44,11 @@ Inspection inspect(KernelImpl& impl, std::string_view backend_name, std::span<co
   std::shared_ptr<Backend> backend = inspect_backend(backend_name);
   ResolvedCall call = check_call(impl, args, backend, true);
   Inspection out;
-  out.ir = ir::to_string(impl.traced());
+  out.ir = ir::to_string_named(impl.traced());
   // The compile path of a call (resolve_variant) up to the source: the pipeline with the backend's recipe, then
   // its emitter.
   passes::Specialized specialized = specialize(impl, *backend, call.signature, backend->recipe().lowering);
-  out.typed_ir = ir::to_string(specialized.kernel);
+  out.typed_ir = ir::to_string_named(specialized.kernel);
   out.source = generated_source(*backend, specialized.lowered);
   return out;
 }
