@@ -7,12 +7,9 @@
 // tack._core.Kernel objects: this module shares nanobind's types with _core.
 #include "cavity/lbm_kernels.hpp"
 #include "mandelbrot/mandelbrot_kernel.hpp"
-// The n-body kernel with Vec3 (issue 29): its header comes with the C++ vectors; until then
-// test_twins.py skips the Python n-body twin.
-#if __has_include("nbody/nbody_kernel.hpp")
+// Issue 29's twins: the n-body step with Vec3 and the path tracer (structs, returns, Random).
 #include "nbody/nbody_kernel.hpp"
-#define TWINS_HAVE_NBODY 1
-#endif
+#include "path_tracer/path_tracer_kernel.hpp"
 
 #include <tack/tack.hpp>
 
@@ -60,9 +57,8 @@ Kernel twin(const std::string& name) {
         if_(g.local_id() == 0, [&] { out[g.group_id()] = s; });
       });
     });
-#ifdef TWINS_HAVE_NBODY
   if (name == "nbody_step") return nbody_kernel();
-#endif
+  if (name == "render") return path_tracer::render_kernel();
   if (name == "random_walk")
     return tack::kernel("random_walk", [](Array out, Scalar seed) {
       parallel_for(out.size(), [&](Index i) {
