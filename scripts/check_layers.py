@@ -67,7 +67,7 @@ NAMESPACES = [
     ("src/backends/*", ["tack::backends::{name}"]),
     ("src/runtime/gpu", ["tack::runtime"]),
     ("src/codegen/llvm", ["tack::codegen"]),
-    ("include/tack", ["tack", "tack::lang"]),
+    ("include/tack", ["tack", "tack::lang", "tack::reflect"]),  # reflect.hpp: aggregates without macros
     ("python/src", ["tack::python"]),
     ("src/*", ["tack::{name}"]),
 ]
