@@ -173,6 +173,46 @@ TEST(CpuSimd, PlanFillsOneRegisterWithTheWidestVaryingValue) {
   EXPECT_EQ(wg.why.rfind("SIMD path: gangs of 16", 0), 0u) << wg.why;
 }
 
+// A local array indexed per work-item inside a loop the lanes leave at different
+// iterations (an insertion sort) takes the scalar path; the same array indexed
+// by a uniform loop, or per work-item outside such a loop, stays in gangs.
+TEST(CpuSimd, LocalArraysInDivergentLoopsKeepTheScalarPath) {
+  using tack::analysis::plan_simd;
+  auto sort = tack::kernel("plan_local_sort", [](Array out, Array in) {
+    parallel_for(out.shape(0), [&](Index i) {
+      LocalArray a = local_array<float>(8);
+      for_range(0, 8, [&](Index k) { a[k] = in(i, k); });
+      for_range(1, 8, [&](Index k) {
+        Value key = a[k];
+        Var j = k - 1;
+        while_([&] { return j >= 0 && a[max(j, 0)] > key; },
+               [&] {
+                 a[j + 1] = a[j];
+                 j -= 1;
+               });
+        a[j + 1] = key;
+      });
+      for_range(0, 8, [&](Index k) { out(i, k) = a[k]; });
+    });
+  });
+  tack::analysis::SimdPlan plan = plan_simd(typed_kernel(sort, {{DType::F32, 2}, {DType::F32, 2}}), 512, true);
+  EXPECT_EQ(plan.lanes, 0u);
+  EXPECT_NE(plan.why.find("a local array is indexed per work-item inside a loop"), std::string::npos) << plan.why;
+
+  auto uniform = tack::kernel("plan_local_uniform", [](Array out, Array in) {
+    parallel_for(out.shape(0), [&](Index i) {
+      LocalArray a = local_array<float>(8);
+      for_range(0, 8, [&](Index k) { a[k] = in(i, k); });
+      Value pick = cast<std::int64_t>(in(i, 0)) & 7;  // a varying index, but in no loop
+      out(i, 0) = a[pick];
+      Var n = 0;
+      while_([&] { return n < 3; }, [&] { a[n] = a[n] + 1.0f; n += 1; });  // a uniform loop
+      out(i, 1) = a[2];
+    });
+  });
+  EXPECT_EQ(plan_simd(typed_kernel(uniform, {{DType::F32, 2}, {DType::F32, 2}}), 512, true).lanes, 16u);
+}
+
 // A lowered workgroup kernel: its work-item loops' indices vary, the group id does
 // not; local_id / 16 is the same across a gang and local_id % 16 steps by one
 // (16 x 16 tiles), but (local_id + 1) / 16 and local_id / 8 are varying.
