@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
       return 2;
   }
   // A lamp above three balls on a big floor sphere, under a dim sky (the Python example's SCENE).
-  const std::vector<float> spheres = {0, -101, 0, 100, -1.1f, -0.35f, 0.3f, 0.65f, 0.2f, -0.5f,
-                                      -0.4f, 0.5f, 1.2f, -0.6f, 0.5f, 0.4f, 0, 3, 0.5f, 1.2f};
+  const std::vector<float> spheres = {0,     -101, 0,    100,   -1.1f, -0.35f, 0.3f, 0.65f, 0.2f, -0.5f,
+                                      -0.4f, 0.5f, 1.2f, -0.6f, 0.5f,  0.4f,   0,    3,     0.5f, 1.2f};
   const std::vector<float> albedo = {0.7f, 0.7f, 0.7f, 0.8f, 0.3f, 0.2f, 0.2f, 0.7f, 0.3f, 0.3f, 0.4f, 0.9f, 0, 0, 0};
   const std::vector<float> emission = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 5.5f, 5};
   const int width = 160, height = 120, max_depth = 6;

@@ -94,9 +94,8 @@ inline Vec3 cosine_direction(const Vec3& normal, const Value& u1, const Value& u
 
 // image: (h, w, 3); spheres: (n, 4) centre and radius; albedo, emission: (n, 3).
 inline tack::Kernel render_kernel() {
-  return tack::kernel("render", [](ArrayOf<Vec3> image, ArrayOf<Vec4> spheres, ArrayOf<Vec3> albedo,
-                                   ArrayOf<Vec3> emission, Scalar environment, Scalar samples, Scalar max_depth,
-                                   Scalar seed) {
+  auto render = [](ArrayOf<Vec3> image, ArrayOf<Vec4> spheres, ArrayOf<Vec3> albedo, ArrayOf<Vec3> emission,
+                   Scalar environment, Scalar samples, Scalar max_depth, Scalar seed) {
     parallel_for({image.shape(0), image.shape(1)}, [&](Index row, Index col) {
       const Value height = cast<float>(image.shape(0));
       const Value width = cast<float>(image.shape(1));
@@ -132,7 +131,8 @@ inline tack::Kernel render_kernel() {
       });
       image(row, col) = total / cast<float>(samples);
     });
-  });
+  };
+  return tack::kernel("render", render);
 }
 
 }  // namespace path_tracer

@@ -141,8 +141,9 @@ SimdPlan plan_simd(const ir::Kernel& k, unsigned vector_bits, bool enabled) {
   }
   LaneUniformity lanes(k);
   if (local_access_in_divergent_loop(k, lanes)) {
-    plan.why = "scalar path: a local array is indexed per work-item inside a loop whose work-items leave at "
-               "different iterations";
+    plan.why =
+        "scalar path: a local array is indexed per work-item inside a loop whose work-items leave at "
+        "different iterations";
     return plan;
   }
   int widest = 32;

@@ -420,9 +420,9 @@ struct Param {
   // array must have, rows (2 to 4) then cols (2 to 4, or 0 for a vector); 0 and 0 for scalar elements.
   int element_rows = 0;
   int element_cols = 0;
-  SourceLoc element_loc;  // the line that declared it
-  bool scalar_pack = false;          // added by passes::pack_scalars: holds the host's scalar values
-  bool hardware_texture = false;     // Texture3D: sampled by the device's texture unit, else in software
+  SourceLoc element_loc;          // the line that declared it
+  bool scalar_pack = false;       // added by passes::pack_scalars: holds the host's scalar values
+  bool hardware_texture = false;  // Texture3D: sampled by the device's texture unit, else in software
 };
 
 struct SharedArray {

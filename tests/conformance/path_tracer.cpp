@@ -25,8 +25,7 @@ std::vector<float> render(const tack::Device& d, const Scene& s, int width, int 
   const std::int64_t n = static_cast<std::int64_t>(s.spheres.size() / 4);
   tack::Array image = d.zeros(tack::DType::F32, {height, width, 3});
   path_tracer::render_kernel()(image, d.from_host(s.spheres, {n, 4}), d.from_host(s.albedo, {n, 3}),
-                               d.from_host(s.emission, {n, 3}), s.environment, samples, depth,
-                               std::uint64_t{2026});
+                               d.from_host(s.emission, {n, 3}), s.environment, samples, depth, std::uint64_t{2026});
   return image.to_host<float>();
 }
 
@@ -49,8 +48,7 @@ TEST_P(PathTracer, WhiteFurnace) {
       int corners = 0;
       for (int u = 0; u < 2; ++u)
         for (int v = 0; v < 2; ++v)
-          corners += sees_sphere((col + u) * 2.0 / width - 1.0, 1.0 - (row + v) * 2.0 / height,
-                                 double(width) / height);
+          corners += sees_sphere((col + u) * 2.0 / width - 1.0, 1.0 - (row + v) * 2.0 / height, double(width) / height);
       if (corners != 0 && corners != 4) continue;  // the sphere's edge crosses the pixel
       const double want = corners == 4 ? 0.6 : 1.0;
       (corners == 4 ? on : off) += 1;
@@ -63,8 +61,8 @@ TEST_P(PathTracer, WhiteFurnace) {
 }
 
 TEST_P(PathTracer, SeveralSpheresRenderAsOnInterp) {
-  const Scene scene{{0, -101, 0, 100, -1.1f, -0.35f, 0.3f, 0.65f, 0.2f, -0.5f, -0.4f, 0.5f, 1.2f, -0.6f, 0.5f, 0.4f,
-                     0, 3, 0.5f, 1.2f},
+  const Scene scene{{0,     -101, 0,    100,   -1.1f, -0.35f, 0.3f, 0.65f, 0.2f, -0.5f,
+                     -0.4f, 0.5f, 1.2f, -0.6f, 0.5f,  0.4f,   0,    3,     0.5f, 1.2f},
                     {0.7f, 0.7f, 0.7f, 0.8f, 0.3f, 0.2f, 0.2f, 0.7f, 0.3f, 0.3f, 0.4f, 0.9f, 0, 0, 0},
                     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 5.5f, 5},
                     0.15f};

@@ -206,7 +206,11 @@ TEST(CpuSimd, LocalArraysInDivergentLoopsKeepTheScalarPath) {
       Value pick = cast<std::int64_t>(in(i, 0)) & 7;  // a varying index, but in no loop
       out(i, 0) = a[pick];
       Var n = 0;
-      while_([&] { return n < 3; }, [&] { a[n] = a[n] + 1.0f; n += 1; });  // a uniform loop
+      while_([&] { return n < 3; },  // a uniform loop
+             [&] {
+               a[n] = a[n] + 1.0f;
+               n += 1;
+             });
       out(i, 1) = a[2];
     });
   });
