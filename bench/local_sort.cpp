@@ -1,8 +1,10 @@
 // Per-work-item arrays: an insertion sort of 16 f32 values per work-item, 2^20
 // work-items, with Tack's local_array against the same sort written in C++ over
-// a `float a[16]` per item under OpenMP. Both sides read 16 values, sort them
+// a `float a[16]` per item under OpenMP (the kernel: examples/local_sort/). Both sides read 16 values, sort them
 // and write them back; the results must be equal element for element.
 #include "common.hpp"
+
+#include "../examples/local_sort/local_sort_kernel.hpp"
 
 namespace {
 
@@ -14,7 +16,7 @@ constexpr int kLen = 16;
 struct Sort {
   bench::Buffer<float> in = bench::uniform<float>(std::size_t(kItems * kLen), -1000.0f, 1000.0f);
   bench::Buffer<float> out{std::size_t(kItems * kLen)};
-  tack::Array tin = bench::to_device(in), tout = bench::cpu().zeros(tack::DType::F32, {kItems * kLen});
+  tack::Array tin = bench::to_device(in, {kItems, kLen}), tout = bench::cpu().zeros(tack::DType::F32, {kItems, kLen});
 };
 Sort& sort_data() {
   static auto* d = new Sort;
@@ -40,24 +42,7 @@ __attribute__((noinline)) void local_sort_cpp(float* __restrict out, const float
 }
 
 const tack::Kernel& local_sort_kernel() {
-  static const tack::Kernel k = tack::kernel("local_sort16", [](Array out, Array in) {
-    parallel_for(out.size() / kLen, [&](Index i) {
-      LocalArray a = local_array<float>(kLen);
-      for_range(0, kLen, [&](Index k) { a[k] = in[i * kLen + k]; });
-      for_range(1, kLen, [&](Index k) {
-        Value key = a[k];
-        Var j = k - 1;
-        // && evaluates both sides: a[max(j, 0)] keeps the read in range when j is -1.
-        while_([&] { return j >= 0 && a[max(j, 0)] > key; },
-               [&] {
-                 a[j + 1] = a[j];
-                 j -= 1;
-               });
-        a[j + 1] = key;
-      });
-      for_range(0, kLen, [&](Index k) { out[i * kLen + k] = a[k]; });
-    });
-  });
+  static const tack::Kernel k = local_sort::sort16_kernel();
   return k;
 }
 

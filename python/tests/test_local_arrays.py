@@ -2,32 +2,20 @@
 a sort of 16 values and a 4x4 solve per work-item against NumPy on interp, cpu
 and opencl; zero on declaration; len(a) and a @tack.func taking one; the
 debug-mode IndexError naming the line; and each refusal naming the line."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
 import tack
 
 
-@tack.func
-def insertion_sort(a, n):
-    for k in range(1, n):
-        key = a[k]
-        j = k - 1
-        while j >= 0 and a[j] > key:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = key
-
-
-@tack.kernel
-def sort16(out: tack.Array, values: tack.Array):
-    for i in tack.parallel(values.shape[0]):
-        a = tack.local_array(np.float32, 16)
-        for k in range(len(a)):
-            a[k] = values[i, k]
-        insertion_sort(a, len(a))
-        for k in range(16):
-            out[i, k] = a[k]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "python"))
+try:
+    from local_sort_solve import sort16   # the example's own kernel (its insertion_sort a @tack.func taking the array)
+finally:
+    sys.path.pop(0)
 
 
 def test_sort_of_16_per_work_item_equals_np_sort(device):

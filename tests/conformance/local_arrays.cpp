@@ -8,6 +8,8 @@
 // holds the refusals).
 #include "conformance/backend_param.hpp"
 
+#include "../../examples/local_sort/local_sort_kernel.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -32,53 +34,19 @@ std::vector<float> sort_input(std::int64_t n) {
   return x;
 }
 
-// Sorts the first `count` elements of a in place, ascending: a helper taking the array by reference.
-// The comparison reads a[max(j, 0)], as && evaluates both sides: no lane reads a[-1].
-void insertion_sort(const LocalArray& a, const Value& count) {
-  for_range(1, count, [&](Index i) {
-    Value key = a[i];
-    Var j = i - 1;
-    while_([&] { return j >= 0 && a[max(j, 0)] > key; },
-           [&] {
-             a[j + 1] = a[j];
-             j -= 1;
-           });
-    a[j + 1] = key;
-  });
-}
-
-tack::Kernel sort_kernel() {
-  return tack::kernel("local_sort16", [](Array out, Array in) {
-    parallel_for(out.size() / 16, [&](Index i) {
-      LocalArray a = local_array<float>(16);
-      for_range(0, 16, [&](Index k) { a[k] = in[i * 16 + k]; });
-      // Insertion sort; the comparison reads a[max(j, 0)] so that no lane reads a[-1] (&& evaluates both sides).
-      for_range(1, 16, [&](Index k) {
-        Value key = a[k];
-        Var j = k - 1;
-        while_([&] { return j >= 0 && a[max(j, 0)] > key; },
-               [&] {
-                 a[j + 1] = a[j];
-                 j -= 1;
-               });
-        a[j + 1] = key;
-      });
-      for_range(0, 16, [&](Index k) { out[i * 16 + k] = a[k]; });
-    });
-  });
-}
+using local_sort::insertion_sort;  // a helper taking the array by reference
 
 TEST_P(LocalArrays, InsertionSortOf16PerWorkItemMatchesStdSort) {
   const std::int64_t items = 1003;  // not a whole number of gangs: the last gang runs masked
   std::vector<float> in = sort_input(items * 16);
   std::vector<float> want = in;
   for (std::int64_t i = 0; i < items; ++i) std::sort(want.begin() + i * 16, want.begin() + (i + 1) * 16);
-  auto k = sort_kernel();
+  auto k = local_sort::sort16_kernel();
   expect_exact(
       "16 values sorted per work-item",
       [&](const tack::Device& d) {
-        tack::Array out = zeros<float>(d, items * 16);
-        k(out, d.from_host(in));
+        tack::Array out = d.zeros(tack::DType::F32, {items, 16});
+        k(out, d.from_host(in, {items, 16}));
         return out.to_host<float>();
       },
       want);

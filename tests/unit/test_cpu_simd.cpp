@@ -11,6 +11,8 @@
 #include "passes/lower_workgroups.hpp"
 #include "support/typed_kernel.hpp"
 
+#include "../../examples/local_sort/local_sort_kernel.hpp"
+
 #include <tack/tack.hpp>
 
 #include <gtest/gtest.h>
@@ -178,23 +180,7 @@ TEST(CpuSimd, PlanFillsOneRegisterWithTheWidestVaryingValue) {
 // by a uniform loop, or per work-item outside such a loop, stays in gangs.
 TEST(CpuSimd, LocalArraysInDivergentLoopsKeepTheScalarPath) {
   using tack::analysis::plan_simd;
-  auto sort = tack::kernel("plan_local_sort", [](Array out, Array in) {
-    parallel_for(out.shape(0), [&](Index i) {
-      LocalArray a = local_array<float>(8);
-      for_range(0, 8, [&](Index k) { a[k] = in(i, k); });
-      for_range(1, 8, [&](Index k) {
-        Value key = a[k];
-        Var j = k - 1;
-        while_([&] { return j >= 0 && a[max(j, 0)] > key; },
-               [&] {
-                 a[j + 1] = a[j];
-                 j -= 1;
-               });
-        a[j + 1] = key;
-      });
-      for_range(0, 8, [&](Index k) { out(i, k) = a[k]; });
-    });
-  });
+  const tack::Kernel sort = local_sort::sort16_kernel();
   tack::analysis::SimdPlan plan = plan_simd(typed_kernel(sort, {{DType::F32, 2}, {DType::F32, 2}}), 512, true);
   EXPECT_EQ(plan.lanes, 0u);
   EXPECT_NE(plan.why.find("a local array is indexed per work-item inside a loop"), std::string::npos) << plan.why;

@@ -8,6 +8,7 @@
 #include "cavity/lbm_kernels.hpp"
 #include "mandelbrot/mandelbrot_kernel.hpp"
 // Issue 29's twins: the n-body step with Vec3 and the path tracer (structs, returns, Random).
+#include "local_sort/local_sort_kernel.hpp"
 #include "nbody/nbody_kernel.hpp"
 #include "path_tracer/path_tracer_kernel.hpp"
 
@@ -75,24 +76,7 @@ Kernel twin(const std::string& name) {
       });
     });
   // Per-work-item arrays (issue 29, point 3): an insertion sort of 16 values per row.
-  if (name == "local_sort16")
-    return tack::kernel("local_sort16", [](Array out, Array in) {
-      parallel_for(out.shape(0), [&](Index i) {
-        LocalArray a = local_array<float>(16);
-        for_range(0, 16, [&](Index k) { a[k] = in(i, k); });
-        for_range(1, 16, [&](Index k) {
-          Value key = a[k];
-          Var j = k - 1;
-          while_([&] { return j >= 0 && a[max(j, 0)] > key; },
-                 [&] {
-                   a[j + 1] = a[j];
-                   j -= 1;
-                 });
-          a[j + 1] = key;
-        });
-        for_range(0, 16, [&](Index k) { out(i, k) = a[k]; });
-      });
-    });
+  if (name == "local_sort16") return local_sort::sort16_kernel();
   throw tack::InvalidArgument("no C++ twin named '" + name + "'");
 }
 
