@@ -1,5 +1,5 @@
-// VarOf<T>: a kernel variable holding a whole struct of Values (and of such
-// structs), assignable inside traced control flow as a Var is. It is one Var per
+// VarOf<T>: a kernel variable holding a whole struct of Values, vectors,
+// matrices and quaternions (and of such structs), assignable inside traced control flow as a Var is. It is one Var per
 // leaf Value, found by reflection (<tack/reflect.hpp>), so it lowers to the
 // scalar Vars every backend already has.
 #pragma once
@@ -7,6 +7,7 @@
 #include <tack/lang.hpp>
 #include <tack/reflect.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <deque>
 #include <source_location>
@@ -15,10 +16,16 @@
 namespace tack::lang {
 
 namespace detail {
-// What a struct field is to VarOf: a leaf (one Var) or a struct to look into.
-// The one list of leaf types: extend it here (e.g. with a vector type's components).
+// What a struct field is to VarOf: a leaf (one Var), a vector, matrix or
+// quaternion (<tack/vector.hpp>: one Var per component, in their flat order), or
+// a struct to look into.
 template <class F>
 inline constexpr bool is_var_leaf = std::is_base_of_v<Value, F>;
+template <class F>
+concept SmallValue = requires(const F& f) {
+  F::kCount;
+  { f.c(0) } -> std::same_as<const Value&>;
+};
 
 // Calls f(leaf) for each leaf Value of t, depth first, in field order.
 template <class T, class F>
@@ -26,8 +33,18 @@ void for_each_leaf(T& t, F&& f) {
   using U = std::remove_cv_t<T>;
   if constexpr (is_var_leaf<U>) {
     f(static_cast<std::conditional_t<std::is_const_v<T>, const Value&, Value&>>(t));
+  } else if constexpr (SmallValue<U>) {
+    // c(k) is the component itself; writable where t is (VarOf::get() fills a copy it owns).
+    for (int k = 0; k < U::kCount; ++k) {
+      if constexpr (std::is_const_v<T>)
+        f(t.c(k));
+      else
+        f(const_cast<Value&>(t.c(k)));
+    }
   } else {
-    static_assert(reflect::Aggregate<U>, "VarOf<T>: T must be a struct whose fields are Values or such structs");
+    static_assert(reflect::Aggregate<U>,
+                  "VarOf<T>: T must be a struct whose fields are Values, vectors, matrices, quaternions or such "
+                  "structs");
     reflect::for_each_field(t, [&](auto& field) { for_each_leaf(field, f); });
   }
 }

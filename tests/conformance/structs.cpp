@@ -122,6 +122,58 @@ TEST_P(Structs, ABundledStateParameter) {
   compare_ulp("vel", backend(), v.to_host<float>(), "expected", want_vel, 2);
 }
 
+// Vectors in structs: a VarOf<Body> with Vec3 fields stepped in a loop, and a struct parameter whose fields are
+// arrays of vec3.
+struct Body {
+  Vec3 pos;
+  Vec3 vel;
+  Value alive;
+};
+struct Particles {
+  ArrayOf<Vec3> pos;
+  ArrayOf<Vec3> vel;
+  Scalar dt;
+};
+
+TEST_P(Structs, VectorFieldsInVarsAndInParameters) {
+  auto fly = tack::kernel("struct_vec_fly", [](Particles p, Scalar steps) {
+    parallel_for(p.pos.shape(0), [&](Index i) {
+      VarOf<Body> b(Body{p.pos[i], p.vel[i], true});
+      for_range(0, steps, [&](Index) {
+        const Body now = b;
+        const Vec3 vel = now.vel + vec3(0.0f, -1.0f, 0.0f) * p.dt;  // gravity
+        const Vec3 pos = now.pos + vel * p.dt;
+        b = Body{pos, vel, now.alive && pos.y > 0.0f};
+      });
+      const Body end = b;
+      p.pos[i] = end.pos;
+      p.vel[i] = select(end.alive, end.vel, vec3(0.0f, 0.0f, 0.0f));
+    });
+  });
+  const int n = 5, steps = 4;
+  const float dt = 0.25f;
+  std::vector<float> pos = {0, 1, 0, 1, 2, 3, 0, 0.1f, 0, 4, 5, 6, -1, 0.5f, 1}, vel(3 * n, 0.5f);
+  std::vector<float> want_pos = pos, want_vel = vel;
+  int fallen = 0;
+  for (int i = 0; i < n; ++i) {
+    bool alive = true;
+    for (int s = 0; s < steps; ++s) {
+      want_vel[3 * i + 1] = want_vel[3 * i + 1] + -1.0f * dt;
+      for (int c = 0; c < 3; ++c) want_pos[3 * i + c] = want_pos[3 * i + c] + want_vel[3 * i + c] * dt;
+      alive = alive && want_pos[3 * i + 1] > 0.0f;
+    }
+    if (!alive) {
+      ++fallen;
+      for (int c = 0; c < 3; ++c) want_vel[3 * i + c] = 0.0f;
+    }
+  }
+  tack::Array dp = dev().from_host(pos, {n, 3}), dv = dev().from_host(vel, {n, 3});
+  fly(tack::bundle(dp, dv, dt), steps);
+  compare_ulp("pos", backend(), dp.to_host<float>(), "expected", want_pos, 2);
+  compare_ulp("vel", backend(), dv.to_host<float>(), "expected", want_vel, 2);
+  EXPECT_EQ(fallen, 1) << "body 2 falls below y = 0 at the last step, the others stay above";
+}
+
 }  // namespace
 
 namespace {
