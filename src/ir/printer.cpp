@@ -186,11 +186,10 @@ std::string element_shape(const Param& p) {
   return ", element " + std::to_string(p.element_rows) +
          (p.element_cols > 0 ? "x" + std::to_string(p.element_cols) : "");
 }
-}  // namespace
 
 // Plain appends, not a stream: this text is the CPU cache key, built on every
 // first call, and a process's first stream builds its locale (a tenth of a millisecond).
-namespace {
+// `with_names` adds the Vars' names (inspect's text), which no cache key may hold.
 std::string kernel_text(const Kernel& k, bool with_names) {
   std::string out = "kernel " + k.name + "(";
   for (size_t i = 0; i < k.params.size(); ++i) {
@@ -226,6 +225,10 @@ std::string kernel_text(const Kernel& k, bool with_names) {
       out += "\n";
     }
     for (size_t i = 0; i < k.lets.size(); ++i) out += "t" + std::to_string(i) + ": " + to_string(k.lets[i]) + "\n";
+  } else if (with_names) {
+    // Untyped, the Vars have no table of their own: list the names before the body.
+    for (size_t i = 0; i < k.var_names.size(); ++i)
+      if (!k.var_names[i].empty()) out += "# v" + std::to_string(i) + ": " + k.var_names[i] + "\n";
   }
   out += k.launch == LaunchKind::Parallel ? "parallel_for [" : "workgroup_for [";
   for (size_t i = 0; i < k.dims.size(); ++i) out += (i ? ", " : "") + to_string(k.dims[i]);
@@ -236,15 +239,6 @@ std::string kernel_text(const Kernel& k, bool with_names) {
 
 std::string to_string(const Kernel& k) { return kernel_text(k, false); }
 
-std::string to_string_named(const Kernel& k) {
-  std::string out = kernel_text(k, true);
-  if (k.typed) return out;
-  // Untyped, the Vars have no table of their own: list the names before the body.
-  std::string names;
-  for (size_t i = 0; i < k.var_names.size(); ++i)
-    if (!k.var_names[i].empty()) names += "# v" + std::to_string(i) + ": " + k.var_names[i] + "\n";
-  std::size_t body = out.rfind(k.launch == LaunchKind::Parallel ? "parallel_for [" : "workgroup_for [");
-  return out.insert(body, names);
-}
+std::string to_string_named(const Kernel& k) { return kernel_text(k, true); }
 
 }  // namespace tack::ir
