@@ -46,15 +46,28 @@ const tack::Kernel& scalar_kernel() {
   return k;
 }
 
-// Hand-written: OpenMP over bodies, the inner loop over plain float arrays (vectorized by the compiler).
+// Hand-written as a performance engineer would: the positions copied once into three plain arrays (x, y, z), so
+// that the inner loop over j reads them contiguously and vectorizes without gathers; OpenMP over the bodies i. The
+// copy is O(n), timed with the O(n^2) loop. Vectorizing the inner loop over the (n, 3) layout directly (stride-3
+// gathers) took about 1.7x as long in a side-by-side test, and `omp parallel for simd` over i longer still.
 void nbody_cpp(float* pos_out, float* vel, const float* pos, const float* mass, int n, float dt, float eps2) {
+  static std::vector<float> xs, ys, zs;  // scratch, kept between calls (the benchmark calls from one thread)
+  xs.resize(static_cast<std::size_t>(n));
+  ys.resize(static_cast<std::size_t>(n));
+  zs.resize(static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    xs[static_cast<std::size_t>(j)] = pos[3 * j];
+    ys[static_cast<std::size_t>(j)] = pos[3 * j + 1];
+    zs[static_cast<std::size_t>(j)] = pos[3 * j + 2];
+  }
+  const float *x = xs.data(), *y = ys.data(), *z = zs.data();
 #pragma omp parallel for num_threads(bench::threads()) schedule(static)
   for (int i = 0; i < n; ++i) {
-    const float px = pos[3 * i], py = pos[3 * i + 1], pz = pos[3 * i + 2];
+    const float px = x[i], py = y[i], pz = z[i];
     float ax = 0, ay = 0, az = 0;
 #pragma omp simd reduction(+ : ax, ay, az)
     for (int j = 0; j < n; ++j) {
-      const float dx = pos[3 * j] - px, dy = pos[3 * j + 1] - py, dz = pos[3 * j + 2] - pz;
+      const float dx = x[j] - px, dy = y[j] - py, dz = z[j] - pz;
       const float inv_r = 1.0f / std::sqrt(dx * dx + dy * dy + dz * dz + eps2);
       const float w = mass[j] * inv_r * inv_r * inv_r;
       ax += dx * w;
