@@ -32,6 +32,7 @@ LAYERS = [
     ("ir", ["src/ir"], False),
     ("abi", ["src/abi"], False),
     ("analysis", ["src/analysis"], False),
+    ("autodiff", ["src/autodiff"], False),  # IR to IR, run by the pipeline (src/passes/pipeline.cpp)
     ("ir users", ["src/lang", "src/passes", "src/interp", "src/codegen"], True),
     ("runtime", ["src/runtime"], False),
     ("gpu runtime", ["src/runtime/gpu"], False),

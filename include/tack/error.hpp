@@ -47,4 +47,11 @@ class BackendUnavailable : public Error {
   using Error::Error;
 };
 
+// A kernel cannot be differentiated (tack::adjoint, tack::jvp, a Tape): the message names the construct (a
+// barrier, a while loop, an in-place update whose adjoint needs the old values, ...) and its line.
+class NotDifferentiable : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace tack

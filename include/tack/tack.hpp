@@ -2,6 +2,7 @@
 #pragma once
 
 #include <tack/array.hpp>
+#include <tack/autodiff.hpp>
 #include <tack/compile.hpp>
 #include <tack/device.hpp>
 #include <tack/dtype.hpp>

@@ -423,6 +423,9 @@ struct Param {
   SourceLoc element_loc;          // the line that declared it
   bool scalar_pack = false;       // added by passes::pack_scalars: holds the host's scalar values
   bool hardware_texture = false;  // Texture3D: sampled by the device's texture unit, else in software
+  // A derivative kernel's gradient (adjoint) or tangent parameter: the primal array parameter it belongs to
+  // (autodiff/, docs/autodiff.md). It has that parameter's kind, dtype, rank and shape; -1 for the others.
+  int gradient_of = -1;
 };
 
 struct SharedArray {
@@ -439,6 +442,11 @@ struct LocalArray {
 };
 
 enum class LaunchKind : std::uint8_t { Parallel, Workgroup };
+
+// What a traced kernel stands for: its own body, or a derivative of it that the pipeline makes from the typed
+// body (autodiff::adjoint, autodiff::jvp) before optimizing; the derivative's parameters are the primal's, then
+// one per primal array parameter (Param::gradient_of).
+enum class Derivative : std::uint8_t { None, Adjoint, Tangent };
 
 // A whole kernel: one parallel_for (or workgroup_for) over `dims`.
 // Parallel: dims are the N-D range, iterated as one flat range of their product.
@@ -464,6 +472,7 @@ struct Kernel {
   // What the author called each Var (`acc.x` for a vec3 Var `acc`), by id; empty where unnamed, and may be
   // shorter than `vars`. Debug information for inspect: not in the kernel's text, so not in any cache key.
   std::vector<std::string> var_names;
+  Derivative derivative = Derivative::None;
 };
 
 }  // namespace tack::ir

@@ -208,10 +208,13 @@ std::string kernel_text(const Kernel& k, bool with_names) {
       std::string element = element_shape(p);
       out += "<" + (head.empty() && !element.empty() ? element.substr(2) : head + element) + ">";
     }
+    if (p.gradient_of >= 0) out += " grad %" + std::to_string(p.gradient_of);
   }
   out += ")\n";
   // Only when off, so the text (and every cache key) of a default kernel is as before the option existed.
   if (!k.fp_contract) out += "fp_contract off\n";
+  if (k.derivative != Derivative::None)
+    out += k.derivative == Derivative::Adjoint ? "derivative adjoint\n" : "derivative tangent\n";
   for (size_t i = 0; i < k.shared.size(); ++i)
     out += "shared" + std::to_string(i) + ": " + std::string(dtype_name(k.shared[i].dtype)) + "[" +
            std::to_string(k.shared[i].count) + "]\n";

@@ -2,6 +2,8 @@
 // output printed (TACK_DUMP_IR) and verified (verifying()) by the one Steps helper below.
 #include "passes/pipeline.hpp"
 
+#include "autodiff/forward_mode.hpp"
+#include "autodiff/reverse_mode.hpp"
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "ir/verify.hpp"
@@ -126,6 +128,16 @@ Specialized run_pipeline(const ir::Kernel& traced, const TypingRequest& request,
   // Every backend refuses a barrier some work-items may skip, before debug mode's checks reshape the IR.
   check_barriers(k);
   steps.checked("check_barriers");
+
+  // A derivative kernel (tack::adjoint, tack::jvp) is made here from the typed primal body, so that it is
+  // checked, optimized, cached and compiled like any kernel from here on.
+  if (k.derivative == ir::Derivative::Adjoint) {
+    k = autodiff::adjoint(k);
+    steps.after("autodiff::adjoint", k);
+  } else if (k.derivative == ir::Derivative::Tangent) {
+    k = autodiff::jvp(k);
+    steps.after("autodiff::jvp", k);
+  }
 
   if (request.debug) {
     // Before optimization, so that reads whose value is unused are checked too.

@@ -4,8 +4,8 @@
 // each step TACK_DUMP_IR=1 prints the IR to stderr, and the verifier checks it
 // when verifying() (TACK_VERIFY=1, or any build without NDEBUG).
 //
-//   typing      infer_types, lower_bool_arrays, check_barriers, bounds_checks (debug mode only),
-//               lower_prints, check_capabilities
+//   typing      infer_types, lower_bool_arrays, check_barriers, autodiff::adjoint or jvp (derivative
+//               kernels only), bounds_checks (debug mode only), lower_prints, check_capabilities
 //   optimizing  simplify, cse, simplify, dce
 //   lowering    lower_workgroups (backends that run a group on one thread; for
 //               workgroup kernels), pack_scalars (the C-family backends), as the

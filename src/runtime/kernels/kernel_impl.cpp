@@ -17,13 +17,29 @@
 
 namespace tack::runtime {
 
-const ir::Kernel& KernelImpl::traced() {
-  std::lock_guard lock(trace_mutex_);
-  if (traced_) return *kernel_;
+ir::Kernel KernelImpl::make_ir() {
+  if (primal) {
+    // The primal's IR (traced now if it was not), its array parameters doubled by their gradients.
+    const ir::Kernel& of = primal->traced();
+    primal_ir_ = &of;
+    ir::Kernel k = of;
+    k.name = name;
+    const std::size_t n = k.params.size();
+    for (std::size_t p = 0; p < n; ++p)
+      if (k.params[p].kind == ir::ParamKind::Array) {
+        ir::Param g = k.params[p];
+        g.gradient_of = static_cast<int>(p);
+        k.params.push_back(g);
+      }
+    if (k.params.size() > static_cast<std::size_t>(kMaxKernelParams))
+      throw InvalidArgument("kernel '" + name + "' has " + std::to_string(k.params.size()) + " parameters; at most " +
+                            std::to_string(kMaxKernelParams) + " are supported");
+    k.derivative = derivative;
+    return k;
+  }
   if (specs.size() > static_cast<std::size_t>(kMaxKernelParams))
     throw InvalidArgument("kernel '" + name + "' has " + std::to_string(specs.size()) + " parameters; at most " +
                           std::to_string(kMaxKernelParams) + " are supported");
-  const auto start = std::chrono::steady_clock::now();
   ir::Kernel k;
   k.name = name;
   k.loc = loc;
@@ -37,6 +53,19 @@ const ir::Kernel& KernelImpl::traced() {
   if (!lang::detail::trace(k, body))
     throw InvalidArgument("kernel '" + name + "' (" + loc.str() +
                           ") has no parallel_for or workgroup_for: a kernel is one parallel loop");
+  return k;
+}
+
+const ir::Kernel& KernelImpl::traced() {
+  std::lock_guard lock(trace_mutex_);
+  if (traced_ && primal && &primal->traced() != primal_ir_) {
+    // The primal was traced again (a Python kernel whose globals changed): so is its derivative.
+    retired_.push_back(std::move(kernel_));
+    traced_ = false;
+  }
+  if (traced_) return *kernel_;
+  const auto start = std::chrono::steady_clock::now();
+  ir::Kernel k = make_ir();
   std::string text = ir::to_string(k);
   XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
   hash_lo_ = h.low64;

@@ -23,6 +23,13 @@ struct KernelImpl {
   // arguments; empty for a C++ kernel, whose lambda's names Tack cannot see.
   std::vector<std::string> param_names;
   bool fp_contract = true;  // effective_fp_contract() of its options, copied into the traced IR
+  // A derivative kernel (derived_kernel.hpp): no body of its own; its traced IR is the primal's, with one
+  // gradient (or tangent) parameter per array parameter, made anew whenever the primal is traced again.
+  std::shared_ptr<KernelImpl> primal;
+  ir::Derivative derivative = ir::Derivative::None;
+  // This kernel's derivatives made so far, by Derivative (weak: a derivative holds its primal).
+  std::mutex derived_mutex;
+  std::weak_ptr<KernelImpl> derived[3];
 
   // Traces on first call (thread-safe); a failed trace is retried next time.
   const ir::Kernel& traced();
@@ -43,6 +50,8 @@ struct KernelImpl {
   bool traced_ = false;
   std::unique_ptr<ir::Kernel> kernel_;  // by pointer: a retrace retires it while launches may read it
   std::vector<std::unique_ptr<ir::Kernel>> retired_;
+  ir::Kernel make_ir();  // the trace, or the derivative's IR
+  const ir::Kernel* primal_ir_ = nullptr;  // the primal IR this derivative's IR was made from
   std::uint64_t hash_lo_ = 0, hash_hi_ = 0, locations_hash_ = 0;
   double trace_ms_ = 0;
 };

@@ -73,6 +73,30 @@ ElementShape check_element_shape(const std::string& kernel, size_t i, const ir::
   return {static_cast<std::uint8_t>(rows), static_cast<std::uint8_t>(cols)};
 }
 
+// A derivative kernel's gradient (or tangent) arrays have their primal array's dtype and shape.
+void check_gradient_shapes(const ir::Kernel& k, std::span<const KernelArg> args) {
+  const char* what = k.derivative == ir::Derivative::Tangent ? "the tangent" : "the gradient";
+  for (size_t i = 0; i < args.size(); ++i) {
+    const int p = k.params[i].gradient_of;
+    if (p < 0) continue;
+    const KernelArg &g = args[i], &a = args[static_cast<size_t>(p)];
+    const std::string head = "kernel '" + k.name + "', argument " + std::to_string(i) + " (" + what +
+                             " of argument " + std::to_string(p) + ")";
+    const DType gd = g.spec_only ? g.dtype : g.array->dtype(), ad = a.spec_only ? a.dtype : a.array->dtype();
+    if (gd != ad)
+      throw TypeError(head + " must have its dtype " + std::string(dtype_name(ad)) + ", got " +
+                      std::string(dtype_name(gd)));
+    if (g.spec_only || a.spec_only) {
+      const int gr = g.spec_only ? g.rank : g.array->rank(), ar = a.spec_only ? a.rank : a.array->rank();
+      if (gr != ar)
+        throw InvalidArgument(head + " must have its rank " + std::to_string(ar) + ", got " + std::to_string(gr));
+    } else if (g.array->shape() != a.array->shape()) {
+      throw InvalidArgument(head + " must have its shape " + tuple_text(a.array->shape()) + ", got shape " +
+                            tuple_text(g.array->shape()));
+    }
+  }
+}
+
 std::mutex g_observer_mutex;
 
 // Whether two arguments' memory may overlap: the same buffer, or ranges that meet where either came from outside.
@@ -186,6 +210,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
                         std::string(dtype_name(key.dtype)) + " is not supported on the " + caps.name + " backend");
     call.signature.items[i] = key.encode();
   }
+  check_gradient_shapes(k, args);
   // Arrays in distinct buffers cannot overlap, unless one is memory from outside Tack, which may lie inside
   // another: calls proven disjoint get a noalias variant.
   bool disjoint = true;

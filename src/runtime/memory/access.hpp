@@ -22,6 +22,8 @@ struct Access {
   static const std::shared_ptr<runtime::ArrayStorage>& storage(const Array& a) { return a.storage_; }
   static const std::shared_ptr<runtime::TextureStorage>& storage(const Texture& t) { return t.storage_; }
   static const std::shared_ptr<runtime::KernelImpl>& impl(const Kernel& k) { return k.impl_; }
+  // A kernel's struct parameters' leaf counts (null without struct parameters).
+  static const std::shared_ptr<const std::vector<int>>& groups(const Kernel& k) { return k.groups_; }
 
   // Copies `count` elements of dtype `dtype` from `data` into a new array of `shape`.
   static Array from_host(const Device& d, DType dtype, const void* data, std::size_t count,

@@ -1,0 +1,35 @@
+// What differentiating a typed kernel needs to know before writing any code: the constructs it refuses (with
+// the error naming them and their line), which values the backward sweep reads again, and how each array
+// parameter is accessed (docs/autodiff.md).
+#pragma once
+
+#include "ir/ir.hpp"
+
+#include <set>
+#include <vector>
+
+namespace tack::autodiff {
+
+enum class Mode { Reverse, Forward };
+
+struct KernelFacts {
+  // By Let id and Var id: whether reverse mode reads the value again (a derivative that needs it, a condition,
+  // a loop bound, an index), directly or through other values. Only these are restored for the backward sweep.
+  std::vector<bool> let_needed, var_needed;
+  // By parameter: an array the kernel stores into or updates atomically.
+  std::vector<bool> written;
+  // By parameter: every access of the array is at the work-item's own element (y[i] in a 1-D launch, y[i, j]
+  // over a 2-D one): its gradient takes a plain read-modify-write, not an atomic add.
+  std::vector<bool> own_element;
+};
+
+// Throws NotDifferentiable for a construct `mode` cannot differentiate, naming the kernel, the construct and
+// its line: barriers, group reductions, shared memory, while loops, break and continue, atomics other than
+// add and sub on float arrays, an atomic's old value, texture samples, and (reverse mode) an array read at
+// other elements than the ones the kernel overwrites, or read where the backward sweep needs the old value.
+KernelFacts analyze(const ir::Kernel& typed, Mode mode);
+
+// The Vars a statement assigns that are declared outside it: the state it changes for the statements after it.
+std::set<int> vars_changed(const ir::Stmt& s);
+
+}  // namespace tack::autodiff

@@ -1,0 +1,151 @@
+// Differentiable kernels (docs/autodiff.md): every derivative rule checked on every backend against central
+// differences of the kernel itself in f64, and forward mode against reverse mode by the dot-product test
+// <J v, w> == <v, J^T w>. The kernels cover each float function of docs/language.md, select, if/else,
+// for loops with and without carried Vars (the carried case recomputed), loads at the work-item's own
+// element and at others (atomic adds), stores and in-place updates, atomic_add, casts between float dtypes,
+// integer index arrays, vectors, and 2-D stencils. tests/errors/autodiff.cpp holds the refusals.
+#include "conformance/backend_param.hpp"
+#include "conformance/gradient_check.hpp"
+
+#include <tack/vector.hpp>
+
+#include <cmath>
+#include <vector>
+
+using namespace tack::lang;
+using namespace tack::conformance;
+
+namespace {
+
+TACK_CONFORMANCE_SUITE(Autodiff);
+
+// Runs both checks; `h` and `tolerance` as GradientCheck's.
+void check_all(const tack::Device& d, const tack::Kernel& k, std::vector<GradArg> args, double tolerance = 1e-6) {
+  GradientCheck check(d, k, std::move(args));
+  EXPECT_GT(check.expect_matches_differences(1e-6, tolerance), 0);
+  check.expect_dot_product_test();
+}
+
+TEST_P(Autodiff, ArithmeticAndEveryUnaryFunction) {
+  // Each function at points where it is smooth; the sum keeps every term's derivative visible.
+  auto k = tack::kernel("ad_unary", [](Array x, Array y) {
+    parallel_for(x.size(), [&](Index i) {
+      Value a = x[i];
+      Value s = exp(a) + exp2(a) + log(a + 2.0) + log2(a + 2.0) + log10(a + 2.0) + sin(a) + cos(a) + tan(a) +
+                asin(a * 0.5) + acos(a * 0.5) + atan(a) + sinh(a) + cosh(a) + tanh(a) + sqrt(a + 2.0) +
+                rsqrt(a + 2.0) + abs(a - 0.05) + floor(a) + ceil(a) + round(a) + trunc(a);
+      y[i] = s * a - a / (a + 3.0) + (-a);
+    });
+  });
+  check_all(dev(), k, {GradArg::array(grad_values(8, -0.9, 0.9, 1)), GradArg::array(std::vector<double>(8, 0.0))});
+}
+
+TEST_P(Autodiff, EveryBinaryFunctionAndFma) {
+  auto k = tack::kernel("ad_binary", [](Array a, Array b, Array y) {
+    parallel_for(a.size(), [&](Index i) {
+      Value x = a[i], z = b[i];
+      y[i] = atan2(x, z) + pow(x + 2.0, z) + min(x, z) + max(x, z * 0.5) + copysign(x, z) + fma(x, z, x * x) +
+             (x % (z + 3.0)) + floormod(x * 3.0, z + 3.0) + floordiv(x, z + 3.0) + x / (z + 3.0);
+    });
+  });
+  check_all(dev(), k,
+            {GradArg::array(grad_values(8, -0.9, 0.9, 2)), GradArg::array(grad_values(8, 0.1, 0.9, 3)),
+             GradArg::array(std::vector<double>(8, 0.0))});
+}
+
+TEST_P(Autodiff, SelectIfElseAndScalars) {
+  auto k = tack::kernel("ad_branches", [](Array x, Array y, Scalar s) {
+    parallel_for(x.size(), [&](Index i) {
+      Value a = x[i];
+      Var v = a * s;
+      if_(
+          a > 0.0, [&] { v = v * a + sin(a); }, [&] { v = -v * exp(a); });
+      y[i] = select(a > 0.3, v * v, v) + select(a < -0.2, a, 0.0);
+    });
+  });
+  check_all(dev(), k,
+            {GradArg::array(grad_values(12, -0.9, 0.9, 4)), GradArg::array(std::vector<double>(12, 0.0)),
+             GradArg::number(1.5)});
+}
+
+TEST_P(Autodiff, LoopCarriedVarsAreRecomputed) {
+  // v depends nonlinearly on its value from the previous iteration: the backward sweep needs every
+  // iteration's v, which Warp's adjoint gets wrong without a rewrite of the loop.
+  auto k = tack::kernel("ad_carried", [](Array x, Array y, ArrayOf<std::int32_t> n) {
+    parallel_for(x.size(), [&](Index i) {
+      Var v = x[i];
+      Var w = 1.0;
+      for_range(0, n[i], [&](Index j) {
+        v = v * v * 0.5 + sin(v) + cast<double>(j) * 0.01;
+        w = w * v;
+      });
+      y[i] = v + w;
+    });
+  });
+  check_all(dev(), k,
+            {GradArg::array(grad_values(6, -0.8, 0.8, 5)), GradArg::array(std::vector<double>(6, 0.0)),
+             GradArg::array({0, 1, 2, 3, 5, 4}, tack::DType::I32)});
+}
+
+TEST_P(Autodiff, LinearAccumulationAndGathersAtOtherElements) {
+  // acc is carried but only added to: no recompute; x is read at other work-items' elements (atomic adds).
+  auto k = tack::kernel("ad_stencil", [](Array x, Array w, Array y) {
+    parallel_for(y.size(), [&](Index i) {
+      Var acc = 0.0;
+      for_range(0, w.size(), [&](Index j) { acc += w[j] * x[i + j]; });
+      y[i] = acc * acc;
+    });
+  });
+  check_all(dev(), k,
+            {GradArg::array(grad_values(10, -1, 1, 6)), GradArg::array(grad_values(3, -1, 1, 7)),
+             GradArg::array(std::vector<double>(8, 0.0))});
+}
+
+TEST_P(Autodiff, InPlaceUpdatesAndAtomicAdd) {
+  // y[i] += a * x[i] (the old y read at the element it overwrites, needed by nothing), and a scatter by
+  // atomic_add into 3 bins by an integer index array, whose own gradient is left as it is.
+  auto k = tack::kernel("ad_inplace", [](Array x, Array y, Array bins, ArrayOf<std::int32_t> bin) {
+    parallel_for(x.size(), [&](Index i) {
+      y[i] += 2.5 * x[i];
+      y[i] = y[i] * 3.0;
+      atomic_add(bins, bin[i], x[i] * x[i]);
+      atomic_sub(bins, bin[i], y[i] * 0.5);
+    });
+  });
+  check_all(dev(), k,
+            {GradArg::array(grad_values(9, -1, 1, 8)), GradArg::array(grad_values(9, -1, 1, 9)),
+             GradArg::array(grad_values(3, -1, 1, 10)),
+             GradArg::array({0, 1, 2, 2, 1, 0, 0, 2, 1}, tack::DType::I32)});
+}
+
+TEST_P(Autodiff, TwoDimensionalJacobiStencil) {
+  auto k = tack::kernel("ad_jacobi", [](Array u, Array out) {
+    parallel_for({u.shape(0) - 2, u.shape(1) - 2}, [&](Index i, Index j) {
+      out(i + 1, j + 1) = 0.25 * (u(i, j + 1) + u(i + 2, j + 1) + u(i + 1, j) + u(i + 1, j + 2)) +
+                          0.1 * u(i + 1, j + 1) * u(i + 1, j + 1);
+    });
+  });
+  check_all(dev(), k, {GradArg::array2d(grad_values(30, -1, 1, 11), 5, 6), GradArg::array2d(std::vector<double>(30, 0.0), 5, 6)});
+}
+
+TEST_P(Autodiff, CastsBetweenFloatDtypesAndVectors) {
+  // f32 arithmetic in the middle: the differences are of an f32 function, so the tolerance is f32's.
+  auto k = tack::kernel("ad_casts", [](Array p, Array q, ArrayOf<float> f, Array y) {
+    parallel_for(y.size(), [&](Index i) {
+      Vec3 a{p(i, 0), p(i, 1), p(i, 2)};
+      Vec3 b{q(i, 0), q(i, 1), q(i, 2)};
+      Value narrow = cast<float>(length(cross(a, b)) + dot(a, normalize(b)));
+      f[i] = narrow * narrow;
+      y[i] = cast<double>(f[i]) + cast<double>(narrow) * 2.0;
+    });
+  });
+  GradArg p = GradArg::array(grad_values(12, -1, 1, 12)), q = GradArg::array(grad_values(12, 0.2, 1, 13));
+  p.shape = q.shape = {4, 3};
+  GradientCheck check(dev(), k,
+                      {p, q, GradArg::array(std::vector<double>(4, 0.0), tack::DType::F32),
+                       GradArg::array(std::vector<double>(4, 0.0))});
+  EXPECT_GT(check.expect_matches_differences(1e-3, 2e-3), 0);
+  check.expect_dot_product_test(1e-6);
+}
+
+}  // namespace
