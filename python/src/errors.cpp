@@ -38,6 +38,8 @@ void with_class(const std::exception_ptr& error, F&& use) {
     use(error_class("CompileError"), words(e).c_str());
   } catch (const BackendError& e) {
     use(error_class("BackendError"), words(e).c_str());
+  } catch (const NotDifferentiable& e) {
+    use(error_class("NotDifferentiable"), words(e).c_str());
   } catch (const Error& e) {
     use(error_class("Error"), words(e).c_str());
   } catch (const std::bad_alloc&) {

@@ -288,6 +288,10 @@ void bind_kernels(nb::module_& m) {
       .def("__call__", &call_kernel)
       .def("__call__", &call_kernel_keywords);
 
+  // Derivative kernels (docs/autodiff.md): plain _core.Kernels, called with the primal's arguments and then one
+  // gradient (tangent) array per array parameter.
+  m.def("_adjoint", [](const Kernel& k) { return tack::adjoint(k); }, nb::arg("kernel"));
+  m.def("_jvp", [](const Kernel& k) { return tack::jvp(k); }, nb::arg("kernel"));
   m.def("inspect", &inspect_kernel, nb::arg("kernel"), nb::arg("backend"), nb::arg("args"));
   m.def("_precompile", &precompile_kernels, nb::arg("device"), nb::arg("requests"), nb::arg("threads"));
 

@@ -19,7 +19,7 @@ See docs/python.md.
 """
 from . import _core
 from ._errors import (BackendError, BackendUnavailable, CompileError, Error, IndexError, InvalidArgument,
-                      TypeError, UnboundNameError)
+                      NotDifferentiable, TypeError, UnboundNameError)
 from ._dtypes import to_dtype, to_numpy
 from ._host import (ArraySpec, array_from_ptr, compile_stats, device, from_dlpack, inspect, precompile,
                     reset_compile_stats, texture3d)
@@ -39,6 +39,7 @@ debug = _core.debug
 from ._frontend.builtins import *  # noqa: F401,F403 - the kernel language: parallel, sqrt, atomic_add, ...
 from ._kernel import Kernel, func, kernel
 from ._types import Scalar, Texture3D
+from ._autodiff import adjoint, jvp
 
 # Before the interpreter finalizes, Tack's wait threads must stop calling into it.
 import atexit as _atexit

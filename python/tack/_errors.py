@@ -36,9 +36,13 @@ class BackendError(Error, RuntimeError):
     """A driver call failed at run time; the message names the call."""
 
 
+class NotDifferentiable(Error, builtins.TypeError):
+    """A kernel construct has no derivative (tack.adjoint, tack.jvp): the message names it and its line."""
+
+
 class BackendUnavailable(Error, ImportError):
     """A backend cannot be used here: its driver, compiler or device is missing."""
 
 
 __all__ = ["Error", "InvalidArgument", "UnboundNameError", "TypeError", "IndexError", "CompileError", "BackendError",
-           "BackendUnavailable"]
+           "NotDifferentiable", "BackendUnavailable"]

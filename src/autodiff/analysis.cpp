@@ -71,7 +71,8 @@ class Analysis {
     note_exprs(s);
     switch (s->kind) {
       case StmtKind::Let:
-        if (auto l = s.as<Let>()->value.as<Load>()) access(l->array, l->index, l->subscripts, false, s, s.as<Let>()->id);
+        if (auto l = s.as<Let>()->value.as<Load>())
+          access(l->array, l->index, l->subscripts, false, s, s.as<Let>()->id);
         break;
       case StmtKind::Store: {
         auto n = s.as<Store>();
@@ -80,9 +81,8 @@ class Analysis {
       }
       case StmtKind::Atomic: {
         auto n = s.as<Atomic>();
-        const DType t = n->array.space == ArrayRef::Space::Param
-                            ? k_.params[static_cast<size_t>(n->array.index)].dtype
-                            : DType::I32;
+        const DType t = n->array.space == ArrayRef::Space::Param ? k_.params[static_cast<size_t>(n->array.index)].dtype
+                                                                 : DType::I32;
         if (differentiable(t) && n->op != AtomicOp::Add && n->op != AtomicOp::Sub)
           refuse(s.get(), std::string("atomic_") + atomic_name(n->op) + " on a float array",
                  "only atomic_add and atomic_sub have a derivative");

@@ -145,8 +145,7 @@ std::array<Expr, 3> partials(const ir::Op& op, const Expr& self) {
       return {da, db};
     }
     // |a| with b's sign: the sign a's magnitude is given, sign(a) * sign(b) (1 at +0).
-    case OpCode::Copysign:
-      return {m.mul(m.binary(OpCode::Copysign, one, a), m.binary(OpCode::Copysign, one, b)), {}};
+    case OpCode::Copysign: return {m.mul(m.binary(OpCode::Copysign, one, a), m.binary(OpCode::Copysign, one, b)), {}};
     case OpCode::Fma: return {b, a, one};
     default: break;
   }

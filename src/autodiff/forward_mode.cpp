@@ -116,11 +116,11 @@ class Forward {
         const int id = new_let(let_type(n->id));
         if (auto load = n->value.as<Load>()) {
           const int t = tangent_array(load->array);
-          out.push_back(Let::make(id,
-                                  t >= 0 ? Load::make(load->type, ArrayRef{ArrayRef::Space::Param, t}, load->index,
-                                                      load->subscripts)
-                                         : FloatMath{load->type.dtype}.constant(0),
-                                  s->loc));
+          out.push_back(Let::make(
+              id,
+              t >= 0 ? Load::make(load->type, ArrayRef{ArrayRef::Space::Param, t}, load->index, load->subscripts)
+                     : FloatMath{load->type.dtype}.constant(0),
+              s->loc));
         } else {
           out.push_back(Let::make(id, tangent_or_zero(n->value), s->loc));
         }
@@ -170,8 +170,8 @@ class Forward {
       }
       case StmtKind::If: {
         auto n = s.as<If>();
-        out.push_back(If::make(n->cond, transform(n->then_case), n->else_case ? transform(n->else_case) : Stmt{},
-                               s->loc));
+        out.push_back(
+            If::make(n->cond, transform(n->then_case), n->else_case ? transform(n->else_case) : Stmt{}, s->loc));
         break;
       }
       case StmtKind::For: {

@@ -329,9 +329,8 @@ class Reverse {
     const int r = new_let(i64());
     std::vector<Stmt> body;
     const int i = new_let(i64());
-    body.push_back(Let::make(i, Op::make(i64(), OpCode::Sub, Op::make(i64(), OpCode::Sub, hi, i64_const(1)),
-                                         LetRef::make(i64(), r)),
-                             loc));
+    body.push_back(Let::make(
+        i, Op::make(i64(), OpCode::Sub, Op::make(i64(), OpCode::Sub, hi, i64_const(1)), LetRef::make(i64(), r)), loc));
     if (!entry.empty()) {
       for (const auto& [v, value] : entry) body.push_back(Assign::make(mapped(env.var, v), value, loc));
       body.push_back(replay_for(n, lo, LetRef::make(i64(), i), env, loc));
@@ -384,7 +383,8 @@ class Reverse {
           const auto parts = partials(*renamed.as<Op>(), renamed);
           auto n = node.as<Op>();
           for (int a = 0; a < n->arity(); ++a)
-            if (parts[static_cast<size_t>(a)]) contribute(n->args[static_cast<size_t>(a)], m.mul(gn, parts[static_cast<size_t>(a)]));
+            if (parts[static_cast<size_t>(a)])
+              contribute(n->args[static_cast<size_t>(a)], m.mul(gn, parts[static_cast<size_t>(a)]));
           break;
         }
         case ExprKind::Select: {

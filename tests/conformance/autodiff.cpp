@@ -32,8 +32,8 @@ TEST_P(Autodiff, ArithmeticAndEveryUnaryFunction) {
     parallel_for(x.size(), [&](Index i) {
       Value a = x[i];
       Value s = exp(a) + exp2(a) + log(a + 2.0) + log2(a + 2.0) + log10(a + 2.0) + sin(a) + cos(a) + tan(a) +
-                asin(a * 0.5) + acos(a * 0.5) + atan(a) + sinh(a) + cosh(a) + tanh(a) + sqrt(a + 2.0) +
-                rsqrt(a + 2.0) + abs(a - 0.05) + floor(a) + ceil(a) + round(a) + trunc(a);
+                asin(a * 0.5) + acos(a * 0.5) + atan(a) + sinh(a) + cosh(a) + tanh(a) + sqrt(a + 2.0) + rsqrt(a + 2.0) +
+                abs(a - 0.05) + floor(a) + ceil(a) + round(a) + trunc(a);
       y[i] = s * a - a / (a + 3.0) + (-a);
     });
   });
@@ -114,8 +114,7 @@ TEST_P(Autodiff, InPlaceUpdatesAndAtomicAdd) {
   });
   check_all(dev(), k,
             {GradArg::array(grad_values(9, -1, 1, 8)), GradArg::array(grad_values(9, -1, 1, 9)),
-             GradArg::array(grad_values(3, -1, 1, 10)),
-             GradArg::array({0, 1, 2, 2, 1, 0, 0, 2, 1}, tack::DType::I32)});
+             GradArg::array(grad_values(3, -1, 1, 10)), GradArg::array({0, 1, 2, 2, 1, 0, 0, 2, 1}, tack::DType::I32)});
 }
 
 TEST_P(Autodiff, TwoDimensionalJacobiStencil) {
@@ -125,7 +124,8 @@ TEST_P(Autodiff, TwoDimensionalJacobiStencil) {
                           0.1 * u(i + 1, j + 1) * u(i + 1, j + 1);
     });
   });
-  check_all(dev(), k, {GradArg::array2d(grad_values(30, -1, 1, 11), 5, 6), GradArg::array2d(std::vector<double>(30, 0.0), 5, 6)});
+  check_all(dev(), k,
+            {GradArg::array2d(grad_values(30, -1, 1, 11), 5, 6), GradArg::array2d(std::vector<double>(30, 0.0), 5, 6)});
 }
 
 TEST_P(Autodiff, CastsBetweenFloatDtypesAndVectors) {

@@ -1,0 +1,109 @@
+"""Derivative kernels from Python (docs/autodiff.md): tack.adjoint against the analytic gradient and central
+differences in f64, tack.jvp against the adjoint by the dot-product test, on interp, cpu and opencl; the
+refusals' tack.NotDifferentiable; the adjoint's IR in tack.inspect."""
+import numpy as np
+import pytest
+
+import tack
+
+
+@tack.kernel
+def saxpy(y: tack.Array, x: tack.Array, a: tack.Scalar):
+    for i in tack.parallel(y.size):
+        y[i] = a * x[i] + y[i]
+
+
+@tack.kernel
+def damped(x: tack.Array, out: tack.Array, steps: tack.Scalar):
+    for i in tack.parallel(x.size):
+        v = x[i]
+        for k in range(steps):
+            v = tack.sin(v) * v + v * 0.1 * k
+        out[i] = v * v
+
+
+def run_damped(xs, steps):
+    out = np.zeros_like(xs)
+    for i, v in enumerate(xs):
+        for k in range(steps):
+            v = np.sin(v) * v + v * 0.1 * k
+        out[i] = v * v
+    return out
+
+
+def test_saxpy_adjoint_is_the_transposed_jacobian(device):
+    rng = np.random.default_rng(1)
+    hx, hy, seed = rng.standard_normal(16), rng.standard_normal(16), rng.standard_normal(16)
+    x, y = device.array(hx), device.array(hy)
+    saxpy(y, x, 2.5)
+    gy, gx = device.array(seed), device.array(np.zeros(16))
+    tack.adjoint(saxpy)(y, x, 2.5, gy, gx)
+    # y_after = 2.5 x + y_before: d loss/d x = 2.5 seed, d loss/d y_before = seed.
+    np.testing.assert_allclose(gx.numpy(), 2.5 * seed, rtol=0, atol=0)
+    np.testing.assert_allclose(gy.numpy(), seed, rtol=0, atol=0)
+
+
+def test_a_loop_carried_value_against_central_differences(device):
+    rng = np.random.default_rng(2)
+    hx = rng.uniform(-1, 1, 8)
+    w = rng.uniform(-1, 1, 8)
+    steps = 4
+    x, out = device.array(hx), device.array(np.zeros(8))
+    damped(x, out, steps)
+    np.testing.assert_allclose(out.numpy(), run_damped(hx, steps), rtol=1e-12)
+    gx, gout = device.array(np.zeros(8)), device.array(w)
+    tack.adjoint(damped)(x, out, steps, gx, gout)
+    h = 1e-6
+    for i in range(8):
+        plus, minus = hx.copy(), hx.copy()
+        plus[i] += h
+        minus[i] -= h
+        fd = (w @ run_damped(plus, steps) - w @ run_damped(minus, steps)) / (2 * h)
+        assert gx.numpy()[i] == pytest.approx(fd, rel=1e-6, abs=1e-9)
+    np.testing.assert_array_equal(gout.numpy(), np.zeros(8))  # out was overwritten: its gradient is used up
+
+    # Forward mode agrees with reverse mode: <J v, w> == <v, J^T w>.
+    v = rng.uniform(-1, 1, 8)
+    x2, out2 = device.array(hx), device.array(np.zeros(8))
+    tx, tout = device.array(v), device.array(np.zeros(8))
+    tack.jvp(damped)(x2, out2, steps, tx, tout)
+    np.testing.assert_allclose(out2.numpy(), run_damped(hx, steps), rtol=1e-12)  # it does the primal work too
+    assert tout.numpy() @ w == pytest.approx(v @ gx.numpy(), rel=1e-12)
+
+
+def test_a_construct_without_derivative_names_its_line(interp_device):
+    @tack.kernel
+    def halving(x: tack.Array, y: tack.Array):
+        for i in tack.parallel(x.size):
+            v = x[i]
+            while v > 1.0:
+                v = v * 0.5
+            y[i] = v
+
+    x, y = interp_device.array(np.ones(4)), interp_device.array(np.zeros(4))
+    with pytest.raises(tack.NotDifferentiable, match=r"kernel 'halving_adjoint' cannot be differentiated: a while "
+                                                     r"loop at .*test_autodiff.py:\d+"):
+        tack.adjoint(halving)(x, y, interp_device.array(np.zeros(4)), interp_device.array(np.zeros(4)))
+    with pytest.raises(tack.InvalidArgument, match="takes a kernel made with @tack.kernel"):
+        tack.adjoint(lambda: None)
+
+
+def test_gradient_arrays_of_another_shape_are_refused(interp_device):
+    x, y = interp_device.array(np.zeros(4)), interp_device.array(np.zeros(4))
+    with pytest.raises(tack.InvalidArgument, match=r"the 4th argument \(the gradient of the 1st "
+                                                   r"argument\) must have its shape \(4,\), got shape \(5,\)"):
+        tack.adjoint(saxpy)(y, x, 1.0, interp_device.array(np.zeros(5)), interp_device.array(np.zeros(4)))
+
+
+def test_inspect_shows_the_adjoint(interp_device):
+    x = interp_device.array(np.zeros(4, np.float32))
+    r = tack.inspect(tack.adjoint(saxpy), "interp", x, x, 2.0, x, x)
+    assert "derivative adjoint" in r.ir
+    assert "grad %0" in r.ir and "grad %1" in r.ir
+    assert "kernel saxpy_adjoint" in r.typed_ir
+    assert "derivative" not in r.typed_ir  # the typed IR is the adjoint's own code
+
+
+@pytest.fixture
+def interp_device():
+    return tack.device("interp")
