@@ -351,6 +351,28 @@ void changed_vars(const Stmt& s, std::set<int>& assigned, std::set<int>& declare
 
 KernelFacts analyze(const Kernel& typed, Mode mode) { return Analysis(typed, mode).run(); }
 
+std::vector<int> gradient_params(const Kernel& k) {
+  std::vector<int> out(k.params.size(), -1);
+  for (size_t p = 0; p < k.params.size(); ++p)
+    if (k.params[p].gradient_of >= 0) out[static_cast<size_t>(k.params[p].gradient_of)] = static_cast<int>(p);
+  return out;
+}
+
+int new_let(Kernel& k, Type t) {
+  k.lets.push_back(t);
+  return static_cast<int>(k.lets.size() - 1);
+}
+
+int new_var(Kernel& k, Type t, const std::string& name) {
+  k.vars.push_back(t);
+  const int id = static_cast<int>(k.vars.size() - 1);
+  if (!name.empty()) {
+    k.var_names.resize(k.vars.size());
+    k.var_names[static_cast<size_t>(id)] = name;
+  }
+  return id;
+}
+
 std::set<int> vars_changed(const Stmt& s) {
   std::set<int> assigned, declared, out;
   changed_vars(s, assigned, declared);

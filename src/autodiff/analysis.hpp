@@ -6,6 +6,7 @@
 #include "ir/ir.hpp"
 
 #include <set>
+#include <string>
 #include <vector>
 
 namespace tack::autodiff {
@@ -28,6 +29,13 @@ struct KernelFacts {
 // add and sub on float arrays, an atomic's old value, texture samples, and (reverse mode) an array read at
 // other elements than the ones the kernel overwrites, or read where the backward sweep needs the old value.
 KernelFacts analyze(const ir::Kernel& typed, Mode mode);
+
+// By primal parameter: the derivative kernel's gradient (tangent) parameter for it (Param::gradient_of), or -1.
+std::vector<int> gradient_params(const ir::Kernel& k);
+
+// A fresh Let or Var id in k (a Var named `name` for inspect where it is not empty).
+int new_let(ir::Kernel& k, ir::Type t);
+int new_var(ir::Kernel& k, ir::Type t, const std::string& name);
 
 // The Vars a statement assigns that are declared outside it: the state it changes for the statements after it.
 std::set<int> vars_changed(const ir::Stmt& s);

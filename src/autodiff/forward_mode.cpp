@@ -17,10 +17,7 @@ class Forward {
  public:
   explicit Forward(const Kernel& primal) : k_(primal) {
     (void)analyze(primal, Mode::Forward);
-    tangent_param_.assign(k_.params.size(), -1);
-    for (size_t p = 0; p < k_.params.size(); ++p)
-      if (k_.params[p].gradient_of >= 0)
-        tangent_param_[static_cast<size_t>(k_.params[p].gradient_of)] = static_cast<int>(p);
+    tangent_param_ = gradient_params(k_);
   }
 
   Kernel run() {
@@ -30,19 +27,14 @@ class Forward {
   }
 
  private:
-  int new_let(Type t) {
-    k_.lets.push_back(t);
-    return static_cast<int>(k_.lets.size() - 1);
-  }
+  int new_let(Type t) { return autodiff::new_let(k_, t); }
   int new_var(int original) {
-    const Type t = k_.vars[static_cast<size_t>(original)];
-    k_.vars.push_back(t);
-    const int id = static_cast<int>(k_.vars.size() - 1);
-    if (static_cast<size_t>(original) < k_.var_names.size() && !k_.var_names[static_cast<size_t>(original)].empty()) {
-      k_.var_names.resize(k_.vars.size());
-      k_.var_names[static_cast<size_t>(id)] = k_.var_names[static_cast<size_t>(original)] + ".tangent";
-    }
-    return id;
+    const auto& names = k_.var_names;
+    const std::string name =
+        static_cast<size_t>(original) < names.size() && !names[static_cast<size_t>(original)].empty()
+            ? names[static_cast<size_t>(original)] + ".tangent"
+            : "";
+    return autodiff::new_var(k_, k_.vars[static_cast<size_t>(original)], name);
   }
   Type let_type(int id) const { return k_.lets[static_cast<size_t>(id)]; }
   Type var_type(int id) const { return k_.vars[static_cast<size_t>(id)]; }

@@ -26,9 +26,7 @@ struct Env {
 class Reverse {
  public:
   explicit Reverse(const Kernel& primal) : k_(primal), facts_(analyze(primal, Mode::Reverse)) {
-    gradient_.assign(k_.params.size(), -1);
-    for (size_t p = 0; p < k_.params.size(); ++p)
-      if (k_.params[p].gradient_of >= 0) gradient_[static_cast<size_t>(k_.params[p].gradient_of)] = static_cast<int>(p);
+    gradient_ = gradient_params(k_);
   }
 
   Kernel run() {
@@ -42,19 +40,8 @@ class Reverse {
  private:
   // ---- ids ----------------------------------------------------------------------------------------------
 
-  int new_let(Type t) {
-    k_.lets.push_back(t);
-    return static_cast<int>(k_.lets.size() - 1);
-  }
-  int new_var(Type t, const std::string& name) {
-    k_.vars.push_back(t);
-    const int id = static_cast<int>(k_.vars.size() - 1);
-    if (!name.empty()) {
-      k_.var_names.resize(k_.vars.size());
-      k_.var_names[static_cast<size_t>(id)] = name;
-    }
-    return id;
-  }
+  int new_let(Type t) { return autodiff::new_let(k_, t); }
+  int new_var(Type t, const std::string& name) { return autodiff::new_var(k_, t, name); }
   std::string var_name(int original) const {
     return static_cast<size_t>(original) < k_.var_names.size() ? k_.var_names[static_cast<size_t>(original)] : "";
   }
