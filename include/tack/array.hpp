@@ -89,6 +89,15 @@ class Array {
   // (data is the id<MTLBuffer>), 14 = kDLOneAPI (level_zero).
   DLManagedTensor* to_dlpack() const;
 
+  // Differentiation (docs/autodiff.md). A tack::Tape records the launches that use an array requiring a
+  // gradient; every float array such a launch writes requires one from then on. Integer and bool arrays carry
+  // none: set_requires_grad(true) on one is an InvalidArgument. The flag is shared by every copy of the handle.
+  void set_requires_grad(bool on = true) const;
+  bool requires_grad() const;
+  // The gradient: an array of this array's dtype, shape and device, zero until a Tape's backward adds into it
+  // (made at the first call, the same array afterwards). An InvalidArgument for an integer or bool array.
+  Array grad() const;
+
  private:
   friend struct detail::Access;
   void read_bytes(DType as, std::int64_t start, std::int64_t count, void* out) const;

@@ -227,7 +227,13 @@ void bind_host(nb::module_& m) {
              nb::handle dl_device, nb::handle copy) { return dlpack_capsule(a, max_version, dl_device, copy); },
           nb::arg("stream").none() = nb::none(), nb::arg("max_version").none() = nb::none(),
           nb::arg("dl_device").none() = nb::none(), nb::arg("copy").none() = nb::none())
-      .def("_dlpack_device", &dlpack_device_of);
+      .def("_dlpack_device", &dlpack_device_of)
+      .def_prop_rw(
+          "requires_grad", &Array::requires_grad, [](const Array& a, bool on) { a.set_requires_grad(on); },
+          "Whether a tack.Tape records the launches that use the array (docs/autodiff.md)")
+      .def_prop_ro(
+          "grad", [](const Array& a) { return to_python(a.grad()); },
+          "The gradient: an array of this dtype and shape, zero until a Tape's backward adds into it");
 
   m.def(
       "_array_from_ptr",

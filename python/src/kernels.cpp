@@ -292,6 +292,26 @@ void bind_kernels(nb::module_& m) {
   // gradient (tangent) array per array parameter.
   m.def("_adjoint", [](const Kernel& k) { return tack::adjoint(k); }, nb::arg("kernel"));
   m.def("_jvp", [](const Kernel& k) { return tack::jvp(k); }, nb::arg("kernel"));
+  // tack.Tape's core (python/tack/_autodiff.py holds the context manager): a Tape and its recording.
+  struct PyTape {
+    Tape tape;
+    std::optional<Tape::Recording> recording;
+  };
+  nb::class_<PyTape>(m, "_Tape")
+      .def(nb::init<>())
+      .def("_start",
+           [](PyTape& t) {
+             if (!t.recording) t.recording.emplace(t.tape.record());
+           })
+      .def("_stop", [](PyTape& t) { t.recording.reset(); })
+      .def("backward", [](PyTape& t, const Array& loss) { t.tape.backward(loss); }, nb::arg("loss"))
+      .def(
+          "_backward_seeds",
+          [](PyTape& t, const std::vector<std::pair<Array, Array>>& seeds) { t.tape.backward(seeds); },
+          nb::arg("seeds"))
+      .def("zero", [](PyTape& t) { t.tape.zero(); })
+      .def("reset", [](PyTape& t) { t.tape.reset(); })
+      .def("__len__", [](const PyTape& t) { return t.tape.size(); });
   m.def("inspect", &inspect_kernel, nb::arg("kernel"), nb::arg("backend"), nb::arg("args"));
   m.def("_precompile", &precompile_kernels, nb::arg("device"), nb::arg("requests"), nb::arg("threads"));
 

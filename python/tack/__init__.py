@@ -39,7 +39,7 @@ debug = _core.debug
 from ._frontend.builtins import *  # noqa: F401,F403 - the kernel language: parallel, sqrt, atomic_add, ...
 from ._kernel import Kernel, func, kernel
 from ._types import Scalar, Texture3D
-from ._autodiff import adjoint, jvp
+from ._autodiff import Tape, adjoint, jvp
 
 # Before the interpreter finalizes, Tack's wait threads must stop calling into it.
 import atexit as _atexit

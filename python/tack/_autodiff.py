@@ -29,3 +29,50 @@ def jvp(kernel: Any) -> Any:
     array parameter, it does kernel's work and stores, where kernel stores y, y's derivative along the tangents
     of the arrays it reads into y's tangent array (a Jacobian-vector product)."""
     return _core._jvp(_core_kernel(kernel, "jvp"))
+
+
+class Tape:
+    """Records kernel launches for a backward pass (docs/autodiff.md, "The Tape").
+
+        with tack.Tape() as tape:
+            step(u1, u0)
+            loss_kernel(loss, u1)
+        tape.backward(loss)          # loss.grad = 1, then the adjoints, the last launch first
+        u0.grad.numpy()
+
+    Inside the with block, every launch on this thread that uses an array requiring a gradient
+    (dev.array(..., requires_grad=True)) is kept with its arguments; the float arrays such a launch
+    writes require a gradient from then on. An array a recorded launch read that a later launch
+    overwrites is copied first, so each adjoint reads what its launch read."""
+
+    def __init__(self) -> None:
+        self._core = _core._Tape()
+
+    def __enter__(self) -> "Tape":
+        self._core._start()
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        self._core._stop()
+        return False
+
+    def backward(self, loss: Any = None, grads: Any = None) -> None:
+        """Seeds loss.grad with ones (or each array's grad with its seed, grads={array: seed}), then runs the
+        recorded launches' adjoints in reverse order, adding into the arrays' grad."""
+        if (loss is None) == (grads is None):
+            raise InvalidArgument("tape.backward takes a loss array or grads={array: seed_array}, not both")
+        if loss is not None:
+            self._core.backward(loss)
+        else:
+            self._core._backward_seeds(list(dict(grads).items()))
+
+    def zero(self) -> None:
+        """Sets the gradient of every array the recorded launches used to zero."""
+        self._core.zero()
+
+    def reset(self) -> None:
+        """Forgets the recorded launches."""
+        self._core.reset()
+
+    def __len__(self) -> int:
+        return len(self._core)

@@ -68,14 +68,21 @@ class Device(_core.Device):
         """What a backend can do; read these rather than probing. Dtypes are NumPy dtypes."""
         return Capabilities(self._capabilities)
 
-    def array(self, obj, dtype=None):
-        """A copy of obj (a NumPy array, any buffer or array-like, or a __dlpack__ producer) on this device."""
+    def array(self, obj, dtype=None, requires_grad=False):
+        """A copy of obj (a NumPy array, any buffer or array-like, or a __dlpack__ producer) on this device;
+        requires_grad=True: a tack.Tape records the launches that use it (docs/autodiff.md)."""
         host = _host_copy(obj, dtype)
-        return self._from_buffer(host, to_dtype(host.dtype), list(host.shape))
+        out = self._from_buffer(host, to_dtype(host.dtype), list(host.shape))
+        if requires_grad:
+            out.requires_grad = True
+        return out
 
-    def zeros(self, shape, dtype=np.float32):
-        """A zero-filled array."""
-        return self._zeros(to_dtype(dtype), shape_list(shape))
+    def zeros(self, shape, dtype=np.float32, requires_grad=False):
+        """A zero-filled array (requires_grad as array's)."""
+        out = self._zeros(to_dtype(dtype), shape_list(shape))
+        if requires_grad:
+            out.requires_grad = True
+        return out
 
     def empty(self, shape, dtype=np.float32):
         """An array whose contents are unspecified until written."""

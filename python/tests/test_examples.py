@@ -35,6 +35,15 @@ def test_nbody_vec3_step_matches_numpy(device):
     assert "256 bodies, one step" in r.stdout and ": OK" in r.stdout
 
 
+@pytest.mark.parametrize("device", ["interp", "cpu", "opencl"])
+def test_heat_inverse_recovers_the_initial_field(device, tmp_path):
+    # Gradient descent through 200 diffusion steps, differentiated by a tack.Tape (docs/autodiff.md).
+    out = tmp_path / "heat.png"
+    r = run_example("heat_inverse.py", "--device", device, "--out", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert ": OK" in r.stdout and out.read_bytes().startswith(b"\x89PNG")
+
+
 @pytest.mark.parametrize("device", ["cpu", "opencl"])  # the executor path, and the queued path
 def test_asyncio_loop_keeps_ticking_during_the_wait(device):
     r = run_example("asyncio_responsive.py", "--device", device)

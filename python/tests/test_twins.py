@@ -198,6 +198,23 @@ def test_the_vec3_nbody_kernel_gives_the_same_typed_ir(backend):
 
 
 @pytest.mark.parametrize("backend", ["interp", "cpu", "cuda", "opencl"])
+def test_the_heat_steps_adjoint_is_the_same_from_python_and_cpp(backend):
+    # examples/python/heat_inverse.py's step and its C++ twin: the same adjoint IR and code (docs/autodiff.md).
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
+    try:
+        import heat_inverse
+    finally:
+        sys.path.pop(0)
+    grid = tack.ArraySpec(np.float64, 2)
+    args = [grid, grid, 0.05, grid, grid]
+    py = tack.inspect(tack.adjoint(heat_inverse.heat_step), backend, *args)
+    cpp = tack.inspect(tack.adjoint(cpp_twin("heat_step")), backend, *args)
+    assert unnamed(py.typed_ir) == unnamed(cpp.typed_ir)
+    assert py.source == cpp.source
+    assert "kernel heat_step_adjoint" in py.typed_ir and "atomic_add" in py.typed_ir, py.typed_ir
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu", "cuda", "opencl"])
 def test_the_path_tracer_gives_the_same_typed_ir(backend):
     # examples/python/path_tracer.py's render (vec3, a struct, @tack.func early returns, tack.Random) and its
     # C++ twin examples/path_tracer/path_tracer_kernel.hpp.

@@ -2,6 +2,7 @@
 // Kernel::launch, precompile_args, name and ir, tack::inspect and the debug
 // mode. Each checks what the user handed it and passes the kernel on to the
 // runtime (src/runtime/kernels/).
+#include "api/recording.hpp"
 #include "ir/printer.hpp"
 #include "lang/trace_context.hpp"
 #include "runtime/kernels/fp_contract.hpp"
@@ -81,6 +82,7 @@ void Kernel::check_bundles(std::span<const KernelArg> flat, std::span<const int>
 
 void Kernel::launch(std::span<const KernelArg> args) const {
   if (!impl_) throw InvalidArgument("calling an empty tack::Kernel (default-constructed)");
+  if (detail::recording()) return detail::launch_recorded(impl_, args);
   runtime::launch(*impl_, args);
 }
 

@@ -75,6 +75,14 @@ Kernel twin(const std::string& name) {
         out[i] = x + z + n;
       });
     });
+  // examples/python/heat_inverse.py's step, whose adjoint test_twins compares too (issue 30, point 5).
+  if (name == "heat_step")
+    return tack::kernel("heat_step", [](Array out, Array u, Scalar alpha) {
+      parallel_for({u.shape(0) - 2, u.shape(1) - 2}, [&](Index i, Index j) {
+        Value c = u(i + 1, j + 1);
+        out(i + 1, j + 1) = c + alpha * (u(i, j + 1) + u(i + 2, j + 1) + u(i + 1, j) + u(i + 1, j + 2) - 4.0 * c);
+      });
+    });
   // Per-work-item arrays (issue 29, point 3): an insertion sort of 16 values per row.
   if (name == "local_sort16") return local_sort::sort16_kernel();
   throw tack::InvalidArgument("no C++ twin named '" + name + "'");

@@ -73,6 +73,10 @@ struct ArrayStorage {
   DType dtype = DType::F32;
   std::vector<std::int64_t> shape;
   std::int64_t size = 0;
+  // Differentiation (docs/autodiff.md, src/api/tape.cpp): whether a Tape records the launches that use the array,
+  // and its gradient once Array::grad() made it (guarded by the tape's mutex).
+  bool requires_grad = false;
+  std::shared_ptr<ArrayStorage> grad;
 };
 
 // A texture's copy in the device's texture hardware (a backend's image object).
