@@ -21,6 +21,7 @@
 //   tack_fuzz --no-contract    kernels made with KernelOptions::fp_contract off, float
 //                              products anywhere (in sums above all): still bit for bit
 //   tack_fuzz --check=N --backend=B [--edits=...]   one shrinker candidate (a child's job)
+#include "fuzz/autodiff_check.hpp"
 #include "fuzz/kernel_generator.hpp"
 
 #include <tack/tack.hpp>
@@ -412,6 +413,7 @@ double run_limit_s() {
 struct Options {
   std::int64_t start = 1, count = 200;
   bool verbose = false, single = false, all_backends = false, fp_contract = true;
+  bool autodiff = false;  // --autodiff: the differentiation mode (autodiff_check.hpp)
 };
 
 struct Child {
@@ -737,12 +739,13 @@ int main(int argc, char** argv) {
     else if (arg == "--print") o.verbose = true;
     else if (arg == "--all") o.all_backends = true;
     else if (arg == "--no-contract") o.fp_contract = false;
+    else if (arg == "--autodiff") o.autodiff = true;
     else if (arg.rfind("--check=", 0) == 0) check_seed = value("--check=");
     else if (arg.rfind("--backend=", 0) == 0) check_backend = arg.substr(10);
     else if (arg.rfind("--edits=", 0) == 0 && parse_path(arg.substr(8))) check_path = *parse_path(arg.substr(8));
     else {
       std::fprintf(stderr,
-                   "usage: %s [--seed=N | --start=S --seeds=K] [--print] [--all] [--no-contract]\n"
+                   "usage: %s [--seed=N | --start=S --seeds=K] [--print] [--all] [--no-contract | --autodiff]\n"
                    "       %s --check=SEED --backend=NAME [--edits=KIND:K,...] [--no-contract]   (one shrinker "
                    "candidate: exit 0 agree, 1 differ, 2 hang, 3 refused)\n",
                    argv[0], argv[0]);
@@ -756,6 +759,7 @@ int main(int argc, char** argv) {
     setenv("TACK_WAIT_TIMEOUT_S", v, 1);
   }
   if (check_seed) check_main(o, *check_seed, check_backend, check_path);
+  if (o.autodiff) return run_autodiff(o.start, o.count, o.verbose);
 
   Setup s = set_up(o.all_backends);
   const tack::Device& ref = s.ref;

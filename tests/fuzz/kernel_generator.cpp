@@ -73,6 +73,11 @@ struct Gen {
 
   // A constant: often an edge value of the dtype, else a small or a random one.
   std::uint64_t const_bits(DType t) {
+    if (is_float(t) && lim.differentiable) {
+      const double tame[] = {0.5, -1.0, 1.5, 2.0, 0.25, -0.75, 3.0, 0.1};
+      if (chance(50)) return float_bits(t, tame[u(std::size(tame))]);
+      return float_bits(t, static_cast<double>(static_cast<std::int64_t>(u(4001)) - 2000) / 1000.0);
+    }
     if (is_float(t)) {
       bool f32 = t == DType::F32;
       double denorm_min = f32 ? std::numeric_limits<float>::denorm_min() : std::numeric_limits<double>::denorm_min();
@@ -129,7 +134,9 @@ struct Gen {
           e.kids.push_back(chance(50) ? leaf(int_type()) : expr(int_type(), 1));
           return cast_to(t, e);
         }
-        case 6: { Expr e; e.op = Op::LoadOut; e.ref = static_cast<int>(u(2)); e.type = p.arrays[e.ref]; return cast_to(t, e); }
+        case 6: {
+          if (lim.differentiable) break;  // an output read back: an in-place update reverse mode may refuse
+          Expr e; e.op = Op::LoadOut; e.ref = static_cast<int>(u(2)); e.type = p.arrays[e.ref]; return cast_to(t, e); }
         case 7: { Expr e; e.op = Op::ScalarParam; e.type = p.scalar; return cast_to(t, e); }
         default: return cast_to(t, group_leaf());
       }
@@ -190,7 +197,7 @@ struct Gen {
   // have full mantissas there, see differential.cpp), so the product is inexact and a fused sum would show.
   Expr product_operand(DType t, int depth) {
     std::vector<int> floats;  // 0, 1: out0, out1; 2, 3: in0, in1
-    for (int a = 0; a < 4; ++a)
+    for (int a = lim.differentiable ? 2 : 0; a < 4; ++a)  // the differentiation mode reads no output
       if (is_float(p.arrays[a])) floats.push_back(a);
     if (floats.empty() || chance(30)) return expr(t, depth);
     const int a = pick(floats);
@@ -380,6 +387,8 @@ struct Gen {
       --loop_depth;
       loop_uniform.pop_back();
       loops.pop_back();
+    } else if (r < 77 && lim.differentiable) {
+      return std::nullopt;  // while_, break_, continue_: refused by reverse mode
     } else if (r < 72 && nest) {
       s.kind = StmtKind::While;
       s.ref = new_var(DType::I32);
@@ -406,7 +415,9 @@ struct Gen {
       s.kind = StmtKind::AtomicShared;
       s.aop = p.shared_op;
       s.a = expr(int_type(), 2);
-      if (is_float(t) && (s.aop == AtomicOp::Add || s.aop == AtomicOp::Sub)) {
+      if (lim.differentiable) {
+        s.b = expr(t, 2);  // any float: the derivative checks allow for the order of the adds
+      } else if (is_float(t) && (s.aop == AtomicOp::Add || s.aop == AtomicOp::Sub)) {
         // Small integers: every order of the adds gives the same exact sum.
         s.b = cast_to(t, node(Op::Sub, DType::I32,
                               {node(Op::FloorMod, DType::I32, {cast_to(DType::I32, expr(int_type(), 2)), int_const(DType::I32, 9)}),
@@ -424,6 +435,7 @@ struct Gen {
       DType t = p.arrays[s.ref];
       std::vector<AtomicOp> ops{AtomicOp::Add, AtomicOp::Sub, AtomicOp::Min, AtomicOp::Max, AtomicOp::Exchange, AtomicOp::Cas};
       if (is_integer(t)) ops.insert(ops.end(), {AtomicOp::And, AtomicOp::Or, AtomicOp::Xor});
+      if (lim.differentiable) ops = {AtomicOp::Add, AtomicOp::Sub};
       s.aop = pick(ops);
       s.b = expr(chance(60) ? t : any_type(), 2);
       if (s.aop == AtomicOp::Cas) {
@@ -431,7 +443,7 @@ struct Gen {
         s.c = chance(50) ? cur : expr(t, 1);
       }
       auto vars = assignable_vars();
-      if (!vars.empty() && chance(60)) s.target = pick(vars);
+      if (!vars.empty() && chance(60) && !lim.differentiable) s.target = pick(vars);
     } else {
       return std::nullopt;
     }
@@ -595,6 +607,14 @@ Program generate(std::uint64_t seed, const GeneratorLimits& limits, bool fp_cont
     p.n = kGroupSize * static_cast<std::int64_t>(1 + g.u(2));
     do p.shared_type = g.any_type();
     while (p.shared_type == DType::Bool);
+  }
+  if (limits.differentiable) {
+    for (DType& a : p.arrays) a = DType::F64;
+    p.scalar = DType::F64;
+    p.scalar_bits = g.const_bits(p.scalar);
+    p.shared_op = AtomicOp::Add;
+    p.workgroup = false;
+    p.n = 16;
   }
   g.stmts_left = 4 + static_cast<int>(g.u(11));
   p.body = g.block(0, g.stmts_left);

@@ -98,6 +98,10 @@ struct GeneratorLimits {
   std::vector<DType> dtypes;         // array and scalar dtypes
   std::vector<DType> atomic_dtypes;  // dtypes atomics accept
   bool workgroups = false;           // every backend runs workgroup_for
+  // The differentiation mode (autodiff_check.cpp): f64 arrays and scalar, finite constants of moderate size,
+  // products anywhere, and only what reverse mode differentiates: no while_, break_ or continue_, no reads of
+  // out0/out1, atomics only atomic_add/atomic_sub with their old values dropped, no workgroups.
+  bool differentiable = false;
 };
 
 // `fp_contract` false: the no-contract mode (see the top). A seed makes the same
