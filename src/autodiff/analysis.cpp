@@ -30,6 +30,7 @@ class Analysis {
     facts_.var_needed.assign(k.vars.size(), false);
     facts_.written.assign(k.params.size(), false);
     facts_.own_element.assign(k.params.size(), false);
+    facts_.local_needed.assign(k.locals.size(), false);
   }
 
   KernelFacts run() {
@@ -62,8 +63,11 @@ class Analysis {
   void access(const ArrayRef& a, const Expr& index, int subscripts, bool write, const Stmt& s, int let = -1) {
     if (a.space == ArrayRef::Space::Shared)
       refuse(s.get(), "workgroup shared memory", "work-items exchange values through it, which no adjoint replays");
-    if (a.space == ArrayRef::Space::Local)
-      refuse(s.get(), "a local array", "per-work-item arrays have no derivative in Tack yet");
+    if (a.space == ArrayRef::Space::Local) {
+      // A work-item's own state, like its Vars: the adjoint restores and differentiates it (reverse_mode.cpp).
+      if (!write) local_loads_.emplace_back(a.index, let);
+      return;
+    }
     accesses_[a.index].push_back({index, subscripts, write, s.get(), let});
   }
 
@@ -205,10 +209,13 @@ class Analysis {
             value(n->value, facts_.var_needed[static_cast<size_t>(n->id)]);
             break;
           }
-          case StmtKind::Store:
-            mark_all(s.as<Store>()->index);
-            value(s.as<Store>()->value, false);
+          case StmtKind::Store: {
+            auto n = s.as<Store>();
+            mark_all(n->index);
+            const bool local = n->array.space == ArrayRef::Space::Local;
+            value(n->value, local && facts_.local_needed[static_cast<size_t>(n->array.index)]);
             break;
+          }
           case StmtKind::Atomic:
             mark_all(s.as<Atomic>()->index);
             value(s.as<Atomic>()->value, false);
@@ -221,6 +228,8 @@ class Analysis {
           default: break;
         }
       }
+      for (const auto& [local, let] : local_loads_)
+        if (facts_.let_needed[static_cast<size_t>(let)]) changed_ |= set(facts_.local_needed, local);
     } while (changed_);
   }
 
@@ -335,6 +344,7 @@ class Analysis {
   bool changed_ = false;
   std::unordered_set<int> used_lets_;
   std::vector<std::pair<int, const StmtNode*>> atomic_results_;
+  std::vector<std::pair<int, int>> local_loads_;  // (local array, the load's Let)
   std::unordered_map<int, std::vector<ArrayAccess>> accesses_;
   std::unordered_map<int, Expr> pure_lets_;
   bool pure_lets_done_ = false;
@@ -350,6 +360,14 @@ void changed_vars(const Stmt& s, std::set<int>& assigned, std::set<int>& declare
 }  // namespace
 
 KernelFacts analyze(const Kernel& typed, Mode mode) { return Analysis(typed, mode).run(); }
+
+std::set<int> locals_changed(const Stmt& s) {
+  std::set<int> out;
+  for_each_stmt(s, [&](const Stmt& x) {
+    if (auto st = x.as<Store>(); st && st->array.space == ArrayRef::Space::Local) out.insert(st->array.index);
+  });
+  return out;
+}
 
 std::vector<int> gradient_params(const Kernel& k) {
   std::vector<int> out(k.params.size(), -1);

@@ -18,6 +18,12 @@ class Forward {
   explicit Forward(const Kernel& primal) : k_(primal) {
     (void)analyze(primal, Mode::Forward);
     tangent_param_ = gradient_params(k_);
+    tangent_local_.assign(k_.locals.size(), -1);
+    for (size_t l = 0; l < tangent_local_.size(); ++l)
+      if (differentiable(k_.locals[l].dtype)) {
+        k_.locals.push_back(k_.locals[l]);
+        tangent_local_[l] = static_cast<int>(k_.locals.size() - 1);
+      }
   }
 
   Kernel run() {
@@ -93,7 +99,13 @@ class Forward {
   }
 
   // The tangent array of array parameter p where it has one and holds floats, else -1.
+  ArrayRef tangent_ref(const ArrayRef& a) const {
+    return a.space == ArrayRef::Space::Local
+               ? ArrayRef{ArrayRef::Space::Local, tangent_local_[static_cast<size_t>(a.index)]}
+               : ArrayRef{ArrayRef::Space::Param, tangent_array(a)};
+  }
   int tangent_array(const ArrayRef& a) const {
+    if (a.space == ArrayRef::Space::Local) return tangent_local_[static_cast<size_t>(a.index)];
     if (a.space != ArrayRef::Space::Param) return -1;
     const int t = tangent_param_[static_cast<size_t>(a.index)];
     return t >= 0 && differentiable(k_.params[static_cast<size_t>(a.index)].dtype) ? t : -1;
@@ -110,7 +122,7 @@ class Forward {
           const int t = tangent_array(load->array);
           out.push_back(Let::make(
               id,
-              t >= 0 ? Load::make(load->type, ArrayRef{ArrayRef::Space::Param, t}, load->index, load->subscripts)
+              t >= 0 ? Load::make(load->type, tangent_ref(load->array), load->index, load->subscripts)
                      : FloatMath{load->type.dtype}.constant(0),
               s->loc));
         } else {
@@ -147,8 +159,7 @@ class Forward {
         out.push_back(s);
         const int t = tangent_array(n->array);
         if (t >= 0)
-          out.push_back(Store::make(ArrayRef{ArrayRef::Space::Param, t}, n->index, n->subscripts,
-                                    tangent_or_zero(n->value), s->loc));
+          out.push_back(Store::make(tangent_ref(n->array), n->index, n->subscripts, tangent_or_zero(n->value), s->loc));
         break;
       }
       case StmtKind::Atomic: {
@@ -178,6 +189,7 @@ class Forward {
 
   Kernel k_;
   std::vector<int> tangent_param_;
+  std::vector<int> tangent_local_;  // by local array: its tangent's local array, or -1 (not float)
   std::unordered_map<int, int> tangent_let_, tangent_var_;
 };
 

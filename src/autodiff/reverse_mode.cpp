@@ -27,10 +27,16 @@ class Reverse {
  public:
   explicit Reverse(const Kernel& primal) : k_(primal), facts_(analyze(primal, Mode::Reverse)) {
     gradient_ = gradient_params(k_);
+    adjoint_local_.assign(k_.locals.size(), -1);
+    for (size_t l = 0; l < adjoint_local_.size(); ++l)
+      if (differentiable(k_.locals[l].dtype)) adjoint_local_[l] = add_local(static_cast<int>(l));
   }
 
   Kernel run() {
     std::vector<Stmt> out;
+    // The local arrays' adjoints start at zero (each declaration's zeroing stores clear them again backwards).
+    for (int adj : adjoint_local_)
+      if (adj >= 0) out.push_back(fill_local(adj, FloatMath{k_.locals[static_cast<size_t>(adj)].dtype}.constant(0)));
     reverse_block(block_items(k_.body), Env{}, out);
     k_.body = Block::make(std::move(out), k_.body->loc);
     k_.derivative = Derivative::None;
@@ -58,6 +64,62 @@ class Reverse {
     const int id = new_let(e->type);
     out.push_back(Let::make(id, e, loc));
     return LetRef::make(e->type, id);
+  }
+
+  // ---- local arrays ---------------------------------------------------------------------------------------
+
+  // A new local array of local array l's dtype and count.
+  int add_local(int l) {
+    k_.locals.push_back(k_.locals[static_cast<size_t>(l)]);
+    return static_cast<int>(k_.locals.size() - 1);
+  }
+  static ArrayRef local_ref(int l) { return ArrayRef{ArrayRef::Space::Local, l}; }
+
+  // for t in [0, count): to[t] = v
+  Stmt fill_local(int to, const Expr& v) {
+    const int t = new_let(i64());
+    return For::make(t, i64_const(0), i64_const(k_.locals[static_cast<size_t>(to)].count),
+                     Block::make({Store::make(local_ref(to), LetRef::make(i64(), t), 0, v)}));
+  }
+  Stmt copy_local(int from, int to) {
+    const Type t = Type::strong(k_.locals[static_cast<size_t>(from)].dtype);
+    const int held = new_let(t);
+    const int index_let = new_let(i64());
+    const Expr index = LetRef::make(i64(), index_let);
+    return For::make(index_let, i64_const(0), i64_const(k_.locals[static_cast<size_t>(from)].count),
+                     Block::make({Let::make(held, Load::make(t, local_ref(from), index, 0)),
+                                  Store::make(local_ref(to), index, 0, LetRef::make(t, held))}));
+  }
+
+  // How a statement's changes to the local arrays the backward sweep reads are undone: the old element of a
+  // plain store, or a copy of the whole array for a compound statement.
+  struct LocalSave {
+    int local;
+    Expr index;  // a store's element, renamed; null: `copy` holds the whole array
+    Expr old;
+    int copy = -1;
+  };
+  std::vector<LocalSave> save_locals(const Stmt& s, const Env& env, std::vector<Stmt>& out) {
+    std::vector<LocalSave> saves;
+    for (int l : locals_changed(s)) {
+      if (!facts_.local_needed[static_cast<size_t>(l)]) continue;
+      if (auto st = s.as<Store>()) {
+        const Type t = Type::strong(k_.locals[static_cast<size_t>(l)].dtype);
+        const Expr index = bind(rename(st->index, env), out, s->loc);
+        const int old = new_let(t);
+        out.push_back(Let::make(old, Load::make(t, local_ref(l), index, 0), s->loc));
+        saves.push_back({l, index, LetRef::make(t, old)});
+      } else {
+        const int copy = add_local(l);
+        out.push_back(copy_local(l, copy));
+        saves.push_back({l, {}, {}, copy});
+      }
+    }
+    return saves;
+  }
+  void restore_locals(const std::vector<LocalSave>& saves, std::vector<Stmt>& out) {
+    for (const LocalSave& v : saves)
+      out.push_back(v.index ? Store::make(local_ref(v.local), v.index, 0, v.old) : copy_local(v.copy, v.local));
   }
 
   // ---- renaming -----------------------------------------------------------------------------------------
@@ -115,7 +177,7 @@ class Reverse {
   // ---- the forward replay -------------------------------------------------------------------------------
 
   // Whether replaying s changes anything later statements read: the Vars declared outside it.
-  static bool changes_state(const Stmt& s) { return !vars_changed(s).empty(); }
+  static bool changes_state(const Stmt& s) { return !vars_changed(s).empty() || !locals_changed(s).empty(); }
 
   void replay_block(const std::vector<Stmt>& items, Env& env, std::vector<Stmt>& out) {
     for (const Stmt& s : items) replay(s, env, out);
@@ -161,7 +223,14 @@ class Reverse {
         break;
       }
       case StmtKind::Block: replay_block(block_items(s), env, out); break;
-      default: break;  // Store, Atomic, Print: side effects the replay leaves out
+      case StmtKind::Store: {
+        // A local array is the work-item's own state; stores to the kernel's arrays are side effects.
+        auto n = s.as<Store>();
+        if (n->array.space == ArrayRef::Space::Local)
+          out.push_back(Store::make(n->array, rename(n->index, env), n->subscripts, rename(n->value, env), s->loc));
+        break;
+      }
+      default: break;  // Atomic, Print: side effects the replay leaves out
     }
   }
 
@@ -188,9 +257,11 @@ class Reverse {
   void reverse_block(const std::vector<Stmt>& items, Env env, std::vector<Stmt>& out) {
     // The replay, with the needed Vars each statement changes saved before it.
     std::vector<std::vector<std::pair<int, Expr>>> saved(items.size());
+    std::vector<std::vector<LocalSave>> saved_locals(items.size());
     for (size_t i = 0; i < items.size(); ++i) {
       for (int v : vars_changed(items[i]))
         if (var_needed(v)) saved[i].emplace_back(v, snapshot(v, env, out, items[i]->loc));
+      saved_locals[i] = save_locals(items[i], env, out);
       replay(items[i], env, out);
     }
     // The adjoints of the block's own float Lets and Vars, zero until their uses (below them) add to them.
@@ -209,6 +280,7 @@ class Reverse {
     }
     for (size_t i = items.size(); i-- > 0;) {
       for (const auto& [v, value] : saved[i]) out.push_back(Assign::make(mapped(env.var, v), value, items[i]->loc));
+      restore_locals(saved_locals[i], out);
       reverse(items[i], env, out);
     }
   }
@@ -248,7 +320,14 @@ class Reverse {
         auto adj = env.adj_let.find(n->id);
         if (adj == env.adj_let.end()) break;
         Expr g = VarRef::make(let_type(n->id), adj->second);
-        if (auto load = n->value.as<Load>()) {
+        if (auto load = n->value.as<Load>(); load && load->array.space == ArrayRef::Space::Local) {
+          const int adj_local = adjoint_local_[static_cast<size_t>(load->array.index)];
+          const Expr index = bind(rename(load->index, env), out, s->loc);
+          const int old = new_let(g->type);
+          out.push_back(Let::make(old, Load::make(g->type, local_ref(adj_local), index, 0), s->loc));
+          out.push_back(Store::make(local_ref(adj_local), index, 0,
+                                    FloatMath{g->type.dtype}.add(LetRef::make(g->type, old), g), s->loc));
+        } else if (auto load = n->value.as<Load>()) {
           accumulate(load->array.index, rename(load->index, env), load->subscripts, g, out, s->loc);
         } else {
           const int held = new_let(g->type);
@@ -279,6 +358,17 @@ class Reverse {
       }
       case StmtKind::Store: {
         auto n = s.as<Store>();
+        if (n->array.space == ArrayRef::Space::Local) {
+          const int adj_local = adjoint_local_[static_cast<size_t>(n->array.index)];
+          if (adj_local < 0) break;
+          const Type t = Type::strong(k_.locals[static_cast<size_t>(adj_local)].dtype);
+          const Expr index = bind(rename(n->index, env), out, s->loc);
+          const int g = new_let(t);
+          out.push_back(Let::make(g, Load::make(t, local_ref(adj_local), index, 0), s->loc));
+          out.push_back(Store::make(local_ref(adj_local), index, 0, FloatMath{t.dtype}.constant(0), s->loc));
+          backprop(n->value, LetRef::make(t, g), env, out, s->loc);
+          break;
+        }
         Expr g = take_gradient(n->array.index, rename(n->index, env), n->subscripts, true, out, s->loc);
         if (g) backprop(n->value, g, env, out, s->loc);
         break;
@@ -313,13 +403,22 @@ class Reverse {
     std::vector<std::pair<int, Expr>> entry;
     for (int v : vars_changed(s))
       if (var_needed(v)) entry.emplace_back(v, snapshot(v, env, out, loc));
+    // The local arrays the body changes and the backward sweep reads, copied at the loop's entry.
+    std::vector<LocalSave> entry_locals;
+    for (int l : locals_changed(s))
+      if (facts_.local_needed[static_cast<size_t>(l)]) {
+        const int copy = add_local(l);
+        out.push_back(copy_local(l, copy));
+        entry_locals.push_back({l, {}, {}, copy});
+      }
     const int r = new_let(i64());
     std::vector<Stmt> body;
     const int i = new_let(i64());
     body.push_back(Let::make(
         i, Op::make(i64(), OpCode::Sub, Op::make(i64(), OpCode::Sub, hi, i64_const(1)), LetRef::make(i64(), r)), loc));
-    if (!entry.empty()) {
+    if (!entry.empty() || !entry_locals.empty()) {
       for (const auto& [v, value] : entry) body.push_back(Assign::make(mapped(env.var, v), value, loc));
+      restore_locals(entry_locals, body);
       body.push_back(replay_for(n, lo, LetRef::make(i64(), i), env, loc));
     }
     Env inner = env;
@@ -327,6 +426,7 @@ class Reverse {
     reverse_block(block_items(n.body), inner, body);
     out.push_back(For::make(r, i64_const(0), Op::make(i64(), OpCode::Sub, hi, lo), Block::make(std::move(body)), loc));
     for (const auto& [v, value] : entry) out.push_back(Assign::make(mapped(env.var, v), value, loc));
+    restore_locals(entry_locals, out);
   }
 
   // ---- expressions --------------------------------------------------------------------------------------
@@ -411,7 +511,8 @@ class Reverse {
 
   Kernel k_;
   KernelFacts facts_;
-  std::vector<int> gradient_;  // by primal parameter: its gradient parameter, or -1
+  std::vector<int> gradient_;       // by primal parameter: its gradient parameter, or -1
+  std::vector<int> adjoint_local_;  // by primal local array: its adjoint's local array, or -1 (not float)
 };
 
 }  // namespace

@@ -128,6 +128,26 @@ TEST_P(Autodiff, TwoDimensionalJacobiStencil) {
             {GradArg::array2d(grad_values(30, -1, 1, 11), 5, 6), GradArg::array2d(std::vector<double>(30, 0.0), 5, 6)});
 }
 
+TEST_P(Autodiff, LocalArraysAreStateLikeVars) {
+  // A per-work-item buffer filled from the inputs, overwritten in place in nested loops (nonlinearly, so the
+  // backward sweep needs the values each store replaced: the adjoint puts them back from copies), overwritten
+  // by a plain store at the top level (its old element kept), and read back at every index.
+  auto k = tack::kernel("ad_local", [](Array x, Array y) {
+    parallel_for(y.size(), [&](Index i) {
+      LocalArray buf = local_array<double>(4);
+      for_range(0, 4, [&](Index j) { buf[j] = x[i * 4 + j] * (1.0 + 0.1 * cast<double>(j)); });
+      for_range(0, 3, [&](Index) {
+        for_range(1, 4, [&](Index j) { buf[j] = buf[j] * buf[j - 1] * 0.5 + sin(buf[j]); });
+      });
+      buf[0] = buf[0] * buf[3] + buf[1];
+      Var acc = 0.0;
+      for_range(0, 4, [&](Index j) { acc += buf[j] * buf[3 - j]; });
+      y[i] = acc;
+    });
+  });
+  check_all(dev(), k, {GradArg::array(grad_values(12, -0.8, 0.8, 30)), GradArg::array(std::vector<double>(3, 0.0))});
+}
+
 TEST_P(Autodiff, CastsBetweenFloatDtypesAndVectors) {
   // f32 arithmetic in the middle: the differences are of an f32 function, so the tolerance is f32's.
   auto k = tack::kernel("ad_casts", [](Array p, Array q, ArrayOf<float> f, Array y) {
