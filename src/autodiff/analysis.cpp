@@ -55,8 +55,6 @@ class Analysis {
     for (const Expr& root : own_exprs(s))
       walk(root, seen, [&](const Expr& e) {
         if (auto r = e.as<LetRef>()) used_lets_.insert(r->id);
-        if (e->kind == ExprKind::TexSample)
-          refuse(s.get(), "a texture sample", "texture sampling has no derivative in Tack yet");
       });
   }
 
@@ -154,6 +152,11 @@ class Analysis {
         if (differentiable(e) && differentiable(e.as<Cast>()->value)) mark_derivative_reads(e.as<Cast>()->value);
         break;
       case ExprKind::Load: mark_all(e.as<Load>()->index); break;
+      case ExprKind::TexSample:  // its derivative samples around the coordinates
+        mark_all(e.as<TexSample>()->u);
+        mark_all(e.as<TexSample>()->v);
+        mark_all(e.as<TexSample>()->w);
+        break;
       default: break;
     }
   }

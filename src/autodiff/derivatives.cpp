@@ -71,6 +71,32 @@ Expr compare(OpCode op, const Expr& a, const Expr& b) { return boolean_op(op, a,
 
 Expr logical_or(const Expr& a, const Expr& b) { return boolean_op(OpCode::Or, a, b); }
 
+std::array<Expr, 3> texture_partials(const ir::TexSample& n) {
+  const FloatMath m{DType::F32};
+  const Expr coords[3] = {n.u, n.v, n.w};
+  std::array<Expr, 3> out;
+  for (int a = 0; a < 3; ++a) {
+    TACK_CHECK(coords[a]->type.dtype == DType::F32);
+    // e = extent - 1; the cell [i0, i0 + 1] holding c * e (the last cell at c == 1).
+    const Expr e =
+        ir::Cast::make(m.type(), ir::Op::make(ir::Type::strong(DType::I64), OpCode::Sub, ir::ArrayDim::make(n.param, a),
+                                              ir::Const::make_int(ir::Type::strong(DType::I64), 1)));
+    const Expr i0 = m.binary(OpCode::Min, m.unary(OpCode::Floor, m.mul(coords[a], e)), m.sub(e, m.constant(1)));
+    Expr lo[3] = {n.u, n.v, n.w}, hi[3] = {n.u, n.v, n.w};
+    lo[a] = m.div(i0, e);
+    hi[a] = m.div(m.add(i0, m.constant(1)), e);
+    const Expr at_lo = ir::TexSample::make(n.type, n.param, lo[0], lo[1], lo[2]);
+    const Expr at_hi = ir::TexSample::make(n.type, n.param, hi[0], hi[1], hi[2]);
+    const Expr inside = ir::Op::make(
+        ir::Type::strong(DType::Bool), OpCode::And,
+        ir::Op::make(ir::Type::strong(DType::Bool), OpCode::And, compare(OpCode::Gt, coords[a], m.constant(0)),
+                     compare(OpCode::Lt, coords[a], m.constant(1))),
+        compare(OpCode::Gt, e, m.constant(0)));
+    out[static_cast<size_t>(a)] = m.select(inside, m.mul(m.binary(OpCode::Sub, at_hi, at_lo), e), {});
+  }
+  return out;
+}
+
 bool partials_read_operands(OpCode op) {
   switch (op) {
     case OpCode::Neg:

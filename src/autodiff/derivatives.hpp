@@ -35,6 +35,11 @@ ir::Expr logical_or(const ir::Expr& a, const ir::Expr& b);
 // is not a float. The choices at points without a derivative are docs/autodiff.md's table.
 std::array<ir::Expr, 3> partials(const ir::Op& op, const ir::Expr& self);
 
+// The partial derivatives of a texture sample with respect to its coordinates u, v, w (f32): along each axis
+// the difference of the samples at the texel coordinates around the point, times the extent - 1 (the software
+// sample is linear between texels, docs/semantics.md), and 0 where the coordinate is clamped (outside (0, 1)).
+std::array<ir::Expr, 3> texture_partials(const ir::TexSample& sample);
+
 // Whether the partials of `op` read its operands' values (mul does, add does not). Reverse mode needs those
 // values again in its backward sweep, so a loop whose carried Vars feed them is recomputed (reverse_mode.cpp).
 bool partials_read_operands(ir::OpCode op);

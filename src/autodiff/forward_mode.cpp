@@ -81,6 +81,13 @@ class Forward {
         if (inner) out = Cast::make(e->type, inner);
         break;
       }
+      case ExprKind::TexSample: {
+        auto n = e.as<TexSample>();
+        const auto parts = texture_partials(*n);
+        const Expr coords[3] = {n->u, n->v, n->w};
+        for (int a = 0; a < 3; ++a) out = m.add(out, m.mul(parts[static_cast<size_t>(a)], tangent(coords[a], memo)));
+        break;
+      }
       default: break;  // constants and scalar parameters are held fixed
     }
     memo.emplace(e.get(), out);
@@ -120,11 +127,11 @@ class Forward {
         const int id = new_let(let_type(n->id));
         if (auto load = n->value.as<Load>()) {
           const int t = tangent_array(load->array);
-          out.push_back(Let::make(
-              id,
-              t >= 0 ? Load::make(load->type, tangent_ref(load->array), load->index, load->subscripts)
-                     : FloatMath{load->type.dtype}.constant(0),
-              s->loc));
+          out.push_back(Let::make(id,
+                                  t >= 0
+                                      ? Load::make(load->type, tangent_ref(load->array), load->index, load->subscripts)
+                                      : FloatMath{load->type.dtype}.constant(0),
+                                  s->loc));
         } else {
           out.push_back(Let::make(id, tangent_or_zero(n->value), s->loc));
         }

@@ -487,6 +487,15 @@ class Reverse {
           if (differentiable(value)) contribute(value, Cast::make(value->type, it->second));
           break;
         }
+        case ExprKind::TexSample: {
+          const Expr gn = bind(it->second, out, loc);
+          const auto parts = texture_partials(*rename(node, env, memo).as<TexSample>());
+          auto n = node.as<TexSample>();
+          contribute(n->u, m.mul(gn, parts[0]));
+          contribute(n->v, m.mul(gn, parts[1]));
+          contribute(n->w, m.mul(gn, parts[2]));
+          break;
+        }
         default: break;  // constants, scalar parameters (no gradient is asked of them), shapes
       }
     }
@@ -504,6 +513,11 @@ class Reverse {
         postorder(e.as<Select>()->if_false, seen, order);
         break;
       case ExprKind::Cast: postorder(e.as<Cast>()->value, seen, order); break;
+      case ExprKind::TexSample:
+        postorder(e.as<TexSample>()->u, seen, order);
+        postorder(e.as<TexSample>()->v, seen, order);
+        postorder(e.as<TexSample>()->w, seen, order);
+        break;
       default: break;  // a Load's index carries no gradient
     }
     order.push_back(e);

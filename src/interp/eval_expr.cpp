@@ -99,6 +99,11 @@ void eval_expr(Context& ctx, const ir::Expr& e, const Mask& mask, Bits* out) {
     case ir::ExprKind::ArrayDim: {
       const auto* n = e.as<ir::ArrayDim>();
       const Arg& a = ctx.arg(n->param);
+      if (a.kind == ir::ParamKind::Texture) {
+        const std::int64_t extents[3] = {a.texture.width, a.texture.height, a.texture.depth};
+        TACK_CHECK(n->dim >= 0 && n->dim < 3);
+        return fill(mask, out, static_cast<Bits>(extents[n->dim]));
+      }
       TACK_CHECK(a.kind == ir::ParamKind::Array && (n->dim == ir::ArrayDim::kSize || (n->dim >= 0 && n->dim < 4)));
       std::int64_t v = n->dim == ir::ArrayDim::kSize ? a.array.size : a.array.shape[static_cast<std::size_t>(n->dim)];
       return fill(mask, out, static_cast<Bits>(v));

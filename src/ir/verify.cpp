@@ -304,9 +304,14 @@ class Verifier {
       }
       case ExprKind::ArrayDim: {
         auto n = e.as<ArrayDim>();
-        param(n->param, ParamKind::Array, e);
-        if (n->dim != ArrayDim::kSize && (n->dim < 0 || n->dim >= k_.params[n->param].rank))
-          fail("an extent beyond the array's rank", e);
+        if (n->param >= 0 && static_cast<std::size_t>(n->param) < k_.params.size() &&
+            k_.params[n->param].kind == ParamKind::Texture) {
+          if (n->dim < 0 || n->dim > 2) fail("a texture extent other than width, height or depth", e);
+        } else {
+          param(n->param, ParamKind::Array, e);
+          if (n->dim != ArrayDim::kSize && (n->dim < 0 || n->dim >= k_.params[n->param].rank))
+            fail("an extent beyond the array's rank", e);
+        }
         if (t != DType::I64) fail("an array extent must be i64", e);
         return;
       }

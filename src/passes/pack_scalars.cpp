@@ -6,6 +6,7 @@
 #include "ir/visitor.hpp"
 
 #include <map>
+#include <set>
 #include <utility>
 
 namespace tack::passes {
@@ -20,7 +21,12 @@ class Collect : public ir::IRVisitor {
 
  protected:
   void visit(const ir::ScalarParam* n) override { scalars[{n->param, 0}] = true; }
-  void visit(const ir::ArrayDim* n) override { extents[{n->param, n->dim}] = true; }
+  void visit(const ir::ArrayDim* n) override {
+    if (!textures.count(n->param)) extents[{n->param, n->dim}] = true;
+  }
+
+ public:
+  std::set<int> textures;  // texture parameters: their extents are always packed (TextureExtent)
 };
 
 class Replace : public ir::IRMutator {
@@ -42,6 +48,8 @@ PackedKernel pack_scalars(const ir::Kernel& typed) {
   // dims[0] is never evaluated on the device: the host resolves the launch count, and the flat index is
   // decomposed by the inner extents only.
   Collect used;
+  for (std::size_t p = 0; p < typed.params.size(); ++p)
+    if (typed.params[p].kind == ir::ParamKind::Texture) used.textures.insert(static_cast<int>(p));
   for (std::size_t d = 1; d < typed.dims.size(); ++d) used.visit(typed.dims[d]);
   used.visit(typed.body);
 
@@ -92,7 +100,8 @@ PackedKernel pack_scalars(const ir::Kernel& typed) {
     ir::Expr read = ir::LetRef::make(ir::Type::strong(st), s.let);
     if (vt != st) read = ir::Cast::make(ir::Type::strong(vt), read);
     if (s.source == PackSlot::Source::Scalar) replace.scalars[{s.param, s.dim}] = read;
-    if (s.source == PackSlot::Source::ArrayExtent) replace.extents[{s.param, s.dim}] = read;
+    if (s.source == PackSlot::Source::ArrayExtent || s.source == PackSlot::Source::TextureExtent)
+      replace.extents[{s.param, s.dim}] = read;
   }
   out.leading_lets = static_cast<int>(body.size());
 

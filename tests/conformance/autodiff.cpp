@@ -148,6 +148,55 @@ TEST_P(Autodiff, LocalArraysAreStateLikeVars) {
   check_all(dev(), k, {GradArg::array(grad_values(12, -0.8, 0.8, 30)), GradArg::array(std::vector<double>(3, 0.0))});
 }
 
+TEST_P(Autodiff, TextureSamplesDifferentiateWithRespectToTheCoordinates) {
+  // 5 x 4 x 3 texels; the software sample is linear between texels, so away from texel boundaries the central
+  // differences (of an f32 function, hence the loose tolerance) see the same slope as the adjoint. The last
+  // point's u lies past 1, where the sample is clamped (the differences see that too).
+  auto k = tack::kernel("ad_texture", [](Texture3D t, Array c, Array y) {
+    parallel_for(y.size(), [&](Index i) {
+      Value u = cast<float>(c(i, 0)), v = cast<float>(c(i, 1)), w = cast<float>(c(i, 2));
+      Value s = t.sample(u, v * u, w);
+      y[i] = cast<double>(s * s + s * u);
+    });
+  });
+  std::vector<float> texels(5 * 4 * 3);
+  for (std::size_t n = 0; n < texels.size(); ++n) texels[n] = static_cast<float>((n * 37) % 11) * 0.25f - 1.0f;
+  const std::vector<double> coords = {0.1, 0.7, 0.3, 0.62, 0.55, 0.8, 0.37, 0.92, 0.2, 1.2, 0.45, 0.6};
+  const std::vector<double> w = {0.7, -1.3, 0.4, 1.1};
+  tack::Texture tex = tack::texture3d(dev().from_host(texels), {5, 4, 3});
+  auto primal = [&](const std::vector<double>& at) {
+    tack::Array c = dev().from_host(at, {4, 3}), y = dev().zeros(tack::DType::F64, {4});
+    k(tex, c, y);
+    auto out = y.to_host<double>();
+    double l = 0;
+    for (std::size_t i = 0; i < 4; ++i) l += w[i] * out[i];
+    return l;
+  };
+  tack::Array c = dev().from_host(coords, {4, 3}), y = dev().zeros(tack::DType::F64, {4});
+  k(tex, c, y);
+  tack::Array gc = dev().zeros(tack::DType::F64, {4, 3}), gy = dev().from_host(w);
+  tack::adjoint(k)(tex, c, y, gc, gy);
+  const std::vector<double> g = gc.to_host<double>();
+  for (std::size_t n = 0; n < coords.size(); ++n) {
+    auto plus = coords, minus = coords;
+    plus[n] += 1e-3;
+    minus[n] -= 1e-3;
+    const double fd = (primal(plus) - primal(minus)) / 2e-3;
+    EXPECT_NEAR(g[n], fd, 2e-3 * std::max(1.0, std::abs(fd))) << "d loss / d coordinate " << n;
+  }
+  EXPECT_NE(g[0], 0.0);
+  // The tangent kernel along a direction agrees with the adjoint (dot-product test).
+  const std::vector<double> v = grad_values(12, -1, 1, 40);
+  tack::Array c2 = dev().from_host(coords, {4, 3}), y2 = dev().zeros(tack::DType::F64, {4});
+  tack::Array tc = dev().from_host(v, {4, 3}), ty = dev().zeros(tack::DType::F64, {4});
+  tack::jvp(k)(tex, c2, y2, tc, ty);
+  const std::vector<double> jv = ty.to_host<double>();
+  double left = 0, right = 0;
+  for (std::size_t i = 0; i < 4; ++i) left += jv[i] * w[i];
+  for (std::size_t n = 0; n < 12; ++n) right += v[n] * g[n];
+  EXPECT_NEAR(left, right, 1e-6 * std::max(1.0, std::abs(right)));  // both in f32 arithmetic
+}
+
 TEST_P(Autodiff, CastsBetweenFloatDtypesAndVectors) {
   // f32 arithmetic in the middle: the differences are of an f32 function, so the tolerance is f32's.
   auto k = tack::kernel("ad_casts", [](Array p, Array q, ArrayOf<float> f, Array y) {

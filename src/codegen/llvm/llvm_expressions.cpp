@@ -36,6 +36,10 @@ Value* KernelEmitter::compute(const ir::Expr& e) {
     }
     case ir::ExprKind::ArrayDim: {
       const auto* n = e.as<ir::ArrayDim>();
+      if (k_.params[static_cast<std::size_t>(n->param)].kind == ir::ParamKind::Texture) {
+        TACK_CHECK(n->dim >= 0 && n->dim < 3);  // width, height, depth, as the sample reads them
+        return params_[static_cast<std::size_t>(n->param)].extent[static_cast<std::size_t>(n->dim)];
+      }
       const ParamValues& pv = array_param(ir::ArrayRef{ir::ArrayRef::Space::Param, n->param});
       if (n->dim == ir::ArrayDim::kSize) return pv.size;
       TACK_CHECK(n->dim >= 0 && n->dim < k_.params[static_cast<std::size_t>(n->param)].rank);
