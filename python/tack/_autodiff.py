@@ -10,10 +10,33 @@ from ._errors import InvalidArgument
 def _core_kernel(kernel: Any, what: str) -> Any:
     if not isinstance(kernel, _core.Kernel):
         raise InvalidArgument(f"tack.{what} takes a kernel made with @tack.kernel, got {type(kernel).__name__}")
-    if hasattr(kernel, "_flat_args"):
-        raise InvalidArgument(f"tack.{what}: kernel '{kernel.name}' has a @tack.struct parameter; derivatives of "
-                              "kernels with struct parameters are not offered yet: pass the fields as parameters")
     return kernel
+
+
+class BundledDerivative:
+    """The derivative of a kernel with a @tack.struct parameter: called with the primal's arguments (structs
+    included) and then one gradient (tangent) array per array field and array parameter, in the core's order."""
+
+    def __init__(self, core: Any, primal: Any) -> None:
+        self._core_kernel = core
+        self._primal = primal
+        self.name = core.name
+
+    def _flat_args(self, args: tuple, kwargs: Any = None) -> list:
+        if kwargs:
+            raise InvalidArgument(f"kernel '{self.name}' takes its arguments by position")
+        n = len(self._primal._python_names)
+        return list(self._primal._flat_args(tuple(args[:n]))) + list(args[n:])
+
+    def __call__(self, *args: Any) -> None:
+        return self._core_kernel(*self._flat_args(args))
+
+    def __repr__(self) -> str:
+        return f"<tack derivative kernel '{self.name}'>"
+
+
+def _derived(kernel: Any, made: Any) -> Any:
+    return BundledDerivative(made, kernel) if hasattr(kernel, "_flat_args") else made
 
 
 def adjoint(kernel: Any) -> Any:
@@ -21,14 +44,14 @@ def adjoint(kernel: Any) -> Any:
     per array parameter, each of its array's dtype and shape. Run after kernel, it reads the gradients of the
     arrays kernel wrote (clearing them where kernel overwrote the value) and adds into the gradients of the
     arrays it read. tack.NotDifferentiable, at its first call, names a construct it cannot differentiate."""
-    return _core._adjoint(_core_kernel(kernel, "adjoint"))
+    return _derived(kernel, _core._adjoint(_core_kernel(kernel, "adjoint")))
 
 
 def jvp(kernel: Any) -> Any:
     """The tangent (forward mode) kernel of kernel: called with kernel's arguments and then one tangent array per
     array parameter, it does kernel's work and stores, where kernel stores y, y's derivative along the tangents
     of the arrays it reads into y's tangent array (a Jacobian-vector product)."""
-    return _core._jvp(_core_kernel(kernel, "jvp"))
+    return _derived(kernel, _core._jvp(_core_kernel(kernel, "jvp")))
 
 
 class Tape:

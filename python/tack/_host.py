@@ -64,6 +64,7 @@ def inspect(kernel, backend, *args):
     .typed_ir (typed and optimized) and .source (the code the backend compiles)."""
     if hasattr(kernel, "_flat_args"):      # a @tack.struct parameter: its fields (_bundles.py)
         args = kernel._flat_args(args)
+    kernel = getattr(kernel, "_core_kernel", kernel)  # a struct kernel's derivative (_autodiff.py)
     return _core.inspect(kernel, backend, list(args))
 
 

@@ -164,3 +164,34 @@ def test_what_the_tape_refuses(interp_device):
         tape.backward()
     g = interp_device.zeros(4, np.float32).grad
     assert g.dtype == np.float32 and g.shape == (4,) and not g.numpy().any()
+
+
+@tack.struct
+class Particles:
+    pos: tack.Array
+    mass: tack.Array
+    k: np.float64
+
+
+@tack.kernel
+def energy(p: Particles, e: tack.Array):
+    for i in tack.parallel(e.size):
+        e[i] = 0.5 * p.k * p.mass[i] * p.pos[i] * p.pos[i]
+
+
+def test_a_kernel_with_a_struct_parameter(device):
+    pos, mass = device.array(np.array([1.0, -2.0, 3.0])), device.array(np.array([2.0, 1.0, 0.5]))
+    e = device.zeros(3, np.float64)
+    p = Particles(pos=pos, mass=mass, k=4.0)
+    energy(p, e)
+    # Gradients: one per array field (pos, mass) and array parameter (e), in order.
+    gpos, gmass, ge = device.zeros(3, np.float64), device.zeros(3, np.float64), device.array(np.ones(3))
+    tack.adjoint(energy)(p, e, gpos, gmass, ge)
+    np.testing.assert_allclose(gpos.numpy(), 4.0 * np.array([2.0, 1.0, 0.5]) * np.array([1.0, -2.0, 3.0]))
+    np.testing.assert_allclose(gmass.numpy(), 0.5 * 4.0 * np.array([1.0, 4.0, 9.0]))
+    assert "kernel energy_adjoint" in tack.inspect(tack.adjoint(energy), "interp", p, e, gpos, gmass, ge).typed_ir
+    with tack.Tape() as tape:
+        pos.requires_grad = True
+        energy(p, e)
+    tape.backward(grads={e: device.array(np.ones(3))})
+    np.testing.assert_allclose(pos.grad.numpy(), gpos.numpy())
