@@ -38,6 +38,8 @@ std::array<ir::Expr, 3> partials(const ir::Op& op, const ir::Expr& self);
 // The partial derivatives of a texture sample with respect to its coordinates u, v, w (f32): along each axis
 // the difference of the samples at the texel coordinates around the point, times the extent - 1 (the software
 // sample is linear between texels, docs/semantics.md), and 0 where the coordinate is clamped (outside (0, 1)).
+// The extents are ArrayDims of the Texture3D parameter, dim 0, 1, 2 its width, height, depth: the one place IR
+// holds them (ir/verify.cpp, the interpreter, pack_scalars and the LLVM generator accept them).
 std::array<ir::Expr, 3> texture_partials(const ir::TexSample& sample);
 
 // Whether the partials of `op` read its operands' values (mul does, add does not). Reverse mode needs those

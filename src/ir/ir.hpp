@@ -160,8 +160,6 @@ struct ScalarParam : ExprNode {
 };
 
 // An array parameter's extent: dim >= 0 is shape(dim), kSize is its element count. I64.
-// Of a Texture3D parameter (made by autodiff only, for a sample's derivative): dim 0, 1, 2 is its width,
-// height, depth.
 // Traced IR may hold dim -rank .. -1, counted from the end (shape(-1) is the last);
 // infer_types resolves it, so typed IR never does.
 struct ArrayDim : ExprNode {
