@@ -197,14 +197,19 @@ def test_the_vec3_nbody_kernel_gives_the_same_typed_ir(backend):
     assert all(f"  # acc.{c}\n" in py.typed_ir for c in "xyz"), py.typed_ir
 
 
+def example(name):
+    """The module of examples/python/<name>.py."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.pop(0)
+
+
 @pytest.mark.parametrize("backend", ["interp", "cpu", "cuda", "opencl"])
 def test_the_heat_steps_adjoint_is_the_same_from_python_and_cpp(backend):
     # examples/python/heat_inverse.py's step and its C++ twin: the same adjoint IR and code (docs/autodiff.md).
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
-    try:
-        import heat_inverse
-    finally:
-        sys.path.pop(0)
+    heat_inverse = example("heat_inverse")
     grid = tack.ArraySpec(np.float64, 2)
     args = [grid, grid, 0.05, grid, grid]
     py = tack.inspect(tack.adjoint(heat_inverse.heat_step), backend, *args)
@@ -218,11 +223,7 @@ def test_the_heat_steps_adjoint_is_the_same_from_python_and_cpp(backend):
 def test_the_path_tracer_gives_the_same_typed_ir(backend):
     # examples/python/path_tracer.py's render (vec3, a struct, @tack.func early returns, tack.Random) and its
     # C++ twin examples/path_tracer/path_tracer_kernel.hpp.
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
-    try:
-        import path_tracer
-    finally:
-        sys.path.pop(0)
+    path_tracer = example("path_tracer")
     args = [tack.ArraySpec(np.float32, 3)] + [tack.ArraySpec(np.float32, 2)] * 3 + [
         np.float32(1), np.int32(4), np.int32(6), np.uint64(1)]
     py = tack.inspect(path_tracer.render, backend, *args)
