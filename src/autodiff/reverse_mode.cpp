@@ -4,6 +4,7 @@
 
 #include "autodiff/analysis.hpp"
 #include "autodiff/derivatives.hpp"
+#include "autodiff/own_element_stores.hpp"
 #include "ir/check.hpp"
 #include "ir/walk.hpp"
 
@@ -38,7 +39,11 @@ class Reverse {
     for (int adj : adjoint_local_)
       if (adj >= 0) out.push_back(fill_local(adj, FloatMath{k_.locals[static_cast<size_t>(adj)].dtype}.constant(0)));
     reverse_block(block_items(k_.body), Env{}, out);
-    k_.body = Block::make(std::move(out), k_.body->loc);
+    // The gradients of arrays touched only at the work-item's own element: one read and one write each.
+    std::vector<bool> own(k_.params.size(), false);
+    for (size_t p = 0; p < gradient_.size(); ++p)
+      if (gradient_[p] >= 0 && facts_.own_element[p]) own[static_cast<size_t>(gradient_[p])] = true;
+    k_.body = forward_own_element_stores(k_, Block::make(std::move(out), k_.body->loc), own);
     k_.derivative = Derivative::None;
     return std::move(k_);
   }

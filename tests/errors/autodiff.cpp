@@ -113,6 +113,16 @@ TEST(Autodiff, WorkgroupsSharedMemoryAndGroupReductions) {
   });
   EXPECT_TACK_ERROR(adjoint_of(k, 256), tack::NotDifferentiable, "workgroup shared memory",
                     kFile + std::to_string(line));
+  const int barrier_line = __LINE__ + 4;
+  auto b = tack::kernel("ad_barrier_alone", [](Array x, Array y) {
+    workgroup_for(1, [&](Group g) {
+      Value v = x[g.local_id()];
+      g.barrier();
+      y[g.local_id()] = v * v;
+    });
+  });
+  EXPECT_TACK_ERROR(adjoint_of(b, 256), tack::NotDifferentiable, "a workgroup barrier",
+                    kFile + std::to_string(barrier_line));
   const int reduce_line = __LINE__ + 2;
   auto r = tack::kernel("ad_group_reduce", [](Array x, Array y) {
     workgroup_for(1, [&](Group g) { y[g.local_id()] = g.reduce_add(x[g.local_id()]); });
