@@ -78,6 +78,8 @@ struct TapeState {
   std::vector<TapeEntry> entries;
   // By array: the recorded (entry, argument) pairs that read it and still read it in place.
   std::unordered_map<const runtime::ArrayStorage*, std::vector<std::pair<std::size_t, std::size_t>>> readers;
+  // By traced IR (which a kernel keeps alive once made): what its parameters do, found once per kernel.
+  std::unordered_map<const ir::Kernel*, ParamUse> uses;
 };
 
 namespace {
@@ -96,7 +98,14 @@ void launch_recorded(const std::shared_ptr<runtime::KernelImpl>& impl, std::span
   }
   if (!active || args.size() != traced.params.size()) return runtime::launch(*impl, args);
   TapeState& tape = *t_recording.back();
-  const ParamUse use = param_use(traced);
+  const ParamUse* known;
+  {
+    std::lock_guard lock(g_mutex);
+    auto it = tape.uses.find(&traced);
+    if (it == tape.uses.end()) it = tape.uses.emplace(&traced, param_use(traced)).first;
+    known = &it->second;  // a map's elements stay where they are
+  }
+  const ParamUse& use = *known;
   {
     // Before the launch overwrites an array an earlier recorded launch read, that launch gets a copy.
     std::lock_guard lock(g_mutex);
@@ -201,7 +210,8 @@ void Tape::zero() {
     std::lock_guard lock(detail::g_mutex);
     for (const detail::TapeEntry& e : state_->entries)
       for (const detail::TapeArg& a : e.args)
-        if (a.original.valid() && detail::storage(a.original).grad) grads.emplace_back(detail::storage(a.original).grad);
+        if (a.original.valid() && detail::storage(a.original).grad)
+          grads.emplace_back(detail::storage(a.original).grad);
   }
   for (Array& g : grads) g.fill(0);
 }

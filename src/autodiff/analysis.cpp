@@ -240,7 +240,7 @@ class Analysis {
 
   // A Let's value where it is the same wherever the Let is visible (no loads or Vars in it), for comparing indices.
   Expr resolve(const Expr& e) {
-    if (pure_lets_.empty() && !pure_lets_done_) {
+    if (!pure_lets_done_) {
       pure_lets_done_ = true;
       for_each_stmt(k_.body, [&](const Stmt& s) {
         auto l = s.as<Let>();

@@ -8,7 +8,6 @@
 #include "ir/check.hpp"
 #include "ir/walk.hpp"
 
-#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -58,14 +57,13 @@ class Reverse {
   }
   Type let_type(int id) const { return k_.lets[static_cast<size_t>(id)]; }
   Type var_type(int id) const { return k_.vars[static_cast<size_t>(id)]; }
-  bool let_needed(int id) const { return facts_.let_needed[static_cast<size_t>(id)]; }
   bool var_needed(int id) const { return facts_.var_needed[static_cast<size_t>(id)]; }
 
   // Binds e to a fresh Let (unless it is a constant or a Let already) and returns a reference to it.
   Expr bind(const Expr& e, std::vector<Stmt>& out, SourceLoc loc) {
-    if (!e || e->kind != ExprKind::Op && e->kind != ExprKind::Select && e->kind != ExprKind::Cast &&
-                  e->kind != ExprKind::Load && e->kind != ExprKind::VarRef)
-      return e;
+    const bool leaf = e && e->kind != ExprKind::Op && e->kind != ExprKind::Select && e->kind != ExprKind::Cast &&
+                      e->kind != ExprKind::Load && e->kind != ExprKind::VarRef;
+    if (!e || leaf) return e;
     const int id = new_let(e->type);
     out.push_back(Let::make(id, e, loc));
     return LetRef::make(e->type, id);
@@ -96,6 +94,23 @@ class Reverse {
                                   Store::make(local_ref(to), index, 0, LetRef::make(t, held))}));
   }
 
+  // a[index] += g, by a plain read and write (a work-item's own element, or its local array).
+  void add_into(const ArrayRef& a, const Expr& index, int subscripts, const Expr& g, std::vector<Stmt>& out,
+                SourceLoc loc) {
+    const int old = new_let(g->type);
+    out.push_back(Let::make(old, Load::make(g->type, a, index, subscripts), loc));
+    out.push_back(Store::make(a, index, subscripts, FloatMath{g->type.dtype}.add(LetRef::make(g->type, old), g), loc));
+  }
+
+  // a[index] (of dtype t), and (clear) zero stored there after reading it.
+  Expr take(const ArrayRef& a, DType t, const Expr& index, int subscripts, bool clear, std::vector<Stmt>& out,
+            SourceLoc loc) {
+    const int g = new_let(Type::strong(t));
+    out.push_back(Let::make(g, Load::make(Type::strong(t), a, index, subscripts), loc));
+    if (clear) out.push_back(Store::make(a, index, subscripts, FloatMath{t}.constant(0), loc));
+    return LetRef::make(Type::strong(t), g);
+  }
+
   // How a statement's changes to the local arrays the backward sweep reads are undone: the old element of a
   // plain store, or a copy of the whole array for a compound statement.
   struct LocalSave {
@@ -115,12 +130,16 @@ class Reverse {
         out.push_back(Let::make(old, Load::make(t, local_ref(l), index, 0), s->loc));
         saves.push_back({l, index, LetRef::make(t, old)});
       } else {
-        const int copy = add_local(l);
-        out.push_back(copy_local(l, copy));
-        saves.push_back({l, {}, {}, copy});
+        saves.push_back(copy_whole(l, out));
       }
     }
     return saves;
+  }
+  // A copy of local array l, made now, that restore_locals copies back.
+  LocalSave copy_whole(int l, std::vector<Stmt>& out) {
+    const int copy = add_local(l);
+    out.push_back(copy_local(l, copy));
+    return {l, {}, {}, copy};
   }
   void restore_locals(const std::vector<LocalSave>& saves, std::vector<Stmt>& out) {
     for (const LocalSave& v : saves)
@@ -295,11 +314,8 @@ class Reverse {
     const int grad = gradient_[static_cast<size_t>(p)];
     if (grad < 0 || !g) return;
     const ArrayRef ref{ArrayRef::Space::Param, grad};
-    const FloatMath m{g->type.dtype};
     if (facts_.own_element[static_cast<size_t>(p)]) {
-      const int old = new_let(g->type);
-      out.push_back(Let::make(old, Load::make(g->type, ref, index, subscripts), loc));
-      out.push_back(Store::make(ref, index, subscripts, m.add(LetRef::make(g->type, old), g), loc));
+      add_into(ref, index, subscripts, g, out, loc);
     } else {
       out.push_back(Atomic::make(AtomicOp::Add, ref, index, subscripts, g, {}, new_let(g->type), loc));
     }
@@ -310,11 +326,7 @@ class Reverse {
     const int grad = gradient_[static_cast<size_t>(p)];
     const DType t = k_.params[static_cast<size_t>(p)].dtype;
     if (grad < 0 || !differentiable(t)) return {};
-    const ArrayRef ref{ArrayRef::Space::Param, grad};
-    const int g = new_let(Type::strong(t));
-    out.push_back(Let::make(g, Load::make(Type::strong(t), ref, index, subscripts), loc));
-    if (clear) out.push_back(Store::make(ref, index, subscripts, FloatMath{t}.constant(0), loc));
-    return LetRef::make(Type::strong(t), g);
+    return take(ArrayRef{ArrayRef::Space::Param, grad}, t, index, subscripts, clear, out, loc);
   }
 
   // Precondition: the Vars hold what they held before s, and env binds every Let and Var visible to s.
@@ -327,11 +339,7 @@ class Reverse {
         Expr g = VarRef::make(let_type(n->id), adj->second);
         if (auto load = n->value.as<Load>(); load && load->array.space == ArrayRef::Space::Local) {
           const int adj_local = adjoint_local_[static_cast<size_t>(load->array.index)];
-          const Expr index = bind(rename(load->index, env), out, s->loc);
-          const int old = new_let(g->type);
-          out.push_back(Let::make(old, Load::make(g->type, local_ref(adj_local), index, 0), s->loc));
-          out.push_back(Store::make(local_ref(adj_local), index, 0,
-                                    FloatMath{g->type.dtype}.add(LetRef::make(g->type, old), g), s->loc));
+          add_into(local_ref(adj_local), bind(rename(load->index, env), out, s->loc), 0, g, out, s->loc);
         } else if (auto load = n->value.as<Load>()) {
           accumulate(load->array.index, rename(load->index, env), load->subscripts, g, out, s->loc);
         } else {
@@ -366,12 +374,11 @@ class Reverse {
         if (n->array.space == ArrayRef::Space::Local) {
           const int adj_local = adjoint_local_[static_cast<size_t>(n->array.index)];
           if (adj_local < 0) break;
-          const Type t = Type::strong(k_.locals[static_cast<size_t>(adj_local)].dtype);
           const Expr index = bind(rename(n->index, env), out, s->loc);
-          const int g = new_let(t);
-          out.push_back(Let::make(g, Load::make(t, local_ref(adj_local), index, 0), s->loc));
-          out.push_back(Store::make(local_ref(adj_local), index, 0, FloatMath{t.dtype}.constant(0), s->loc));
-          backprop(n->value, LetRef::make(t, g), env, out, s->loc);
+          backprop(
+              n->value,
+              take(local_ref(adj_local), k_.locals[static_cast<size_t>(adj_local)].dtype, index, 0, true, out, s->loc),
+              env, out, s->loc);
           break;
         }
         Expr g = take_gradient(n->array.index, rename(n->index, env), n->subscripts, true, out, s->loc);
@@ -411,11 +418,7 @@ class Reverse {
     // The local arrays the body changes and the backward sweep reads, copied at the loop's entry.
     std::vector<LocalSave> entry_locals;
     for (int l : locals_changed(s))
-      if (facts_.local_needed[static_cast<size_t>(l)]) {
-        const int copy = add_local(l);
-        out.push_back(copy_local(l, copy));
-        entry_locals.push_back({l, {}, {}, copy});
-      }
+      if (facts_.local_needed[static_cast<size_t>(l)]) entry_locals.push_back(copy_whole(l, out));
     const int r = new_let(i64());
     std::vector<Stmt> body;
     const int i = new_let(i64());
