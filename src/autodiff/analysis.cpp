@@ -8,6 +8,8 @@
 
 #include <tack/error.hpp>
 
+#include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -30,6 +32,7 @@ class Analysis {
     facts_.var_needed.assign(k.vars.size(), false);
     facts_.written.assign(k.params.size(), false);
     facts_.own_element.assign(k.params.size(), false);
+    facts_.exclusive.assign(k.params.size(), false);
     facts_.local_needed.assign(k.locals.size(), false);
   }
 
@@ -311,6 +314,129 @@ class Analysis {
            flattened_loop_index(a.index, param, dims - 1);
   }
 
+  // An integer constant, through casts.
+  std::optional<std::int64_t> constant(const Expr& e) {
+    Expr x = resolve(e);
+    while (x.as<Cast>()) x = resolve(x.as<Cast>()->value);
+    auto c = x.as<Const>();
+    if (!c || is_float(c->type.dtype)) return std::nullopt;
+    return c->i;
+  }
+
+  // The same in every work-item: built from constants, scalar parameters and shapes.
+  bool uniform(const Expr& e) {
+    Expr x = resolve(e);
+    switch (x->kind) {
+      case ExprKind::Const:
+      case ExprKind::ScalarParam:
+      case ExprKind::ArrayDim: return true;
+      case ExprKind::Cast: return uniform(x.as<Cast>()->value);
+      case ExprKind::Select:
+        return uniform(x.as<Select>()->cond) && uniform(x.as<Select>()->if_true) && uniform(x.as<Select>()->if_false);
+      case ExprKind::Op: {
+        auto n = x.as<Op>();
+        for (int i = 0; i < n->arity(); ++i)
+          if (!uniform(n->args[static_cast<size_t>(i)])) return false;
+        return true;
+      }
+      default: return false;
+    }
+  }
+
+  // The launch dimension d when e is launch index d plus or minus a constant.
+  std::optional<int> shifted_index(const Expr& e, std::int64_t want_shift) {
+    Expr x = resolve(e);
+    auto n = x.as<Op>();
+    if (!n || (n->op != OpCode::Add && n->op != OpCode::Sub)) return std::nullopt;
+    auto index = resolve(n->args[0]).as<LoopIndex>();
+    std::optional<std::int64_t> c = constant(n->args[1]);
+    if (!index || !c || (n->op == OpCode::Add ? *c : -*c) != want_shift) return std::nullopt;
+    return index->dim;
+  }
+
+  // The launch dimension a subscript is a one-to-one function of (over the launch's range of that index, the
+  // other indices aside): the index itself, shifted by a uniform amount, or wrapped around periodically as
+  // select(i == 0, n - 1, i - 1) and select(i == m, 0, i + 1) do, n being the launch's extent.
+  std::optional<int> one_to_one_in(const Expr& e) {
+    Expr x = resolve(e);
+    if (auto i = x.as<LoopIndex>()) return i->dim;
+    if (auto n = x.as<Op>()) {
+      if (n->op == OpCode::Add && uniform(n->args[0])) return one_to_one_in(n->args[1]);
+      if ((n->op == OpCode::Add || n->op == OpCode::Sub) && uniform(n->args[1])) return one_to_one_in(n->args[0]);
+      return std::nullopt;
+    }
+    auto s = x.as<Select>();
+    auto eq = s ? resolve(s->cond).as<Op>() : nullptr;
+    if (!eq || eq->op != OpCode::Eq) return std::nullopt;
+    auto index = resolve(eq->args[0]).as<LoopIndex>();
+    if (!index || !uniform(eq->args[1])) return std::nullopt;
+    const int d = index->dim;
+    // i + 1, and 0 where i == m: 0 is no i + 1, whatever m is.
+    if (shifted_index(s->if_false, 1) == d && constant(s->if_true) == 0) return d;
+    // i - 1 for i > 0, and n - 1 at 0, where the launch runs i over [0, n).
+    if (shifted_index(s->if_false, -1) != d || constant(eq->args[1]) != 0) return std::nullopt;
+    auto last = resolve(s->if_true).as<Op>();
+    if (last && last->op == OpCode::Sub && constant(last->args[1]) == 1 && d < static_cast<int>(k_.dims.size()) &&
+        same(last->args[0], k_.dims[static_cast<size_t>(d)]))
+      return d;
+    return std::nullopt;
+  }
+
+  // An access's subscripts, outermost first, undoing ArrayBase::subscript's row-major flattening over array
+  // param's shape; empty where the index is not such a flattening.
+  std::vector<Expr> subscripts_of(const ArrayAccess& a, int param) {
+    const int n = std::max(a.subscripts, 1);
+    std::vector<Expr> out(static_cast<size_t>(n));
+    Expr x = a.index;
+    for (int d = n - 1; d > 0; --d) {
+      auto add = resolve(x).as<Op>();
+      auto mul = add && add->op == OpCode::Add ? resolve(add->args[0]).as<Op>() : nullptr;
+      auto extent = mul && mul->op == OpCode::Mul ? resolve(mul->args[1]).as<ArrayDim>() : nullptr;
+      if (!extent || extent->param != param || extent->dim != d) return {};
+      out[static_cast<size_t>(d)] = add->args[1];
+      x = mul->args[0];
+    }
+    out[0] = x;
+    return out;
+  }
+
+  // Whether different work-items reach different elements through the access (its subscripts in bounds, as
+  // every access's must be): each launch index enters exactly one subscript one-to-one, the rest are uniform.
+  bool one_to_one(const std::vector<Expr>& subs) {
+    if (subs.empty() || k_.launch != LaunchKind::Parallel) return false;
+    std::vector<bool> used(k_.dims.size(), false);
+    for (const Expr& s : subs) {
+      if (std::optional<int> d = one_to_one_in(s)) {
+        if (*d < 0 || *d >= static_cast<int>(used.size()) || used[static_cast<size_t>(*d)]) return false;
+        used[static_cast<size_t>(*d)] = true;
+      } else if (!uniform(s)) {
+        return false;
+      }
+    }
+    return std::find(used.begin(), used.end(), false) == used.end();
+  }
+
+  // No element of array p is reached by two work-items: every access is one-to-one, and two different accesses
+  // either are the same index or differ in a constant subscript (fin(0, ...) and fin(1, ...)).
+  bool exclusive(const std::vector<ArrayAccess>& list, int p) {
+    std::vector<std::vector<Expr>> subs;
+    for (const ArrayAccess& a : list) {
+      subs.push_back(subscripts_of(a, p));
+      if (!one_to_one(subs.back())) return false;
+    }
+    for (size_t a = 0; a < list.size(); ++a)
+      for (size_t b = a + 1; b < list.size(); ++b) {
+        if (same(list[a].index, list[b].index)) continue;
+        bool apart = false;
+        for (size_t d = 0; d < std::min(subs[a].size(), subs[b].size()) && subs[a].size() == subs[b].size(); ++d) {
+          std::optional<std::int64_t> x = constant(subs[a][d]), y = constant(subs[b][d]);
+          apart |= x && y && *x != *y;
+        }
+        if (!apart) return false;
+      }
+    return true;
+  }
+
   void arrays(int p) {
     auto it = accesses_.find(p);
     if (it == accesses_.end()) return;
@@ -321,6 +447,7 @@ class Analysis {
       written |= a.write;
     }
     facts_.own_element[static_cast<size_t>(p)] = own;
+    facts_.exclusive[static_cast<size_t>(p)] = own || exclusive(list, p);
     facts_.written[static_cast<size_t>(p)] = written;
     if (mode_ != Mode::Reverse || !written || !differentiable(k_.params[static_cast<size_t>(p)].dtype)) return;
     // The backward sweep runs after the kernel and reads the arrays as the kernel left them.

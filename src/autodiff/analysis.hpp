@@ -25,6 +25,9 @@ struct KernelFacts {
   // By parameter: every access of the array is at the work-item's own element (y[i] in a 1-D launch, y[i, j]
   // over a 2-D one): its gradient takes a plain read-modify-write, not an atomic add.
   std::vector<bool> own_element;
+  // By parameter: no two work-items touch one element of the array (own_element, or reads of distinct planes
+  // through shifts of the work-item's index, as a periodic stencil's pull does): its gradient needs no atomics.
+  std::vector<bool> exclusive;
 };
 
 // Throws NotDifferentiable for a construct `mode` cannot differentiate, naming the kernel, the construct and

@@ -6,6 +6,7 @@
 #include "autodiff/derivatives.hpp"
 #include "autodiff/own_element_stores.hpp"
 #include "ir/check.hpp"
+#include "ir/visitor.hpp"
 #include "ir/walk.hpp"
 
 #include <unordered_map>
@@ -288,9 +289,15 @@ class Reverse {
       saved_locals[i] = save_locals(items[i], env, out);
       replay(items[i], env, out);
     }
-    // The adjoints of the block's own float Lets and Vars, zero until their uses (below them) add to them.
+    // The adjoints of the block's own float Lets and Vars, zero until their uses (below them) add to them. A
+    // Let read only by statements of this block gets its contributions here, as values, summed where its
+    // own adjoint comes; one read in a nested if or loop, where contributions add up per pass, gets a Var.
+    const std::unordered_set<int> nested = read_in_nested(items);
     for (const Stmt& s : items) {
-      if (auto l = s.as<Let>(); l && differentiable(let_type(l->id).dtype)) {
+      if (auto l = s.as<Let>(); l && differentiable(let_type(l->id).dtype) && !nested.count(l->id)) {
+        env.adj_let[l->id] = kSummed;
+        summed_.erase(l->id);
+      } else if (l && differentiable(let_type(l->id).dtype)) {
         const int adj = new_var(let_type(l->id), "");
         out.push_back(DeclareVar::make(adj, FloatMath{let_type(l->id).dtype}.constant(0), s->loc));
         env.adj_let[l->id] = adj;
@@ -314,7 +321,7 @@ class Reverse {
     const int grad = gradient_[static_cast<size_t>(p)];
     if (grad < 0 || !g) return;
     const ArrayRef ref{ArrayRef::Space::Param, grad};
-    if (facts_.own_element[static_cast<size_t>(p)]) {
+    if (facts_.exclusive[static_cast<size_t>(p)]) {
       add_into(ref, index, subscripts, g, out, loc);
     } else {
       out.push_back(Atomic::make(AtomicOp::Add, ref, index, subscripts, g, {}, new_let(g->type), loc));
@@ -336,7 +343,14 @@ class Reverse {
         auto n = s.as<Let>();
         auto adj = env.adj_let.find(n->id);
         if (adj == env.adj_let.end()) break;
-        Expr g = VarRef::make(let_type(n->id), adj->second);
+        Expr g;
+        if (adj->second == kSummed) {
+          auto sum = summed_.find(n->id);
+          if (sum == summed_.end()) break;  // nothing reads it with a derivative
+          g = sum->second;
+        } else {
+          g = VarRef::make(let_type(n->id), adj->second);
+        }
         if (auto load = n->value.as<Load>(); load && load->array.space == ArrayRef::Space::Local) {
           const int adj_local = adjoint_local_[static_cast<size_t>(load->array.index)];
           add_into(local_ref(adj_local), bind(rename(load->index, env), out, s->loc), 0, g, out, s->loc);
@@ -462,7 +476,12 @@ class Reverse {
       switch (node->kind) {
         case ExprKind::LetRef: {
           auto a = env.adj_let.find(node.as<LetRef>()->id);
-          if (a != env.adj_let.end())
+          if (a != env.adj_let.end() && a->second == kSummed) {
+            // Held now: a contribution may read Vars the sweep restores before the Let's adjoint comes.
+            const Expr c = bind(it->second, out, loc);
+            auto [sum, fresh] = summed_.try_emplace(node.as<LetRef>()->id, c);
+            if (!fresh) sum->second = bind(m.add(sum->second, c), out, loc);
+          } else if (a != env.adj_let.end())
             out.push_back(Assign::make(a->second, m.add(VarRef::make(node->type, a->second), it->second), loc));
           break;
         }
@@ -509,6 +528,22 @@ class Reverse {
     }
   }
 
+  // The Lets that compound statements (if, for) of a block read.
+  static std::unordered_set<int> read_in_nested(const std::vector<Stmt>& items) {
+    std::unordered_set<int> out;
+    for (const Stmt& item : items) {
+      if (item->kind != StmtKind::If && item->kind != StmtKind::For) continue;
+      std::unordered_set<const ExprNode*> seen;
+      for_each_stmt(item, [&](const Stmt& x) {
+        for (const Expr& root : own_exprs(x))
+          walk(root, seen, [&](const Expr& e) {
+            if (auto r = e.as<LetRef>()) out.insert(r->id);
+          });
+      });
+    }
+    return out;
+  }
+
   static void postorder(const Expr& e, std::unordered_set<const ExprNode*>& seen, std::vector<Expr>& order) {
     if (!e || !seen.insert(e.get()).second) return;
     switch (e->kind) {
@@ -531,10 +566,14 @@ class Reverse {
     order.push_back(e);
   }
 
+  // Env::adj_let's mark for a Let whose adjoint is summed as values (summed_) rather than held in a Var.
+  static constexpr int kSummed = -1;
+
   Kernel k_;
   KernelFacts facts_;
-  std::vector<int> gradient_;       // by primal parameter: its gradient parameter, or -1
-  std::vector<int> adjoint_local_;  // by primal local array: its adjoint's local array, or -1 (not float)
+  std::vector<int> gradient_;             // by primal parameter: its gradient parameter, or -1
+  std::vector<int> adjoint_local_;        // by primal local array: its adjoint's local array, or -1 (not float)
+  std::unordered_map<int, Expr> summed_;  // by original Let: the sum of the contributions so far (a Let)
 };
 
 }  // namespace

@@ -128,6 +128,36 @@ TEST_P(Autodiff, TwoDimensionalJacobiStencil) {
             {GradArg::array2d(grad_values(30, -1, 1, 11), 5, 6), GradArg::array2d(std::vector<double>(30, 0.0), 5, 6)});
 }
 
+TEST_P(Autodiff, PeriodicPullStreamingNeedsNoAtomics) {
+  // Each plane pulls from a neighbour with periodic wrap, as D2Q9's streaming does: no two work-items read one
+  // element of fin, so the adjoint adds into its gradient plainly; the Jacobi stencil's reads overlap, and so
+  // keep their atomic adds.
+  auto k = tack::kernel("ad_pull", [](Array fout, Array fin) {
+    Value h = fin.shape(1), w = fin.shape(2);
+    parallel_for({h, w}, [&](Index i, Index j) {
+      Value im = select(i == 0, h - 1, i - 1), jp = select(j == w - 1, Value(0), j + 1);
+      Value a = fin(0, im, j), b = fin(1, i, jp), c = fin(2, i, j);
+      fout(0, i, j) = a * b + c;
+      fout(1, i, j) = sin(a) * c;
+      fout(2, i, j) = b * b;
+    });
+  });
+  auto planes = [](std::vector<double> v) {
+    GradArg a = GradArg::array(std::move(v));
+    a.shape = {3, 4, 5};
+    return a;
+  };
+  check_all(dev(), k, {planes(std::vector<double>(60, 0.0)), planes(grad_values(60, -1, 1, 21))});
+  const tack::ArraySpec f{tack::DType::F64, 3};
+  EXPECT_EQ(tack::inspect(tack::adjoint(k), backend(), f, f, f, f).typed_ir.find("atomic"), std::string::npos);
+  auto jacobi = tack::kernel("ad_jacobi_overlap", [](Array u, Array out) {
+    parallel_for({u.shape(0) - 2, u.shape(1) - 2},
+                 [&](Index i, Index j) { out(i + 1, j + 1) = u(i, j + 1) + u(i + 2, j + 1) + u(i + 1, j); });
+  });
+  const tack::ArraySpec g{tack::DType::F64, 2};
+  EXPECT_NE(tack::inspect(tack::adjoint(jacobi), backend(), g, g, g, g).typed_ir.find("atomic_add"), std::string::npos);
+}
+
 TEST_P(Autodiff, LocalArraysAreStateLikeVars) {
   // A per-work-item buffer filled from the inputs, overwritten in place in nested loops (nonlinearly, so the
   // backward sweep needs the values each store replaced: the adjoint puts them back from copies), overwritten
