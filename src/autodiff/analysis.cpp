@@ -2,6 +2,7 @@
 // the backward sweep needs, to a fixed point.
 #include "autodiff/analysis.hpp"
 
+#include "analysis/subscripts.hpp"
 #include "autodiff/derivatives.hpp"
 #include "ir/visitor.hpp"
 #include "ir/walk.hpp"
@@ -27,7 +28,7 @@ struct ArrayAccess {
 
 class Analysis {
  public:
-  Analysis(const Kernel& k, Mode mode) : k_(k), mode_(mode) {
+  Analysis(const Kernel& k, Mode mode) : k_(k), mode_(mode), reader_(k) {
     facts_.let_needed.assign(k.lets.size(), false);
     facts_.var_needed.assign(k.vars.size(), false);
     facts_.written.assign(k.params.size(), false);
@@ -314,15 +315,6 @@ class Analysis {
            flattened_loop_index(a.index, param, dims - 1);
   }
 
-  // An integer constant, through casts.
-  std::optional<std::int64_t> constant(const Expr& e) {
-    Expr x = resolve(e);
-    while (x.as<Cast>()) x = resolve(x.as<Cast>()->value);
-    auto c = x.as<Const>();
-    if (!c || is_float(c->type.dtype)) return std::nullopt;
-    return c->i;
-  }
-
   // The same in every work-item: built from constants, scalar parameters and shapes.
   bool uniform(const Expr& e) {
     Expr x = resolve(e);
@@ -343,17 +335,6 @@ class Analysis {
     }
   }
 
-  // The launch dimension d when e is launch index d plus or minus a constant.
-  std::optional<int> shifted_index(const Expr& e, std::int64_t want_shift) {
-    Expr x = resolve(e);
-    auto n = x.as<Op>();
-    if (!n || (n->op != OpCode::Add && n->op != OpCode::Sub)) return std::nullopt;
-    auto index = resolve(n->args[0]).as<LoopIndex>();
-    std::optional<std::int64_t> c = constant(n->args[1]);
-    if (!index || !c || (n->op == OpCode::Add ? *c : -*c) != want_shift) return std::nullopt;
-    return index->dim;
-  }
-
   // The launch dimension a subscript is a one-to-one function of (over the launch's range of that index, the
   // other indices aside): the index itself, shifted by a uniform amount, or wrapped around periodically as
   // select(i == 0, n - 1, i - 1) and select(i == m, 0, i + 1) do, n being the launch's extent.
@@ -371,39 +352,26 @@ class Analysis {
     auto index = resolve(eq->args[0]).as<LoopIndex>();
     if (!index || !uniform(eq->args[1])) return std::nullopt;
     const int d = index->dim;
+    const auto shift = reader_.shifted_index(s->if_false);
+    if (!shift || shift->first != d) return std::nullopt;
     // i + 1, and 0 where i == m: 0 is no i + 1, whatever m is.
-    if (shifted_index(s->if_false, 1) == d && constant(s->if_true) == 0) return d;
+    if (shift->second == 1 && reader_.constant(s->if_true) == 0) return d;
     // i - 1 for i > 0, and n - 1 at 0, where the launch runs i over [0, n).
-    if (shifted_index(s->if_false, -1) != d || constant(eq->args[1]) != 0) return std::nullopt;
+    if (shift->second != -1 || reader_.constant(eq->args[1]) != 0) return std::nullopt;
     auto last = resolve(s->if_true).as<Op>();
-    if (last && last->op == OpCode::Sub && constant(last->args[1]) == 1 && d < static_cast<int>(k_.dims.size()) &&
-        same(last->args[0], k_.dims[static_cast<size_t>(d)]))
-      return d;
-    return std::nullopt;
+    const bool range_less_1 = last && last->op == OpCode::Sub && reader_.constant(last->args[1]) == 1 &&
+                              d < static_cast<int>(k_.dims.size()) &&
+                              same(last->args[0], k_.dims[static_cast<size_t>(d)]);
+    return range_less_1 ? std::optional<int>(d) : std::nullopt;
   }
 
-  // An access's subscripts, outermost first, undoing ArrayBase::subscript's row-major flattening over array
-  // param's shape; empty where the index is not such a flattening.
-  std::vector<Expr> subscripts_of(const ArrayAccess& a, int param) {
-    const int n = std::max(a.subscripts, 1);
-    std::vector<Expr> out(static_cast<size_t>(n));
-    Expr x = a.index;
-    for (int d = n - 1; d > 0; --d) {
-      auto add = resolve(x).as<Op>();
-      auto mul = add && add->op == OpCode::Add ? resolve(add->args[0]).as<Op>() : nullptr;
-      auto extent = mul && mul->op == OpCode::Mul ? resolve(mul->args[1]).as<ArrayDim>() : nullptr;
-      if (!extent || extent->param != param || extent->dim != d) return {};
-      out[static_cast<size_t>(d)] = add->args[1];
-      x = mul->args[0];
-    }
-    out[0] = x;
-    return out;
-  }
-
-  // Whether different work-items reach different elements through the access (its subscripts in bounds, as
-  // every access's must be): each launch index enters exactly one subscript one-to-one, the rest are uniform.
-  bool one_to_one(const std::vector<Expr>& subs) {
+  // Whether different work-items reach different elements through the access: each launch index enters exactly
+  // one subscript one-to-one, the rest are uniform, and the inner subscripts stay within their extents (else a
+  // flat index in range reaches into another row; the outermost one out of range is out of the array).
+  bool one_to_one(const std::vector<Expr>& subs, int p) {
     if (subs.empty() || k_.launch != LaunchKind::Parallel) return false;
+    for (size_t d = 1; d < subs.size(); ++d)
+      if (!reader_.within_extent(subs[d], p, static_cast<int>(d))) return false;
     std::vector<bool> used(k_.dims.size(), false);
     for (const Expr& s : subs) {
       if (std::optional<int> d = one_to_one_in(s)) {
@@ -421,15 +389,15 @@ class Analysis {
   bool exclusive(const std::vector<ArrayAccess>& list, int p) {
     std::vector<std::vector<Expr>> subs;
     for (const ArrayAccess& a : list) {
-      subs.push_back(subscripts_of(a, p));
-      if (!one_to_one(subs.back())) return false;
+      subs.push_back(reader_.subscripts(a.index, a.subscripts, p));
+      if (!one_to_one(subs.back(), p)) return false;
     }
     for (size_t a = 0; a < list.size(); ++a)
       for (size_t b = a + 1; b < list.size(); ++b) {
         if (same(list[a].index, list[b].index)) continue;
         bool apart = false;
         for (size_t d = 0; d < std::min(subs[a].size(), subs[b].size()) && subs[a].size() == subs[b].size(); ++d) {
-          std::optional<std::int64_t> x = constant(subs[a][d]), y = constant(subs[b][d]);
+          std::optional<std::int64_t> x = reader_.constant(subs[a][d]), y = reader_.constant(subs[b][d]);
           apart |= x && y && *x != *y;
         }
         if (!apart) return false;
@@ -470,6 +438,7 @@ class Analysis {
 
   const Kernel& k_;
   Mode mode_;
+  analysis::IndexReader reader_;
   KernelFacts facts_;
   bool changed_ = false;
   std::unordered_set<int> used_lets_;

@@ -8,9 +8,11 @@
 #include "backends/cpu/cpu_backend.hpp"
 
 #include "abi/pack_layout.hpp"
+#include "analysis/row_scatter.hpp"
 #include "backends/cpu/core_count.hpp"
 #include "backends/cpu/jit.hpp"
 #include "backends/cpu/launch_policy.hpp"
+#include "backends/cpu/row_blocks.hpp"
 #include "backends/cpu/thread_pool.hpp"
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
@@ -34,8 +36,9 @@ using namespace tack::runtime;
 namespace {
 
 // Bump when generated code changes meaning for the same typed IR, so old cache files miss.
-// 2: position-independent, small code model; 3: the SIMD path's own pass pipeline (llvm/pass_pipeline.hpp)
-constexpr const char* kCpuCacheFormat = "tack-cpu-object-3";
+// 2: position-independent, small code model; 3: the SIMD path's own pass pipeline (llvm/pass_pipeline.hpp);
+// 4: plain adds where analysis::plan_row_scatter allows them
+constexpr const char* kCpuCacheFormat = "tack-cpu-object-4";
 constexpr int kMaxPackSlots = kMaxKernelParams * 6;
 
 using ChunkFn = void (*)(const std::uint64_t* pack, std::int64_t start, std::int64_t end);
@@ -45,6 +48,9 @@ struct CpuVariant final : CompiledVariant {
   std::shared_ptr<void> code;  // keeps chunk mapped
   abi::PackLayout layout;
   mutable cpu::LaunchPolicy policy;
+  // analysis::RowScatter::span where the code adds into some array plainly (the launch runs in two colors of
+  // row blocks); -1 where it does not.
+  std::int64_t scatter_span = -1;
 };
 
 struct ChunkContext {
@@ -97,6 +103,38 @@ void run_chunk(void* context, std::int64_t begin, std::int64_t end) {
   c->chunk(c->pack, c->offset + begin, c->offset + end);
 }
 
+// One color of a launch whose adds into some array are plain (analysis/row_scatter.hpp): block b of a
+// participant's range of blocks is the launch's row block 2 b + color, less what already ran.
+struct ColorContext {
+  ChunkContext* chunk;
+  cpu::RowBlocks blocks;
+  std::int64_t outer, row_length, color, done;
+};
+
+void run_color_blocks(void* context, std::int64_t begin, std::int64_t end) {
+  auto* c = static_cast<const ColorContext*>(context);
+  for (std::int64_t b = begin; b < end; ++b) {
+    const std::int64_t block = 2 * b + c->color;
+    const std::int64_t first = std::max(c->blocks.first_row(block) * c->row_length, c->done);
+    const std::int64_t last = c->blocks.end_row(block, c->outer) * c->row_length;
+    if (first < last) run_chunk(c->chunk, first, last);
+  }
+}
+
+// Runs [done, l.count) so that no two threads reach one element through a plain add (cpu/row_blocks.hpp);
+// serially where the launch is not worth a fan-out or too short for two blocks.
+void run_colored(const Launch& l, std::int64_t span, std::int64_t done, cpu::ThreadPool& pool, bool fan_out,
+                 ChunkContext& ctx) {
+  const cpu::RowBlocks blocks = cpu::row_blocks(l.outer, span, pool.threads());
+  if (!fan_out || blocks.blocks < 2 || l.count % l.outer != 0) {
+    run_chunk(&ctx, done, l.count);
+    return;
+  }
+  ColorContext color{&ctx, blocks, l.outer, l.count / l.outer, 0, done};
+  for (color.color = 0; color.color < 2; ++color.color)
+    pool.run_range(0, (blocks.blocks - color.color + 1) / 2, 1, run_color_blocks, &color);
+}
+
 class CpuBackend final : public Backend {
  public:
   // Nothing of LLVM is made here: a program whose kernels are all in the disk
@@ -143,6 +181,8 @@ class CpuBackend final : public Backend {
     const cpu::CodegenOptions options = codegen_options(typed, (input.key.signature.flags & kSignatureNoalias) != 0);
     auto v = std::make_unique<CpuVariant>();
     v->layout = abi::pack_layout(typed);
+    // The code generator decides the same from the same IR (codegen/llvm/llvm_gen.cpp).
+    if (options.noalias) v->scatter_span = analysis::plan_row_scatter(typed).span;
     if (v->layout.slots > kMaxPackSlots) throw InvalidArgument("kernel '" + typed.name + "' has too many arguments");
     // The typed, optimized (and for workgroups lowered) IR decides the code; its text is the key, with the target.
     auto make_key = [&, code = ir::to_string(typed)] {
@@ -204,7 +244,10 @@ class CpuBackend final : public Backend {
     std::int64_t done = 0;
     if (pool.threads() > 1 && v.policy.wants_sample()) done = v.policy.sample(count, run_chunk, &ctx);
     if (done == count) return;
-    if (v.policy.fan_out(count - done, pool)) {
+    if (v.scatter_span >= 0) {
+      // Span 0 still needs whole rows per block: the work-items of one row may add into one element.
+      run_colored(l, std::max<std::int64_t>(v.scatter_span, 1), done, pool, v.policy.fan_out(count - done, pool), ctx);
+    } else if (v.policy.fan_out(count - done, pool)) {
       pool.run_range(done, count, 1, run_chunk, &ctx);
     } else {
       run_chunk(&ctx, done, count);

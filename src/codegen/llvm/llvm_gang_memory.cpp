@@ -3,7 +3,8 @@
 // varying index a gather or scatter, a uniform one a scalar access; all of them
 // under the execution mask, so a lane that is not running never touches
 // memory (its index may be out of range). Atomics run lane by lane in lane
-// order, each as the scalar path does it.
+// order, each as the scalar path does it, except a plain add (row_scatter.hpp)
+// on consecutive elements: one vector read, add and write.
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
 
 #include "codegen/llvm/llvm_ops.hpp"
@@ -113,6 +114,18 @@ void KernelEmitter::gang_atomic(const ir::Atomic* n) {
   Value* compare = n->op == ir::AtomicOp::Cas ? converted(n->compare, t) : nullptr;
   llvm::AllocaInst* result = let_slot(n->result);
   TACK_CHECK(holds_vec(result));
+  if (plain_atomic(n) && is_vec(index) && lane_stride(n->index) == 1) {
+    // Lanes on consecutive elements: one masked read, add and write for the gang.
+    llvm::Type* vt = vec(memory_type(c_, t));
+    Value* first = element_ptr(n->array, b_.CreateExtractElement(index, uint64_t{0}));
+    Value* old = from_memory(
+        b_, t, b_.CreateMaskedLoad(vt, first, element_align(t), exec(), llvm::Constant::getNullValue(vt)));
+    Value* args[2] = {old, splat(v)};
+    Value* sum = emit_op(b_, n->op == ir::AtomicOp::Add ? ir::OpCode::Add : ir::OpCode::Sub, t, args, false);
+    b_.CreateMaskedStore(to_memory(b_, t, sum), first, element_align(t), exec());
+    b_.CreateStore(emit_cast(b_, t, let_dtype(n->result), old), result);
+    return;
+  }
   for_each_active_lane([&](Value* lane) {
     auto pick = [&](Value* x) { return is_vec(x) ? b_.CreateExtractElement(x, lane) : x; };
     Value* ptr = element_ptr(n->array, pick(index));

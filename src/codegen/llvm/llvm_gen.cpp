@@ -26,6 +26,7 @@
 //   may not); none at all in a kernel made with fp_contract off.
 #include "codegen/llvm/llvm_gen.hpp"
 
+#include "analysis/row_scatter.hpp"
 #include "codegen/identifiers.hpp"
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
 #include "codegen/llvm/llvm_ops.hpp"
@@ -109,7 +110,10 @@ LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bo
     }
   }
 
-  detail::KernelEmitter(typed, m, fn, lanes, math).emit();
+  detail::KernelEmitter emitter(typed, m, fn, lanes, math);
+  // With aliasing arrays another parameter may read what a plain add writes.
+  if (noalias) emitter.set_plain_atomics(analysis::plan_row_scatter(typed).plain);
+  emitter.emit();
   detail::emit_chunk(typed, m, fn, out.chunk_symbol);
 
 #ifndef NDEBUG

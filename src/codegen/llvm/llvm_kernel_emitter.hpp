@@ -44,6 +44,9 @@ class KernelEmitter {
 
   // The whole body: parameters bound, shared arrays allocated, then the launch loop around the IR's body.
   void emit();
+  // By parameter: atomic adds into it are plain read-modify-writes (analysis::plan_row_scatter; the runtime
+  // schedules the launch so that no two threads reach one element).
+  void set_plain_atomics(std::vector<bool> params) { plain_atomics_ = std::move(params); }
 
  private:
   // ---- parameters and storage (llvm_kernel_emitter.cpp) ----
@@ -72,6 +75,8 @@ class KernelEmitter {
   void emit_store(const ir::Store* n);
   void emit_atomic(const ir::Atomic* n);
   llvm::Value* atomic_at(const ir::Atomic* n, llvm::Value* ptr, llvm::Value* v, llvm::Value* compare);
+  bool plain_atomic(const ir::Atomic* n) const;
+  llvm::Value* plain_add_at(const ir::Atomic* n, llvm::Value* ptr, llvm::Value* v);
   template <class F>
   llvm::Value* cas_loop(llvm::Value* ptr, DType t, llvm::Align align, F&& f);
   void emit_if(const ir::If* n);
@@ -151,6 +156,7 @@ class KernelEmitter {
   std::unique_ptr<analysis::LaneUniformity> lanes_;
   llvm::AllocaInst* exec_ = nullptr;              // <gang x i1>: the lanes running now
   std::unordered_map<int, ir::Expr> let_values_;  // for lane_stride
+  std::vector<bool> plain_atomics_;
   std::unordered_map<const ir::ExprNode*, std::optional<std::int64_t>> strides_;
 };
 

@@ -168,8 +168,25 @@ void KernelEmitter::emit_atomic(const ir::Atomic* n) {
   b_.CreateStore(emit_cast(b_, t, let_dtype(n->result), atomic_at(n, ptr, v, compare)), let_slot(n->result));
 }
 
+bool KernelEmitter::plain_atomic(const ir::Atomic* n) const {
+  const auto p = static_cast<std::size_t>(n->array.index);
+  return n->array.space == ir::ArrayRef::Space::Param && p < plain_atomics_.size() && plain_atomics_[p] &&
+         (n->op == ir::AtomicOp::Add || n->op == ir::AtomicOp::Sub);
+}
+
+// n's add or sub as a plain read, add and write of the element at ptr; returns the old value.
+Value* KernelEmitter::plain_add_at(const ir::Atomic* n, Value* ptr, Value* v) {
+  const DType t = array_dtype(n->array);
+  Value* old = from_memory(b_, t, b_.CreateAlignedLoad(memory_type(c_, t), ptr, element_align(t)));
+  Value* args[2] = {old, v};
+  Value* sum = emit_op(b_, n->op == ir::AtomicOp::Add ? ir::OpCode::Add : ir::OpCode::Sub, t, args, false);
+  b_.CreateAlignedStore(to_memory(b_, t, sum), ptr, element_align(t));
+  return old;
+}
+
 // The atomic operation of n on the element at ptr with operand v (and for Cas, compare); returns the old value.
 Value* KernelEmitter::atomic_at(const ir::Atomic* n, Value* ptr, Value* v, Value* compare) {
+  if (plain_atomic(n)) return plain_add_at(n, ptr, v);
   DType t = array_dtype(n->array);
   llvm::Align align = element_align(t);
   const auto mono = llvm::AtomicOrdering::Monotonic;

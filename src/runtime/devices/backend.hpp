@@ -136,6 +136,7 @@ struct Launch {
   const BoundArg* args = nullptr;
   std::size_t arg_count = 0;
   std::int64_t count = 0;  // flat iterations (Parallel) or groups (Workgroup); > 0
+  std::int64_t outer = 0;  // Parallel: the extent of the launch's outermost dimension (0: not known)
 };
 
 class Backend : public std::enable_shared_from_this<Backend> {

@@ -101,9 +101,10 @@ void launch(KernelImpl& impl, std::span<const KernelArg> args) {
   auto variant = resolve_variant(impl, *call.backend, call.signature);
   const ir::Kernel& typed = variant->typed;
 
-  std::int64_t count = 1;
+  std::int64_t count = 1, outer = 0;
   for (size_t d = 0; d < typed.dims.size(); ++d) {
     std::int64_t extent = extent_of(typed.dims[d], call);
+    if (d == 0) outer = extent;
     if (extent < 0)
       throw InvalidArgument("kernel '" + typed.name + "': the " +
                             (typed.launch == ir::LaunchKind::Workgroup ? std::string("number of groups")
@@ -120,6 +121,7 @@ void launch(KernelImpl& impl, std::span<const KernelArg> args) {
   l.args = call.args.data();
   l.arg_count = call.count;
   l.count = count;
+  if (typed.launch == ir::LaunchKind::Parallel) l.outer = outer;
   PrintCapture prints(variant, call);  // binds the print arrays, if the kernel prints
   try {
     if (variant->debug_error_param >= 0) return launch_checked(l, call, *variant, prints);
