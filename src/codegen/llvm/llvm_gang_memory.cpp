@@ -39,7 +39,7 @@ Value* KernelEmitter::gang_load(const ir::Load* n, DType to) {
     llvm::Type* vt = vec(mt);
     Value* none = llvm::Constant::getNullValue(vt);
     if (!is_vec(index))
-      v = b_.CreateMaskedLoad(vt, local_row(n->array, index), element_align(t), exec(), none);
+      v = load_lanes(vt, local_row(n->array, index), element_align(t));
     else
       v = b_.CreateMaskedGather(vt, local_lanes(n->array, index), element_align(t), exec(), none);
   } else if (!is_vec(index)) {
@@ -50,7 +50,7 @@ Value* KernelEmitter::gang_load(const ir::Load* n, DType to) {
     Value* none = llvm::Constant::getNullValue(vt);
     if (lane_stride(n->index) == 1) {
       Value* first = element_ptr(n->array, b_.CreateExtractElement(index, uint64_t{0}));
-      v = b_.CreateMaskedLoad(vt, first, element_align(t), exec(), none);
+      v = load_lanes(vt, first, element_align(t));
     } else {
       Value* each = element_ptr(n->array, index);
       v = b_.CreateMaskedGather(vt, each, element_align(t), exec(), none);
@@ -67,7 +67,7 @@ void KernelEmitter::gang_store(const ir::Store* n) {
   if (n->array.space == ir::ArrayRef::Space::Local) {
     // Every running lane writes its own element; the others keep theirs.
     if (!is_vec(index))
-      b_.CreateMaskedStore(splat(v), local_row(n->array, index), element_align(t), exec());
+      store_lanes(splat(v), local_row(n->array, index), element_align(t));
     else
       b_.CreateMaskedScatter(splat(v), local_lanes(n->array, index), element_align(t), exec());
     return;
@@ -80,13 +80,51 @@ void KernelEmitter::gang_store(const ir::Store* n) {
   v = splat(v);
   if (is_vec(index) && lane_stride(n->index) == 1) {
     Value* first = element_ptr(n->array, b_.CreateExtractElement(index, uint64_t{0}));
-    b_.CreateMaskedStore(v, first, element_align(t), exec());
+    store_lanes(v, first, element_align(t));
     return;
   }
   // A scatter writes lane after lane, so where lanes share an element the last running lane's value stays,
   // as when the scalar path runs the work-items in order.
   Value* each = element_ptr(n->array, splat(index));
   b_.CreateMaskedScatter(v, each, element_align(t), exec());
+}
+
+// Consecutive elements from `first` into the running lanes (zero in the others): a plain vector load where every
+// lane runs, else a masked one (store_lanes says why).
+Value* KernelEmitter::load_lanes(llvm::Type* vt, Value* first, llvm::Align align) {
+  Value* mask = exec();
+  BasicBlock* all = block("load.all");
+  BasicBlock* some = block("load.some");
+  BasicBlock* done = block("load.done");
+  b_.CreateCondBr(b_.CreateAndReduce(mask), all, some);
+  b_.SetInsertPoint(all);
+  Value* whole = b_.CreateAlignedLoad(vt, first, align);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(some);
+  Value* part = b_.CreateMaskedLoad(vt, first, align, mask, llvm::Constant::getNullValue(vt));
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  llvm::PHINode* v = b_.CreatePHI(vt, 2);
+  v->addIncoming(whole, all);
+  v->addIncoming(part, some);
+  return v;
+}
+
+// v's lanes to consecutive elements from `first`, those of the running lanes: a plain vector store where every
+// lane runs (a masked store costs many times more on some hosts, AMD's among them), else a masked one.
+void KernelEmitter::store_lanes(Value* v, Value* first, llvm::Align align) {
+  Value* mask = exec();
+  BasicBlock* all = block("store.all");
+  BasicBlock* some = block("store.some");
+  BasicBlock* done = block("store.done");
+  b_.CreateCondBr(b_.CreateAndReduce(mask), all, some);
+  b_.SetInsertPoint(all);
+  b_.CreateAlignedStore(v, first, align);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(some);
+  b_.CreateMaskedStore(v, first, align, mask);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
 }
 
 // Runs f(lane) for each running lane, in lane order, as a loop over the lanes.
@@ -118,11 +156,10 @@ void KernelEmitter::gang_atomic(const ir::Atomic* n) {
     // Lanes on consecutive elements: one masked read, add and write for the gang.
     llvm::Type* vt = vec(memory_type(c_, t));
     Value* first = element_ptr(n->array, b_.CreateExtractElement(index, uint64_t{0}));
-    Value* old = from_memory(
-        b_, t, b_.CreateMaskedLoad(vt, first, element_align(t), exec(), llvm::Constant::getNullValue(vt)));
+    Value* old = from_memory(b_, t, load_lanes(vt, first, element_align(t)));
     Value* args[2] = {old, splat(v)};
     Value* sum = emit_op(b_, n->op == ir::AtomicOp::Add ? ir::OpCode::Add : ir::OpCode::Sub, t, args, false);
-    b_.CreateMaskedStore(to_memory(b_, t, sum), first, element_align(t), exec());
+    store_lanes(to_memory(b_, t, sum), first, element_align(t));
     b_.CreateStore(emit_cast(b_, t, let_dtype(n->result), old), result);
     return;
   }

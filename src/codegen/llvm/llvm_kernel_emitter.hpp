@@ -107,6 +107,8 @@ class KernelEmitter {
   llvm::Value* gang_load(const ir::Load* n, DType to);
   void gang_store(const ir::Store* n);
   void gang_atomic(const ir::Atomic* n);
+  void store_lanes(llvm::Value* v, llvm::Value* first, llvm::Align align);
+  llvm::Value* load_lanes(llvm::Type* vt, llvm::Value* first, llvm::Align align);
   void gang_if(const ir::If* n, llvm::Value* cond);
   bool needs_a_lane(const ir::Stmt& s) const;
   void gang_for(const ir::For* n);
