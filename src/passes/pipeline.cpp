@@ -4,6 +4,7 @@
 
 #include "autodiff/forward_mode.hpp"
 #include "autodiff/reverse_mode.hpp"
+#include "autodiff/share_subexpressions.hpp"
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
 #include "ir/verify.hpp"
@@ -131,6 +132,10 @@ Specialized run_pipeline(const ir::Kernel& traced, const TypingRequest& request,
 
   // A derivative kernel (tack::adjoint, tack::jvp) is made here from the typed primal body, so that it is
   // checked, optimized, cached and compiled like any kernel from here on.
+  if (k.derivative != ir::Derivative::None) {
+    k = autodiff::share_subexpressions(k);
+    steps.after("autodiff::share_subexpressions", k);
+  }
   if (k.derivative == ir::Derivative::Adjoint) {
     k = autodiff::adjoint(k);
     steps.after("autodiff::adjoint", k);
