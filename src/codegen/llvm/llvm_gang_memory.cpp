@@ -89,42 +89,50 @@ void KernelEmitter::gang_store(const ir::Store* n) {
   b_.CreateMaskedScatter(v, each, element_align(t), exec());
 }
 
-// Consecutive elements from `first` into the running lanes (zero in the others): a plain vector load where every
-// lane runs, else a masked one (store_lanes says why).
-Value* KernelEmitter::load_lanes(llvm::Type* vt, Value* first, llvm::Align align) {
-  Value* mask = exec();
-  BasicBlock* all = block("load.all");
-  BasicBlock* some = block("load.some");
-  BasicBlock* done = block("load.done");
+// emit(true) where every lane of `mask` runs, emit(false) where some do not, and their results (if any) merged:
+// a contiguous access is a plain vector one in the first case, a masked one in the second, since a masked store
+// costs many times a plain one on some hosts (AMD's among them) and most gangs run every lane.
+template <class F>
+Value* KernelEmitter::by_lanes_running(Value* mask, F&& emit) {
+  BasicBlock* all = block("lanes.all");
+  BasicBlock* some = block("lanes.some");
+  BasicBlock* done = block("lanes.done");
   b_.CreateCondBr(b_.CreateAndReduce(mask), all, some);
-  b_.SetInsertPoint(all);
-  Value* whole = b_.CreateAlignedLoad(vt, first, align);
-  b_.CreateBr(done);
-  b_.SetInsertPoint(some);
-  Value* part = b_.CreateMaskedLoad(vt, first, align, mask, llvm::Constant::getNullValue(vt));
-  b_.CreateBr(done);
+  Value* results[2];
+  BasicBlock* ends[2];
+  for (int k = 0; k < 2; ++k) {
+    b_.SetInsertPoint(k == 0 ? all : some);
+    results[k] = emit(k == 0);
+    ends[k] = b_.GetInsertBlock();
+    b_.CreateBr(done);
+  }
   b_.SetInsertPoint(done);
-  llvm::PHINode* v = b_.CreatePHI(vt, 2);
-  v->addIncoming(whole, all);
-  v->addIncoming(part, some);
+  if (!results[0]) return nullptr;
+  llvm::PHINode* v = b_.CreatePHI(results[0]->getType(), 2);
+  v->addIncoming(results[0], ends[0]);
+  v->addIncoming(results[1], ends[1]);
   return v;
 }
 
-// v's lanes to consecutive elements from `first`, those of the running lanes: a plain vector store where every
-// lane runs (a masked store costs many times more on some hosts, AMD's among them), else a masked one.
+// Consecutive elements from `first` into the running lanes (zero in the others).
+Value* KernelEmitter::load_lanes(llvm::Type* vt, Value* first, llvm::Align align) {
+  Value* mask = exec();
+  return by_lanes_running(mask, [&](bool every) -> Value* {
+    if (every) return b_.CreateAlignedLoad(vt, first, align);
+    return b_.CreateMaskedLoad(vt, first, align, mask, llvm::Constant::getNullValue(vt));
+  });
+}
+
+// v's lanes to consecutive elements from `first`, those of the running lanes.
 void KernelEmitter::store_lanes(Value* v, Value* first, llvm::Align align) {
   Value* mask = exec();
-  BasicBlock* all = block("store.all");
-  BasicBlock* some = block("store.some");
-  BasicBlock* done = block("store.done");
-  b_.CreateCondBr(b_.CreateAndReduce(mask), all, some);
-  b_.SetInsertPoint(all);
-  b_.CreateAlignedStore(v, first, align);
-  b_.CreateBr(done);
-  b_.SetInsertPoint(some);
-  b_.CreateMaskedStore(v, first, align, mask);
-  b_.CreateBr(done);
-  b_.SetInsertPoint(done);
+  by_lanes_running(mask, [&](bool every) -> Value* {
+    if (every)
+      b_.CreateAlignedStore(v, first, align);
+    else
+      b_.CreateMaskedStore(v, first, align, mask);
+    return nullptr;
+  });
 }
 
 // Runs f(lane) for each running lane, in lane order, as a loop over the lanes.

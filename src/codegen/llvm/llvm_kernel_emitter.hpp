@@ -109,6 +109,8 @@ class KernelEmitter {
   void gang_atomic(const ir::Atomic* n);
   void store_lanes(llvm::Value* v, llvm::Value* first, llvm::Align align);
   llvm::Value* load_lanes(llvm::Type* vt, llvm::Value* first, llvm::Align align);
+  template <class F>
+  llvm::Value* by_lanes_running(llvm::Value* mask, F&& emit);
   void gang_if(const ir::If* n, llvm::Value* cond);
   bool needs_a_lane(const ir::Stmt& s) const;
   void gang_for(const ir::For* n);
