@@ -53,6 +53,7 @@ Value* KernelEmitter::compute(const ir::Expr& e) {
     case ir::ExprKind::GroupValue:
       TACK_UNREACHABLE("llvm_gen: group values must be lowered by passes::lower_workgroups");
     case ir::ExprKind::LetRef: {
+      if (Value* v = let_values_ssa_[static_cast<std::size_t>(e.as<ir::LetRef>()->id)]) return v;
       llvm::AllocaInst* s = let_slot(e.as<ir::LetRef>()->id);
       return b_.CreateLoad(s->getAllocatedType(), s);
     }

@@ -37,6 +37,7 @@ void KernelEmitter::emit() {
   b_.SetInsertPoint(entry);
   bind_params();
   let_slots_.assign(k_.lets.size(), nullptr);
+  let_values_ssa_.assign(k_.lets.size(), nullptr);
   var_slots_.assign(k_.vars.size(), nullptr);
   alloc_shared();
   alloc_locals();

@@ -147,6 +147,7 @@ class KernelEmitter {
   llvm::Value* end_ = nullptr;
   std::vector<llvm::Value*> loop_index_;
   std::vector<llvm::AllocaInst*> let_slots_, var_slots_;
+  std::vector<llvm::Value*> let_values_ssa_;  // by Let id, once its Let statement is emitted
   std::vector<llvm::Value*> shared_;
   // Local arrays: [count] elements on the scalar path; on the SIMD path [count x gang],
   // element i of lane l at i * gang + l, so a uniform index is one vector access.

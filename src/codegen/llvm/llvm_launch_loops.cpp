@@ -26,8 +26,10 @@ using llvm::Value;
 // its mask the lanes still below hi (every lane but in the last gang). One copy
 // of the body, where a constant-mask copy for whole gangs and a masked one for
 // the rest doubled what LLVM compiles: the copy cost LBM about 40% of its
-// compile time and bought no measured run time, as AVX-512's masked loads and
+// compile time and bought no measured run time on AVX-512, whose masked loads and
 // stores cost what plain ones do (bench/RESULTS.md, "Cold compile of the SIMD path").
+// AVX2's masked stores cost many times plain ones on AMD hosts: each contiguous
+// access tests the mask instead (llvm_gang_memory.cpp, by_lanes_running).
 void KernelEmitter::emit_row(Value* lo, Value* hi) {
   BasicBlock* done = block("row.done");
   // A workgroup kernel runs one group per iteration; its gangs are in the group's work-item loops.

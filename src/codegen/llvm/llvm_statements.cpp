@@ -29,8 +29,10 @@ void KernelEmitter::stmt(const ir::Stmt& s) {
     case ir::StmtKind::Let: {
       const auto* n = s.as<ir::Let>();
       begin_statement({&n->value});
-      llvm::AllocaInst* slot = let_slot(n->id);
-      b_.CreateStore(shaped_for(slot, converted(n->value, let_dtype(n->id))), slot);
+      // A Let's value is the SSA value itself: its uses are all in its scope, which its definition dominates.
+      Value* v = converted(n->value, let_dtype(n->id));
+      if (gang_ && lanes_->let_varying(n->id)) v = splat(v);
+      let_values_ssa_[static_cast<std::size_t>(n->id)] = v;
       return;
     }
     case ir::StmtKind::DeclareVar: {
