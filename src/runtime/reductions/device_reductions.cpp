@@ -34,11 +34,11 @@ bool DeviceReductions::run(const ArrayStorage& array, ReduceOp op, std::uint64_t
   // A device without groups of 256 (or f32 atomics) leaves the reduction to the host.
   if (declined || !caps.supports_workgroups || !caps.supports_atomic(DType::F32)) return false;
   // One dimension whatever the array's shape, so every shape shares one variant.
-  auto flat =
-      std::make_shared<ArrayStorage>(ArrayStorage{array.backend, array.buffer, DType::F32, {array.size}, array.size});
+  auto flat = std::make_shared<ArrayStorage>(
+      ArrayStorage{array.backend, array.buffer, DType::F32, {array.size}, array.size, false, nullptr});
   const std::uint32_t identity = reduction_identity_bits(op);
   auto result = std::make_shared<ArrayStorage>(
-      ArrayStorage{array.backend, array.backend->allocate(sizeof identity, false), DType::F32, {1}, 1});
+      ArrayStorage{array.backend, array.backend->allocate(sizeof identity, false), DType::F32, {1}, 1, false, nullptr});
   result->buffer->fill(&identity, sizeof identity, 1);
   constexpr auto group = static_cast<std::uint64_t>(abi::kGroupSize);
   const std::uint64_t wanted = (static_cast<std::uint64_t>(array.size) + group - 1) / group;
