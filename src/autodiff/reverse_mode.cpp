@@ -4,6 +4,7 @@
 
 #include "autodiff/analysis.hpp"
 #include "autodiff/derivatives.hpp"
+#include "autodiff/order_scatters.hpp"
 #include "autodiff/own_element_stores.hpp"
 #include "ir/check.hpp"
 #include "ir/visitor.hpp"
@@ -45,7 +46,7 @@ class Reverse {
       if (gradient_[p] >= 0 && facts_.own_element[p]) own[static_cast<size_t>(gradient_[p])] = true;
     k_.body = forward_own_element_stores(k_, Block::make(std::move(out), k_.body->loc), own);
     k_.derivative = Derivative::None;
-    return std::move(k_);
+    return order_scatters(k_);
   }
 
  private:

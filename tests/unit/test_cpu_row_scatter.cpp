@@ -85,6 +85,24 @@ TEST(CpuRowScatter, TheCodeHasNoAtomicInstructionForPlainAdds) {
   EXPECT_EQ(adjoint.find("cmpxchg"), std::string::npos) << adjoint;
 }
 
+TEST(CpuRowScatter, AnAdjointsScatterIntoOneRowRunsFromItsHighestOffset) {
+  // autodiff::order_scatters: in(i + 1, j + 2)'s add before in(i + 1, j)'s, whatever order the reads came in, so a
+  // gang never loads right after storing a vector that overlaps the load (docs/autodiff.md, "Cost").
+  auto jacobi = tack::kernel("jacobi_order", [](Array out, Array in) {
+    parallel_for({in.shape(0) - 2, in.shape(1) - 2}, [&](Index i, Index j) {
+      out(i + 1, j + 1) = 0.25f * (in(i + 1, j) + in(i, j + 1) + in(i + 1, j + 2) + in(i + 2, j + 1));
+    });
+  });
+  const tack::ArraySpec f{DType::F32, 2};
+  const std::string ir = tack::inspect(tack::adjoint(jacobi), "cpu", f, f, f, f).typed_ir;
+  const std::size_t right =
+      ir.find("atomic_add %3[add.i64(mul.i64(add.i64(index0, i64(1)), shape(%1, 1)), add.i64(index1, i64(2)))]");
+  const std::size_t left = ir.find("atomic_add %3[add.i64(mul.i64(add.i64(index0, i64(1)), shape(%1, 1)), index1)]");
+  ASSERT_NE(right, std::string::npos) << ir;
+  ASSERT_NE(left, std::string::npos) << ir;
+  EXPECT_LT(right, left) << ir;
+}
+
 TEST(CpuRowScatter, BlocksOfOneColorNeverReachTheSameRow) {
   // Every launch row in exactly one block; a work-item on row r adds into rows r + lo .. r + lo + span, so the
   // rows two blocks of one color reach are disjoint.
