@@ -45,6 +45,15 @@ std::optional<std::pair<int, std::int64_t>> IndexReader::shifted_index(const Exp
   return std::nullopt;
 }
 
+std::optional<IndexReader::Wrap> IndexReader::wrapped_index(const Expr& e) const {
+  auto sel = resolve(e).as<Select>();
+  auto eq = sel ? resolve(sel->cond).as<Op>() : nullptr;
+  auto index = eq && eq->op == OpCode::Eq ? resolve(eq->args[0]).as<LoopIndex>() : nullptr;
+  const auto shift = index ? shifted_index(sel->if_false) : std::nullopt;
+  if (!shift || shift->first != index->dim) return std::nullopt;
+  return Wrap{index->dim, shift->second, eq->args[1], sel->if_true};
+}
+
 bool IndexReader::is_extent(const Expr& e, int p, int dim) const {
   auto d = resolve(e).as<ArrayDim>();
   return d && d->dim == dim && (d->param == p || d->param == k_.params[static_cast<size_t>(p)].gradient_of);
@@ -84,18 +93,14 @@ bool IndexReader::within_extent(const Expr& s, int p, int dim) const {
   }
   // select(i == 0, n - 1, i - 1) and select(i == n - 1, 0, i + 1) over a launch range of n, the extent: both stay in
   // [0, n).
-  auto sel = resolve(s).as<Select>();
-  auto eq = sel ? resolve(sel->cond).as<Op>() : nullptr;
-  auto index = eq && eq->op == OpCode::Eq ? resolve(eq->args[0]).as<LoopIndex>() : nullptr;
-  if (!index || launch_range(index->dim) != 0) return false;
-  const auto f = shifted_index(sel->if_false);
-  if (!f || f->first != index->dim) return false;
+  const std::optional<Wrap> wrap = wrapped_index(s);
+  if (!wrap || launch_range(wrap->dim) != 0) return false;
   const auto last = [&](const Expr& e) {  // the extent less 1
     auto n = resolve(e).as<Op>();
     return n && n->op == OpCode::Sub && constant(n->args[1]) == 1 && is_extent(n->args[0], p, dim);
   };
-  if (f->second == 1) return last(eq->args[1]) && constant(sel->if_true) == 0;
-  return f->second == -1 && constant(eq->args[1]) == 0 && last(sel->if_true);
+  if (wrap->shift == 1) return last(wrap->compared) && constant(wrap->wrapped) == 0;
+  return wrap->shift == -1 && constant(wrap->compared) == 0 && last(wrap->wrapped);
 }
 
 }  // namespace tack::analysis

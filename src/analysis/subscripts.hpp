@@ -22,6 +22,14 @@ class IndexReader {
   std::optional<std::int64_t> constant(const ir::Expr& e) const;
   // (d, c) where e is the launch's index d plus the constant c.
   std::optional<std::pair<int, std::int64_t>> shifted_index(const ir::Expr& e) const;
+  // e as select(i == compared, wrapped, i + shift), i the launch's index `dim` and shift a constant: a periodic
+  // neighbour's index.
+  struct Wrap {
+    int dim;
+    std::int64_t shift;
+    ir::Expr compared, wrapped;
+  };
+  std::optional<Wrap> wrapped_index(const ir::Expr& e) const;
 
   // The subscripts, outermost first, of an access with `subscripts` subscripts to array parameter p (0: a flat
   // index, read as r * shape(1) + c and so on where it has that form); one, the flat index, for a rank-1 array;

@@ -346,19 +346,14 @@ class Analysis {
       if ((n->op == OpCode::Add || n->op == OpCode::Sub) && uniform(n->args[1])) return one_to_one_in(n->args[0]);
       return std::nullopt;
     }
-    auto s = x.as<Select>();
-    auto eq = s ? resolve(s->cond).as<Op>() : nullptr;
-    if (!eq || eq->op != OpCode::Eq) return std::nullopt;
-    auto index = resolve(eq->args[0]).as<LoopIndex>();
-    if (!index || !uniform(eq->args[1])) return std::nullopt;
-    const int d = index->dim;
-    const auto shift = reader_.shifted_index(s->if_false);
-    if (!shift || shift->first != d) return std::nullopt;
+    const std::optional<analysis::IndexReader::Wrap> wrap = reader_.wrapped_index(x);
+    if (!wrap || !uniform(wrap->compared)) return std::nullopt;
+    const int d = wrap->dim;
     // i + 1, and 0 where i == m: 0 is no i + 1, whatever m is.
-    if (shift->second == 1 && reader_.constant(s->if_true) == 0) return d;
+    if (wrap->shift == 1 && reader_.constant(wrap->wrapped) == 0) return d;
     // i - 1 for i > 0, and n - 1 at 0, where the launch runs i over [0, n).
-    if (shift->second != -1 || reader_.constant(eq->args[1]) != 0) return std::nullopt;
-    auto last = resolve(s->if_true).as<Op>();
+    if (wrap->shift != -1 || reader_.constant(wrap->compared) != 0) return std::nullopt;
+    auto last = resolve(wrap->wrapped).as<Op>();
     const bool range_less_1 = last && last->op == OpCode::Sub && reader_.constant(last->args[1]) == 1 &&
                               d < static_cast<int>(k_.dims.size()) &&
                               same(last->args[0], k_.dims[static_cast<size_t>(d)]);
@@ -464,6 +459,18 @@ std::set<int> locals_changed(const Stmt& s) {
   std::set<int> out;
   for_each_stmt(s, [&](const Stmt& x) {
     if (auto st = x.as<Store>(); st && st->array.space == ArrayRef::Space::Local) out.insert(st->array.index);
+  });
+  return out;
+}
+
+std::unordered_set<int> lets_read(const Stmt& s) {
+  std::unordered_set<int> out;
+  std::unordered_set<const ExprNode*> seen;
+  for_each_stmt(s, [&](const Stmt& x) {
+    for (const Expr& root : own_exprs(x))
+      walk(root, seen, [&](const Expr& e) {
+        if (auto r = e.as<LetRef>()) out.insert(r->id);
+      });
   });
   return out;
 }

@@ -2,9 +2,8 @@
 #include "autodiff/order_scatters.hpp"
 
 #include "analysis/subscripts.hpp"
+#include "autodiff/analysis.hpp"
 #include "ir/mutator.hpp"
-#include "ir/visitor.hpp"
-#include "ir/walk.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -70,16 +69,8 @@ class Ordering final : public IRMutator {
 }  // namespace
 
 Kernel order_scatters(const Kernel& k) {
-  std::unordered_set<int> read;
-  for_each_stmt(k.body, [&](const Stmt& s) {
-    std::unordered_set<const ExprNode*> seen;
-    for (const Expr& root : own_exprs(s))
-      walk(root, seen, [&](const Expr& e) {
-        if (auto r = e.as<LetRef>()) read.insert(r->id);
-      });
-  });
   Kernel out = k;
-  Ordering ordering(k, std::move(read));
+  Ordering ordering(k, lets_read(k.body));
   out.body = ordering.mutate(k.body);
   return out;
 }

@@ -532,16 +532,8 @@ class Reverse {
   // The Lets that compound statements (if, for) of a block read.
   static std::unordered_set<int> read_in_nested(const std::vector<Stmt>& items) {
     std::unordered_set<int> out;
-    for (const Stmt& item : items) {
-      if (item->kind != StmtKind::If && item->kind != StmtKind::For) continue;
-      std::unordered_set<const ExprNode*> seen;
-      for_each_stmt(item, [&](const Stmt& x) {
-        for (const Expr& root : own_exprs(x))
-          walk(root, seen, [&](const Expr& e) {
-            if (auto r = e.as<LetRef>()) out.insert(r->id);
-          });
-      });
-    }
+    for (const Stmt& item : items)
+      if (item->kind == StmtKind::If || item->kind == StmtKind::For) out.merge(lets_read(item));
     return out;
   }
 

@@ -24,8 +24,7 @@ class Sharing final : public IRMutator {
     auto it = memo_.find(e.get());
     if (it != memo_.end()) return it->second;
     Expr out = IRMutator::mutate(e);
-    memo_.emplace(e.get(), out);
-    keep_.push_back(e);  // its address stays its own while the memo lives
+    memo_.emplace(e.get(), out);  // keyed by the input's nodes, which the input kernel keeps alive
     return out;
   }
 
@@ -68,7 +67,6 @@ class Sharing final : public IRMutator {
         const int id = new_let(k_, e->type);
         out.push_back(Let::make(id, value, items[i]->loc));
         memo_[e.get()] = LetRef::make(e->type, id);
-        keep_.push_back(e);
         changed = true;
       }
       Stmt m = mutate(items[i]);
@@ -119,7 +117,6 @@ class Sharing final : public IRMutator {
   Kernel& k_;
   std::unordered_map<const ExprNode*, Expr> memo_;
   std::unordered_map<const ExprNode*, bool> stable_;
-  std::vector<Expr> keep_;
 };
 
 }  // namespace
