@@ -1,6 +1,7 @@
 // IndexReader (subscripts.hpp): pattern matching on the index expressions lang writes.
 #include "analysis/subscripts.hpp"
 
+#include "ir/printer.hpp"
 #include "ir/visitor.hpp"
 
 namespace tack::analysis {
@@ -75,6 +76,15 @@ std::vector<Expr> IndexReader::subscripts(const Expr& flat, int subscripts, int 
   }
   out[0] = x;
   return out;
+}
+
+std::optional<IndexReader::RowPlace> IndexReader::row_place(const Expr& flat, int subscripts, int p) const {
+  const std::vector<Expr> subs = this->subscripts(flat, subscripts, p);
+  const auto inner = subs.empty() ? std::nullopt : shifted_index(subs.back());
+  if (!inner) return std::nullopt;
+  RowPlace place{{}, inner->first, inner->second};
+  for (size_t d = 0; d + 1 < subs.size(); ++d) place.row += to_string(resolve(subs[d])) + ";";
+  return place;
 }
 
 bool IndexReader::within_extent(const Expr& s, int p, int dim) const {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -36,6 +37,16 @@ class IndexReader {
   // empty where the index is not the row-major flattening over p's shape (or, for a derivative kernel's gradient
   // parameter, over its primal's, which has the same shape).
   std::vector<ir::Expr> subscripts(const ir::Expr& flat, int subscripts, int p) const;
+
+  // Where an access with `subscripts` subscripts to array parameter p reaches, as far as comparing two accesses
+  // needs: the text of its outer subscripts and its innermost one as launch index `dim` plus `offset`. Two
+  // accesses to p with the same row and dim have flat indices `offset` apart, whatever the subscripts' values.
+  struct RowPlace {
+    std::string row;
+    int dim = 0;
+    std::int64_t offset = 0;
+  };
+  std::optional<RowPlace> row_place(const ir::Expr& flat, int subscripts, int p) const;
 
   // Whether inner subscript s (array dimension dim >= 1 of parameter p) stays in [0, extent) for every
   // work-item: 0, a launch index shifted by c >= 0 over a launch range of the extent less at least c, or one

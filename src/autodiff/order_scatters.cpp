@@ -35,7 +35,9 @@ class Ordering final : public IRMutator {
           const Atomic* x = a.as<Atomic>();
           const Atomic* y = b.as<Atomic>();
           if (x->array.index != y->array.index) return x->array.index < y->array.index;
-          return offset(x) > offset(y);
+          const Place px = place(x), py = place(y);
+          if (px.row != py.row) return px.row < py.row;
+          return px.offset > py.offset;
         });
         for (size_t j = 0; j < run.size(); ++j) {
           changed |= !run[j].same_as(out[i + j]);
@@ -54,12 +56,17 @@ class Ordering final : public IRMutator {
            !read_.count(a->result);
   }
 
-  // The constant by which the innermost subscript shifts a launch index; the lowest where it is not one.
-  std::int64_t offset(const Atomic* a) const {
-    const std::vector<Expr> subs = reader_.subscripts(a->index, a->subscripts, a->array.index);
-    if (subs.empty()) return std::numeric_limits<std::int64_t>::min();
-    const auto shifted = reader_.shifted_index(subs.back());
-    return shifted ? shifted->second : std::numeric_limits<std::int64_t>::min();
+  // The access's row (its outer subscripts' text, with its innermost subscript's launch index) and the constant
+  // by which the innermost subscript shifts that index; an empty row and the lowest offset where it has no such
+  // form.
+  struct Place {
+    std::string row;
+    std::int64_t offset;
+  };
+  Place place(const Atomic* a) const {
+    const auto p = reader_.row_place(a->index, a->subscripts, a->array.index);
+    if (!p) return {{}, std::numeric_limits<std::int64_t>::min()};
+    return {p->row + std::to_string(p->dim), p->offset};
   }
 
   analysis::IndexReader reader_;

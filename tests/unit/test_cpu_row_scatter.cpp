@@ -85,9 +85,9 @@ TEST(CpuRowScatter, TheCodeHasNoAtomicInstructionForPlainAdds) {
   EXPECT_EQ(adjoint.find("cmpxchg"), std::string::npos) << adjoint;
 }
 
-TEST(CpuRowScatter, AnAdjointsScatterIntoOneRowRunsFromItsHighestOffset) {
-  // autodiff::order_scatters: in(i + 1, j + 2)'s add before in(i + 1, j)'s, whatever order the reads came in, so a
-  // gang never loads right after storing a vector that overlaps the load (docs/autodiff.md, "Cost").
+TEST(CpuRowScatter, AnAdjointsScatterIntoOneRowRunsNextToEachOtherFromItsHighestOffset) {
+  // autodiff::order_scatters: in(i + 1, j + 2)'s add right before in(i + 1, j)'s, whatever order the reads came in,
+  // so the SIMD path runs them as one row of adds (test_cpu_row_adds.cpp; docs/autodiff.md, "Cost").
   auto jacobi = tack::kernel("jacobi_order", [](Array out, Array in) {
     parallel_for({in.shape(0) - 2, in.shape(1) - 2}, [&](Index i, Index j) {
       out(i + 1, j + 1) = 0.25f * (in(i + 1, j) + in(i, j + 1) + in(i + 1, j + 2) + in(i + 2, j + 1));
@@ -101,6 +101,8 @@ TEST(CpuRowScatter, AnAdjointsScatterIntoOneRowRunsFromItsHighestOffset) {
   ASSERT_NE(right, std::string::npos) << ir;
   ASSERT_NE(left, std::string::npos) << ir;
   EXPECT_LT(right, left) << ir;
+  const std::size_t next_line = ir.find('\n', right) + 1;
+  EXPECT_EQ(ir.find("atomic_add", next_line), left) << ir;
 }
 
 TEST(CpuRowScatter, BlocksOfOneColorNeverReachTheSameRow) {

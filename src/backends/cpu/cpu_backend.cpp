@@ -37,8 +37,9 @@ namespace {
 
 // Bump when generated code changes meaning for the same typed IR, so old cache files miss.
 // 2: position-independent, small code model; 3: the SIMD path's own pass pipeline (llvm/pass_pipeline.hpp);
-// 4: plain adds where analysis::plan_row_scatter allows them
-constexpr const char* kCpuCacheFormat = "tack-cpu-object-4";
+// 4: plain adds where analysis::plan_row_scatter allows them; 5: unmasked gathers and scatters, rows of plain adds
+// carried from gang to gang (codegen/llvm/llvm_gang_row_adds.cpp)
+constexpr const char* kCpuCacheFormat = "tack-cpu-object-5";
 constexpr int kMaxPackSlots = kMaxKernelParams * 6;
 
 using ChunkFn = void (*)(const std::uint64_t* pack, std::int64_t start, std::int64_t end);

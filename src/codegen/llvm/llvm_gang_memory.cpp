@@ -37,23 +37,20 @@ Value* KernelEmitter::gang_load(const ir::Load* n, DType to) {
   if (n->array.space == ir::ArrayRef::Space::Local) {
     // Every lane reads its own element; lanes that do not run hold zero, as below.
     llvm::Type* vt = vec(mt);
-    Value* none = llvm::Constant::getNullValue(vt);
     if (!is_vec(index))
       v = load_lanes(vt, local_row(n->array, index), element_align(t));
     else
-      v = b_.CreateMaskedGather(vt, local_lanes(n->array, index), element_align(t), exec(), none);
+      v = gather(vt, local_lanes(n->array, index), element_align(t));
   } else if (!is_vec(index)) {
     v = b_.CreateAlignedLoad(mt, element_ptr(n->array, index), element_align(t));
   } else {
-    llvm::Type* vt = vec(mt);
     // Lanes that do not run read nothing and hold zero (never poison, which a mask built from them would spread).
-    Value* none = llvm::Constant::getNullValue(vt);
+    llvm::Type* vt = vec(mt);
     if (lane_stride(n->index) == 1) {
       Value* first = element_ptr(n->array, b_.CreateExtractElement(index, uint64_t{0}));
       v = load_lanes(vt, first, element_align(t));
     } else {
-      Value* each = element_ptr(n->array, index);
-      v = b_.CreateMaskedGather(vt, each, element_align(t), exec(), none);
+      v = gather(vt, element_ptr(n->array, index), element_align(t));
     }
   }
   return emit_cast(b_, t, to, from_memory(b_, t, v));
@@ -69,7 +66,7 @@ void KernelEmitter::gang_store(const ir::Store* n) {
     if (!is_vec(index))
       store_lanes(splat(v), local_row(n->array, index), element_align(t));
     else
-      b_.CreateMaskedScatter(splat(v), local_lanes(n->array, index), element_align(t), exec());
+      scatter(splat(v), local_lanes(n->array, index), element_align(t));
     return;
   }
   if (!is_vec(index) && !is_vec(v)) {
@@ -83,36 +80,41 @@ void KernelEmitter::gang_store(const ir::Store* n) {
     store_lanes(v, first, element_align(t));
     return;
   }
-  // A scatter writes lane after lane, so where lanes share an element the last running lane's value stays,
-  // as when the scalar path runs the work-items in order.
-  Value* each = element_ptr(n->array, splat(index));
-  b_.CreateMaskedScatter(v, each, element_align(t), exec());
+  // Where lanes share an element the last running lane's value stays, as when the scalar path runs the
+  // work-items in order.
+  scatter(v, element_ptr(n->array, splat(index)), element_align(t));
 }
 
-// emit(true) where every lane of `mask` runs, emit(false) where some do not, and their results (if any) merged:
-// a contiguous access is a plain vector one in the first case, a masked one in the second, since a masked store
-// costs many times a plain one on some hosts (AMD's among them) and most gangs run every lane.
-template <class F>
-Value* KernelEmitter::by_lanes_running(Value* mask, F&& emit) {
-  BasicBlock* all = block("lanes.all");
-  BasicBlock* some = block("lanes.some");
-  BasicBlock* done = block("lanes.done");
-  b_.CreateCondBr(b_.CreateAndReduce(mask), all, some);
-  Value* results[2];
-  BasicBlock* ends[2];
-  for (int k = 0; k < 2; ++k) {
-    b_.SetInsertPoint(k == 0 ? all : some);
-    results[k] = emit(k == 0);
-    ends[k] = b_.GetInsertBlock();
-    b_.CreateBr(done);
+// A gather or scatter reaches memory with every lane: the lanes that do not run at a scratch element of the
+// stack. Where the host has no fast gathers (AVX2 on AMD) or no scatters at all (AVX2), LLVM expands a masked
+// one into a branch and a block per lane, an unmasked one into straight-line loads or stores: the LBM
+// adjoint's 12 gathers and 6 scatters made it three times as many blocks as its forward kernel, and code
+// generation a third slower (bench/RESULTS.md, "Cold compile of gathers"). Where the host has them, the
+// unmasked instruction costs what the masked one does.
+Value* KernelEmitter::running_or_scratch(Value* addresses) {
+  if (!scratch_) {
+    BasicBlock& entry = fn_->getEntryBlock();
+    llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+    scratch_ = eb.CreateAlloca(eb.getInt64Ty(), nullptr, "scratch");
+    eb.CreateStore(eb.getInt64(0), scratch_);  // what a lane that does not run reads is never undefined
   }
-  b_.SetInsertPoint(done);
-  if (!results[0]) return nullptr;
-  llvm::PHINode* v = b_.CreatePHI(results[0]->getType(), 2);
-  v->addIncoming(results[0], ends[0]);
-  v->addIncoming(results[1], ends[1]);
-  return v;
+  return b_.CreateSelect(exec(), addresses, b_.CreateVectorSplat(gang_, scratch_));
 }
+
+// What each running lane reads at its address; zero in the others.
+Value* KernelEmitter::gather(llvm::Type* vt, Value* addresses, llvm::Align align) {
+  Value* none = llvm::Constant::getNullValue(vt);
+  Value* v = b_.CreateMaskedGather(vt, running_or_scratch(addresses), align, every_lane(), none);
+  return b_.CreateSelect(exec(), v, none);
+}
+
+// v's lanes to their addresses, those of the running lanes; lane after lane, so where lanes share an element
+// the last one's value stays.
+void KernelEmitter::scatter(Value* v, Value* addresses, llvm::Align align) {
+  b_.CreateMaskedScatter(v, running_or_scratch(addresses), align, every_lane());
+}
+
+Value* KernelEmitter::every_lane() { return llvm::Constant::getAllOnesValue(exec_->getAllocatedType()); }
 
 // Consecutive elements from `first` into the running lanes (zero in the others).
 Value* KernelEmitter::load_lanes(llvm::Type* vt, Value* first, llvm::Align align) {

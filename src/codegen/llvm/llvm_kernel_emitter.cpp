@@ -21,7 +21,7 @@ using llvm::Value;
 
 KernelEmitter::KernelEmitter(const ir::Kernel& k, llvm::Module& m, llvm::Function* fn, unsigned gang,
                              const codegen::VectorMath& math)
-    : k_(k), c_(m.getContext()), fn_(fn), b_(m.getContext()), gang_(gang), math_(math) {
+    : k_(k), c_(m.getContext()), fn_(fn), b_(m.getContext()), gang_(gang), math_(math), places_(k) {
   if (!gang_) return;
   // Workgroup kernels: each loop over a group's work-items is whole gangs.
   TACK_CHECK(k.launch == ir::LaunchKind::Parallel || abi::kGroupSize % gang_ == 0);
@@ -42,6 +42,7 @@ void KernelEmitter::emit() {
   alloc_shared();
   alloc_locals();
   if (gang_) exec_ = b_.CreateAlloca(vec(b_.getInt1Ty()), nullptr, "exec");
+  plan_row_carries();
   if (k_.dims.size() <= 1) {
     emit_1d();
   } else {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "analysis/lane_uniformity.hpp"
+#include "analysis/subscripts.hpp"
 #include "codegen/llvm/counted_loop.hpp"
 #include "codegen/llvm/vector_math.hpp"
 #include "ir/ir.hpp"
@@ -109,6 +110,10 @@ class KernelEmitter {
   void gang_atomic(const ir::Atomic* n);
   void store_lanes(llvm::Value* v, llvm::Value* first, llvm::Align align);
   llvm::Value* load_lanes(llvm::Type* vt, llvm::Value* first, llvm::Align align);
+  llvm::Value* gather(llvm::Type* vt, llvm::Value* addresses, llvm::Align align);
+  void scatter(llvm::Value* v, llvm::Value* addresses, llvm::Align align);
+  llvm::Value* running_or_scratch(llvm::Value* addresses);
+  llvm::Value* every_lane();
   template <class F>
   llvm::Value* by_lanes_running(llvm::Value* mask, F&& emit);
   void gang_if(const ir::If* n, llvm::Value* cond);
@@ -124,6 +129,13 @@ class KernelEmitter {
   void masked_body(const ir::Stmt& body, llvm::BasicBlock* exit, llvm::BasicBlock* latch, llvm::AllocaInst* continued);
   template <class F>
   void for_each_active_lane(F&& f);
+  bool row_add(const ir::Stmt& s);
+  std::size_t row_adds(const std::vector<ir::Stmt>& stmts, std::size_t first);
+  void gang_row_adds(const std::vector<ir::Stmt>& stmts, std::size_t first, std::size_t count);
+  llvm::Value* lanes_from(llvm::Value* v, std::int64_t shift, llvm::Value* fill);
+  void plan_row_carries();
+  void begin_row_carries();
+  void end_row_carries();
 
   // ---- expressions (llvm_expressions.cpp) ----
   llvm::Value* converted(const ir::Expr& e, DType to);
@@ -160,10 +172,45 @@ class KernelEmitter {
   codegen::VectorMath math_;
   std::unique_ptr<analysis::LaneUniformity> lanes_;
   llvm::AllocaInst* exec_ = nullptr;              // <gang x i1>: the lanes running now
+  llvm::AllocaInst* scratch_ = nullptr;           // where gathers and scatters send the lanes not running
   std::unordered_map<int, ir::Expr> let_values_;  // for lane_stride
   std::vector<bool> plain_atomics_;
   std::unordered_map<const ir::ExprNode*, std::optional<std::int64_t>> strides_;
+  analysis::IndexReader places_;  // where plain adds reach (gang_row_adds)
+  // A row of adds whose values past the gang's window wait for the next gang (llvm_gang_row_adds.cpp).
+  struct RowCarry {
+    std::vector<llvm::AllocaInst*> carried;  // by access: its values for the next gang's window
+    std::vector<llvm::Value*> nothing;       // by access: what adds nothing
+    llvm::AllocaInst* reach = nullptr;       // <gang x i1>: the lanes of that window some access reached
+    llvm::AllocaInst* at = nullptr;          // ptr: that window's first element
+  };
+  std::unordered_map<const ir::StmtNode*, RowCarry> row_carries_;  // by the row's first statement
 };
+
+// emit(true) where every lane of `mask` runs, emit(false) where some do not, and their results (if any) merged:
+// a contiguous access is a plain vector one in the first case, a masked one in the second, since a masked store
+// costs many times a plain one on some hosts (AMD's among them) and most gangs run every lane.
+template <class F>
+inline llvm::Value* KernelEmitter::by_lanes_running(llvm::Value* mask, F&& emit) {
+  llvm::BasicBlock* all = block("lanes.all");
+  llvm::BasicBlock* some = block("lanes.some");
+  llvm::BasicBlock* done = block("lanes.done");
+  b_.CreateCondBr(b_.CreateAndReduce(mask), all, some);
+  llvm::Value* results[2];
+  llvm::BasicBlock* ends[2];
+  for (int k = 0; k < 2; ++k) {
+    b_.SetInsertPoint(k == 0 ? all : some);
+    results[k] = emit(k == 0);
+    ends[k] = b_.GetInsertBlock();
+    b_.CreateBr(done);
+  }
+  b_.SetInsertPoint(done);
+  if (!results[0]) return nullptr;
+  llvm::PHINode* v = b_.CreatePHI(results[0]->getType(), 2);
+  v->addIncoming(results[0], ends[0]);
+  v->addIncoming(results[1], ends[1]);
+  return v;
+}
 
 // void tack_chunk_<name>(ptr pack, i64 start, i64 end) (llvm_chunk.cpp): loads each argument from its slot
 // of the argument pack and calls the kernel function.

@@ -101,6 +101,11 @@ void KernelEmitter::emit_block(const std::vector<ir::Stmt>& stmts, std::size_t f
   for (std::size_t i = from; i < stmts.size(); ++i) {
     const ir::Stmt& s = stmts[i];
     const bool masked = gang_ && !loops_.empty() && loops_.back().continued;
+    if (const std::size_t adds = gang_ ? row_adds(stmts, i) : 0; adds > 1) {
+      gang_row_adds(stmts, i, adds);
+      i += adds - 1;
+      continue;
+    }
     stmt(s);
     if (!masked) continue;
     if (s->kind == ir::StmtKind::Break || s->kind == ir::StmtKind::Continue) return;
