@@ -9,6 +9,8 @@
 
 #include "codegen/llvm/llvm_ops.hpp"
 #include "ir/check.hpp"
+#include "ir/printer.hpp"
+#include "ir/walk.hpp"
 
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Constants.h>
@@ -115,6 +117,55 @@ void KernelEmitter::scatter(Value* v, Value* addresses, llvm::Align align) {
 }
 
 Value* KernelEmitter::every_lane() { return llvm::Constant::getAllOnesValue(exec_->getAllocatedType()); }
+
+// `let x = a[idx]` followed by `a[idx] = v` (the same index; v may read x but no array), both on consecutive
+// elements: one test of whether every lane runs for the two. An adjoint reads and clears each output gradient this way, and a
+// read-modify-write of a gradient is this; one test each doubled the blocks LLVM compiles for them.
+bool KernelEmitter::read_then_write(const ir::Stmt& read, const ir::Stmt& write) {
+  const auto* let = read.as<ir::Let>();
+  const auto* load = let ? let->value.as<ir::Load>() : nullptr;
+  const auto* store = write.as<ir::Store>();
+  if (!load || !store || load->array.space != ir::ArrayRef::Space::Param || !(store->array == load->array) ||
+      !lanes_->let_varying(let->id) || lane_stride(load->index) != 1)
+    return false;
+  auto reads_memory = [](const ir::Expr& root) {
+    bool loads = false;
+    std::unordered_set<const ir::ExprNode*> seen;
+    ir::walk(root, seen, [&](const ir::Expr& e) { loads |= e->kind == ir::ExprKind::Load; });
+    return loads;
+  };
+  // The value is computed in both branches: its own loads would be tested twice.
+  if (reads_memory(store->value)) return false;
+  if (store->index.same_as(load->index)) return true;
+  // The same text is the same element when the index reads no memory (nothing runs between the two).
+  return !reads_memory(load->index) && ir::to_string(store->index) == ir::to_string(load->index);
+}
+
+void KernelEmitter::gang_read_then_write(const ir::Let* let, const ir::Store* store) {
+  const auto* load = let->value.as<ir::Load>();
+  begin_statement({&let->value});
+  const DType t = array_dtype(load->array);
+  llvm::Type* vt = vec(memory_type(c_, t));
+  const llvm::Align align = element_align(t);
+  Value* first = element_ptr(load->array, b_.CreateExtractElement(converted(load->index, DType::I64), uint64_t{0}));
+  Value* mask = exec();
+  const auto id = static_cast<std::size_t>(let->id);
+  Value* x = by_lanes_running(mask, [&](bool every) -> Value* {
+    Value* v = every ? static_cast<Value*>(b_.CreateAlignedLoad(vt, first, align))
+                     : b_.CreateMaskedLoad(vt, first, align, mask, llvm::Constant::getNullValue(vt));
+    Value* read = emit_cast(b_, load->type.dtype, let_dtype(let->id),
+                            emit_cast(b_, t, load->type.dtype, from_memory(b_, t, v)));
+    let_values_ssa_[id] = read;  // for the store's value, in this branch
+    begin_statement({&store->value});
+    Value* w = splat(to_memory(b_, t, converted(store->value, t)));
+    if (every)
+      b_.CreateAlignedStore(w, first, align);
+    else
+      b_.CreateMaskedStore(w, first, align, mask);
+    return read;
+  });
+  let_values_ssa_[id] = x;
+}
 
 // Consecutive elements from `first` into the running lanes (zero in the others).
 Value* KernelEmitter::load_lanes(llvm::Type* vt, Value* first, llvm::Align align) {

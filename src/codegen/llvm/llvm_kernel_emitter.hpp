@@ -110,6 +110,8 @@ class KernelEmitter {
   void gang_atomic(const ir::Atomic* n);
   void store_lanes(llvm::Value* v, llvm::Value* first, llvm::Align align);
   llvm::Value* load_lanes(llvm::Type* vt, llvm::Value* first, llvm::Align align);
+  bool read_then_write(const ir::Stmt& read, const ir::Stmt& write);
+  void gang_read_then_write(const ir::Let* let, const ir::Store* store);
   llvm::Value* gather(llvm::Type* vt, llvm::Value* addresses, llvm::Align align);
   void scatter(llvm::Value* v, llvm::Value* addresses, llvm::Align align);
   llvm::Value* running_or_scratch(llvm::Value* addresses);

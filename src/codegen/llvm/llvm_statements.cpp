@@ -106,6 +106,11 @@ void KernelEmitter::emit_block(const std::vector<ir::Stmt>& stmts, std::size_t f
       i += adds - 1;
       continue;
     }
+    if (gang_ && i + 1 < stmts.size() && read_then_write(s, stmts[i + 1])) {
+      gang_read_then_write(s.as<ir::Let>(), stmts[i + 1].as<ir::Store>());
+      ++i;
+      continue;
+    }
     stmt(s);
     if (!masked) continue;
     if (s->kind == ir::StmtKind::Break || s->kind == ir::StmtKind::Continue) return;
