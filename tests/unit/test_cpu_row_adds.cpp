@@ -130,6 +130,36 @@ TEST(CpuRowAdds, LaunchesThatFanOutAddUpExactly) {
   EXPECT_EQ(wrong, 0);
 }
 
+TEST(CpuRowAdds, OneDimensionalLaunchesThatFanOutAddUpExactly) {
+  // A 1-D launch is one row, split into chunks over the pool's threads: what a chunk's last gang carries goes into
+  // the next chunk's first elements, which the other color of blocks adds into.
+  auto k = tack::kernel("row_adds_1d", [](Array x, Array vals) {
+    parallel_for(vals.size(), [&](Index i) {
+      atomic_add(x, i + 3, vals[i]);
+      atomic_sub(x, i, 2.0f * vals[i]);
+      atomic_add(x, i + 1, 3.0f * vals[i]);
+    });
+  });
+  tack::Device cpu = tack::device("cpu");
+  int wrong = 0;
+  for (std::int64_t n : {std::int64_t{5}, std::int64_t{4099}, std::int64_t{200003}}) {
+    std::vector<float> x0(static_cast<std::size_t>(n + 3)), vals(static_cast<std::size_t>(n));
+    for (std::size_t e = 0; e < x0.size(); ++e) x0[e] = float(e % 41);
+    for (std::size_t e = 0; e < vals.size(); ++e) vals[e] = float(int(e % 9) - 4);
+    std::vector<float> want = x0;
+    for (std::size_t e = 0; e < vals.size(); ++e) {
+      want[e + 3] += vals[e];
+      want[e] -= 2.0f * vals[e];
+      want[e + 1] += 3.0f * vals[e];
+    }
+    tack::Array x = cpu.from_host(x0);
+    k(x, cpu.from_host(vals));
+    const std::vector<float> got = x.to_host<float>();
+    for (std::size_t e = 0; e < got.size(); ++e) wrong += got[e] != want[e];
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
 TEST(CpuRowAdds, AStencilAdjointsRowCarriesFromGangToGang) {
   if (const char* simd = std::getenv("TACK_CPU_SIMD"); simd && std::string(simd) == "0")
     GTEST_SKIP() << "TACK_CPU_SIMD=0: the scalar path has no gangs";
