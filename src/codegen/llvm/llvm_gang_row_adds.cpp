@@ -128,7 +128,7 @@ void KernelEmitter::plan_row_carries() {
       }
       carry.reach = mask_slot();
       carry.at = eb.CreateAlloca(eb.getPtrTy(), nullptr, "carried.at");
-      row_carries_.emplace(body->stmts[i].get(), std::move(carry));
+      row_carries_.emplace_back(body->stmts[i].get(), std::move(carry));
     }
     i += n - 1;
   }
@@ -136,7 +136,7 @@ void KernelEmitter::plan_row_carries() {
 
 // Before a row: nothing carried.
 void KernelEmitter::begin_row_carries() {
-  for (auto& [first, carry] : row_carries_) {
+  for (auto& [head, carry] : row_carries_) {
     b_.CreateStore(no_lanes(), carry.reach);
     for (std::size_t k = 0; k < carry.carried.size(); ++k) b_.CreateStore(carry.nothing[k], carry.carried[k]);
   }
@@ -144,9 +144,10 @@ void KernelEmitter::begin_row_carries() {
 
 // After a row: what its last gang carried, added to memory.
 void KernelEmitter::end_row_carries() {
-  for (auto& [first, carry] : row_carries_) {
+  for (auto& [head, carry] : row_carries_) {
+    const ir::StmtNode* first = head;  // a structured binding, which a lambda may not capture before C++20
     const auto& stmts = k_.body.as<ir::Block>()->stmts;
-    auto at = std::find_if(stmts.begin(), stmts.end(), [&](const ir::Stmt& s) { return s.get() == first; });
+    auto at = std::find_if(stmts.begin(), stmts.end(), [first](const ir::Stmt& s) { return s.get() == first; });
     TACK_CHECK(at != stmts.end());
     const DType t = array_dtype(at->as<ir::Atomic>()->array);
     llvm::Type* vt = vec(memory_type(c_, t));
@@ -199,7 +200,8 @@ void KernelEmitter::gang_row_adds(const std::vector<ir::Stmt>& stmts, std::size_
                     llvm::ConstantFP::get(value->getType()->getScalarType(), sub ? 0.0 : -0.0),
                     sub ? ir::OpCode::Sub : ir::OpCode::Add});
   }
-  const auto carry = row_carries_.find(stmts[first].get());
+  const auto carry = std::find_if(row_carries_.begin(), row_carries_.end(),
+                                  [&](const auto& c) { return c.first == stmts[first].get(); });
   llvm::Type* vt = vec(memory_type(c_, t));
   const llvm::Align align = element_align(t);
   Value* mask = exec();

@@ -20,6 +20,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace tack::codegen::detail {
@@ -186,7 +187,8 @@ class KernelEmitter {
     llvm::AllocaInst* reach = nullptr;       // <gang x i1>: the lanes of that window some access reached
     llvm::AllocaInst* at = nullptr;          // ptr: that window's first element
   };
-  std::unordered_map<const ir::StmtNode*, RowCarry> row_carries_;  // by the row's first statement
+  // By the row's first statement, in the body's order (so the code is emitted in one order on every run).
+  std::vector<std::pair<const ir::StmtNode*, RowCarry>> row_carries_;
 };
 
 // emit(true) where every lane of `mask` runs, emit(false) where some do not, and their results (if any) merged:
