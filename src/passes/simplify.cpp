@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace tack::passes {
@@ -166,6 +167,29 @@ Expr float_identity(OpCode op, const Expr& x, const Expr& y) {
   return {};
 }
 
+// pow(x, y) for the constant exponents whose result one correctly rounded operation gives: 1 for y = ±0 (x NaN
+// too), x for 1, x * x for 2, 1 / x for -1, and for 0.5 the square root, +0 at -0 and +inf at -inf as pow has
+// them. docs/semantics.md leaves pow to each math library within a few ulp; these are the correctly rounded values,
+// the same on every backend, and a multiply where LLVM's scalar optimizer already turned pow(x, 2) into one but a
+// SIMD gang called the vector pow (issue 31: a likelihood kernel 3-6x slower in gangs). A constant base keeps its
+// pow, as every library function does.
+Expr pow_of_constant_exponent(const Op* n, const Expr& x, const Expr& y) {
+  const DType t = n->type.dtype;
+  if ((t != DType::F32 && t != DType::F64) || x.as<Const>()) return {};
+  auto c = [&](double v) { return make_const(t, bits_from_double(t, v)); };
+  if (is_float_value(y, 0.0) || is_float_value(y, -0.0)) return c(1.0);
+  if (is_float_value(y, 1.0)) return x;
+  if (is_float_value(y, 2.0)) return Op::make(n->type, OpCode::Mul, x, x);
+  if (is_float_value(y, -1.0)) return Op::make(n->type, OpCode::Div, c(1.0), x);
+  if (is_float_value(y, 0.5)) {
+    const double inf = std::numeric_limits<double>::infinity();
+    Expr at_minus_inf = Op::make(Type::strong(DType::Bool), OpCode::Eq, x, c(-inf));
+    Expr root = Op::make(n->type, OpCode::Abs, Op::make(n->type, OpCode::Sqrt, x));
+    return Select::make(n->type, at_minus_inf, c(inf), root);
+  }
+  return {};
+}
+
 // Returns the simplified form of op(a...), or an empty Expr when no rule applies.
 Expr simplify_op(const Op* n, const std::array<Expr, 3>& a) {
   const OpCode op = n->op;
@@ -186,6 +210,8 @@ Expr simplify_op(const Op* n, const std::array<Expr, 3>& a) {
     if ((op == OpCode::Neg || op == OpCode::BitNot || op == OpCode::Not) && inner->op == op) return inner->args[0];
     if (op == OpCode::Abs && inner->op == OpCode::Abs) return x;
   }
+  if (op == OpCode::Pow)
+    if (Expr r = pow_of_constant_exponent(n, x, a[1])) return r;
   return is_float(t) ? float_identity(op, x, a[1]) : integer_identity(op, t, x, a[1]);
 }
 

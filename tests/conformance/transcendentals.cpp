@@ -118,6 +118,44 @@ TEST_P(Transcendentals, BinaryFunctionsWithinAFewUlp) {
   });
 }
 
+// pow with an exponent of 0, 1, 2, -1 or 0.5 is one correctly rounded operation on every backend (passes/simplify):
+// 1, x, x * x, 1 / x, and the square root with pow's +0 at -0 and +inf at -inf; bit for bit, specials included.
+TEST_P(Transcendentals, PowOfAConstantExponentIsCorrectlyRounded) {
+  auto k = tack::kernel("tr_pow_constant", [](Array out, Array a) {
+    parallel_for(a.size(), [&](Index i) {
+      Value n = a.size();
+      out[i] = pow(a[i], 2.0);
+      out[n + i] = pow(a[i], -1.0);
+      out[2 * n + i] = pow(a[i], 0.5);
+      out[3 * n + i] = pow(a[i], 1.0);
+      out[4 * n + i] = pow(a[i], 0.0);
+    });
+  });
+  for_each_type(FloatTypes{}, [&]<class T>() {
+    SCOPED_TRACE(type_name<T>());
+    if (!has_dtype<T>()) return;
+    using L = std::numeric_limits<T>;
+    const T inf = L::infinity(), nan = L::quiet_NaN();
+    const std::vector<T> a = {
+        T(0),    T(-0.0),         inf,      -inf,     nan,   T(1), T(-1), T(3), T(-3), T(0.1), T(2),
+        T(1e20), L::denorm_min(), T(-0.75), L::max(), T(7.3)};
+    std::vector<T> want;
+    for (T x : a) want.push_back(x * x);
+    for (T x : a) want.push_back(T(1) / x);
+    for (T x : a) want.push_back(x == -inf ? inf : std::abs(std::sqrt(x)));
+    for (T x : a) want.push_back(x);
+    for (std::size_t i = 0; i < a.size(); ++i) want.push_back(T(1));
+    expect_exact(
+        "pow(x, 2), pow(x, -1), pow(x, 0.5), pow(x, 1), pow(x, 0)",
+        [&](const tack::Device& d) {
+          tack::Array out = zeros<T>(d, 5 * static_cast<std::int64_t>(a.size()));
+          k(out, d.from_host(a));
+          return out.to_host<T>();
+        },
+        want);
+  });
+}
+
 // Values the functions must give exactly: the special cases IEEE and C fix.
 TEST_P(Transcendentals, ExactSpecialCases) {
   auto k = tack::kernel("tr_specials", [](Array out, Array a) {

@@ -250,6 +250,27 @@ TEST(SimplifyIdentity, InexactFloatIdentitiesAreRefused) {
   }
 }
 
+TEST(SimplifyIdentity, PowOfAConstantExponentIsOneCorrectlyRoundedOperation) {
+  for (Expr x : {x_f32(), x_f64()}) {
+    DType t = x->type.dtype;
+    auto c = [&](double v) { return Const::make_float(T(t), v); };
+    const std::string name = to_string(x), type = t == DType::F32 ? "f32" : "f64";
+    EXPECT_EQ(text(op(OpCode::Pow, x, c(2.0))), "mul." + type + "(" + name + ", " + name + ")");
+    EXPECT_EQ(text(op(OpCode::Pow, x, c(-1.0))), "div." + type + "(" + type + "(1), " + name + ")");
+    EXPECT_TRUE(simplified(op(OpCode::Pow, x, c(1.0))).same_as(x));
+    EXPECT_EQ(text(op(OpCode::Pow, x, c(0.0))), type + "(1)");
+    EXPECT_EQ(text(op(OpCode::Pow, x, c(-0.0))), type + "(1)");
+    EXPECT_EQ(text(op(OpCode::Pow, x, c(0.5))), "select." + type + "(eq.bool(" + name + ", " + type + "(-inf)), " +
+                                                    type + "(inf), abs." + type + "(sqrt." + type + "(" + name +
+                                                    ")))");
+    // Any other exponent, and a constant base, stay pow.
+    expect_kept(op(OpCode::Pow, x, c(3.0)));
+    expect_kept(op(OpCode::Pow, x, c(-2.0)));
+    expect_kept(op(OpCode::Pow, x, c(1.5)));
+    expect_kept(op(OpCode::Pow, c(3.0), c(2.0)));
+  }
+}
+
 // ---- selects and casts ------------------------------------------------------
 
 TEST(SimplifySelect, ConstantConditionsAndEqualBranches) {
