@@ -5,6 +5,7 @@
 #include "ir/scalar_ops.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -190,6 +191,20 @@ Expr pow_of_constant_exponent(const Op* n, const Expr& x, const Expr& y) {
   return {};
 }
 
+// pow(x, n) for any other integer constant n is pow(|x|, n), its sign x's for odd n: the same value for every x, as
+// IEEE pow is odd or even in x (-0, inf and NaN included). A vector pow (glibc's libmvec) computes a lane with a
+// negative base on a slow scalar path for the whole vector; (v - mean)^3 is mostly negative bases.
+Expr pow_of_integer_exponent(const Op* n, const Expr& x, const Expr& y) {
+  const DType t = n->type.dtype;
+  auto e = y.as<Const>();
+  if ((t != DType::F32 && t != DType::F64) || x.as<Const>() || !e || !is_float(e->type.dtype)) return {};
+  const double v = e->f;
+  if (!(std::abs(v) < 9007199254740992.0) || v != std::trunc(v)) return {};  // finite integers only
+  Expr magnitude = Op::make(n->type, OpCode::Pow, Op::make(n->type, OpCode::Abs, x), y);
+  if (std::fmod(v, 2.0) == 0.0) return magnitude;
+  return Op::make(n->type, OpCode::Copysign, magnitude, x);
+}
+
 // Returns the simplified form of op(a...), or an empty Expr when no rule applies.
 Expr simplify_op(const Op* n, const std::array<Expr, 3>& a) {
   const OpCode op = n->op;
@@ -210,8 +225,13 @@ Expr simplify_op(const Op* n, const std::array<Expr, 3>& a) {
     if ((op == OpCode::Neg || op == OpCode::BitNot || op == OpCode::Not) && inner->op == op) return inner->args[0];
     if (op == OpCode::Abs && inner->op == OpCode::Abs) return x;
   }
-  if (op == OpCode::Pow)
+  if (op == OpCode::Pow) {
     if (Expr r = pow_of_constant_exponent(n, x, a[1])) return r;
+    // Not again for its own result, whose base is already |x|.
+    auto base = x.as<Op>();
+    if (!base || base->op != OpCode::Abs)
+      if (Expr r = pow_of_integer_exponent(n, x, a[1])) return r;
+  }
   return is_float(t) ? float_identity(op, x, a[1]) : integer_identity(op, t, x, a[1]);
 }
 
