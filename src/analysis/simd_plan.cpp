@@ -7,11 +7,13 @@
 #include "analysis/simd_plan.hpp"
 
 #include "analysis/lane_uniformity.hpp"
+#include "analysis/subscripts.hpp"
 #include "ir/visitor.hpp"
 #include "ir/walk.hpp"
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <unordered_set>
 
 namespace tack::analysis {
@@ -79,26 +81,59 @@ bool crosses_work_item_loop(const ir::Kernel& k) {
   return false;
 }
 
-// A local array read or written at a lane-varying index inside a loop whose lanes
-// leave at different iterations (an insertion sort's inner while_): each access is
-// a gather or scatter over the lanes' rows, under the loop's mask, on every trip of
-// the slowest lane, where the scalar path makes one plain access per work-item.
-// Measured on bench local_sort16 (16 f32 per work-item, AVX2): 280 ms as gangs
-// of 8, 120-129 ms on the scalar path, 109-114 ms for hand-written C++.
-bool local_access_in_divergent_loop(const ir::Kernel& k, const LaneUniformity& lanes) {
-  if (k.locals.empty()) return false;
-  auto varying_local = [&](const ir::ArrayRef& a, const ir::Expr& index) {
-    return a.space == ir::ArrayRef::Space::Local && lanes.varying(index);
+// Memory a gang reaches lane by lane inside a loop whose lanes leave at different iterations: on every trip of the
+// slowest lane, under the loop's mask, where the scalar path makes one plain access per work-item.
+// - A local array at a lane-varying index (an insertion sort's inner while_): a gather or scatter over the lanes'
+//   rows. Measured on bench local_sort16 (16 f32 per work-item, AVX2): 280 ms as gangs of 8, 120-129 ms on the
+//   scalar path, 109-114 ms for hand-written C++.
+// - An array parameter at a varying index that does not step by one from lane to lane (a graph's edges and the
+//   nodes they reach, Rodinia's bfs): a gather or scatter too. Measured on bench bfs (a level of 2^20 nodes, a
+//   tenth in the frontier, AVX2): 31 ms as gangs of 8, 9.0 ms on the scalar path, 9.2 ms for the C++ loop.
+// Contiguous accesses (a[i], a(i, j + 1)) stay one masked vector access each and keep the gangs.
+enum class DivergentAccess { None, Local, Gather };
+
+DivergentAccess access_in_divergent_loop(const ir::Kernel& k, const LaneUniformity& lanes) {
+  const IndexReader reader(k);
+  const int inner = static_cast<int>(k.dims.size()) - 1;
+  // How the index changes from one lane to the next, as the code generator's lane_stride reads it: 0 where it
+  // does not vary, 1 for the innermost launch index plus a uniform amount; none where it is not known.
+  std::function<std::optional<std::int64_t>(const ir::Expr&)> stride = [&](const ir::Expr& e) {
+    using Out = std::optional<std::int64_t>;
+    if (!lanes.varying(e)) return Out{0};
+    const ir::Expr x = reader.resolve(e);  // through Lets and widening casts
+    if (!x.same_as(e)) return stride(x);
+    if (auto i = x.as<ir::LoopIndex>()) return i->dim == inner ? Out{1} : Out{};
+    auto n = x.as<ir::Op>();
+    if (!n) return Out{};
+    const Out a = stride(n->args[0]);
+    const Out b = n->arity() > 1 ? stride(n->args[1]) : Out{};
+    if (!a || !b) return Out{};
+    if (n->op == ir::OpCode::Add) return Out{*a + *b};
+    if (n->op == ir::OpCode::Sub) return Out{*a - *b};
+    if (n->op == ir::OpCode::Mul) {
+      if (*a == 0 && *b == 0) return Out{0};
+      const auto c = *a == 0 ? reader.constant(n->args[0]) : *b == 0 ? reader.constant(n->args[1]) : Out{};
+      return c ? Out{*c * (*a == 0 ? *b : *a)} : Out{};
+    }
+    return Out{};
   };
-  bool found = false;
+  auto contiguous = [&](const ir::ArrayRef&, const ir::Expr& index, int) {
+    return k.launch == ir::LaunchKind::Parallel && stride(index) == 1;
+  };
+  DivergentAccess found = DivergentAccess::None;
+  auto check = [&](const ir::ArrayRef& a, const ir::Expr& index, int subscripts) {
+    if (found != DivergentAccess::None || !lanes.varying(index)) return;
+    if (a.space == ir::ArrayRef::Space::Local) found = DivergentAccess::Local;
+    if (a.space == ir::ArrayRef::Space::Param && !contiguous(a, index, subscripts)) found = DivergentAccess::Gather;
+  };
   std::function<void(const ir::Stmt&, bool)> visit = [&](const ir::Stmt& s, bool divergent) {
-    if (!s || found) return;
+    if (!s || found != DivergentAccess::None) return;
     if (divergent) {
-      if (auto st = s.as<ir::Store>(); st && varying_local(st->array, st->index)) found = true;
+      if (auto st = s.as<ir::Store>()) check(st->array, st->index, st->subscripts);
       std::unordered_set<const ir::ExprNode*> seen;
       for (const ir::Expr& e : ir::own_exprs(s))
         ir::walk(e, seen, [&](const ir::Expr& x) {
-          if (auto l = x.as<ir::Load>(); l && varying_local(l->array, l->index)) found = true;
+          if (auto l = x.as<ir::Load>()) check(l->array, l->index, l->subscripts);
         });
     }
     switch (s->kind) {
@@ -140,11 +175,18 @@ SimdPlan plan_simd(const ir::Kernel& k, unsigned vector_bits, bool enabled) {
     return plan;
   }
   LaneUniformity lanes(k);
-  if (local_access_in_divergent_loop(k, lanes)) {
-    plan.why =
-        "scalar path: a local array is indexed per work-item inside a loop whose work-items leave at "
-        "different iterations";
-    return plan;
+  switch (access_in_divergent_loop(k, lanes)) {
+    case DivergentAccess::Local:
+      plan.why =
+          "scalar path: a local array is indexed per work-item inside a loop whose work-items leave at "
+          "different iterations";
+      return plan;
+    case DivergentAccess::Gather:
+      plan.why =
+          "scalar path: an array is gathered or scattered (an index not one apart from work-item to work-item) "
+          "inside a loop whose work-items leave at different iterations";
+      return plan;
+    case DivergentAccess::None: break;
   }
   int widest = 32;
   for (std::size_t i = 0; i < k.lets.size(); ++i)

@@ -203,6 +203,54 @@ TEST(CpuSimd, LocalArraysInDivergentLoopsKeepTheScalarPath) {
   EXPECT_EQ(plan_simd(typed_kernel(uniform, {{DType::F32, 2}, {DType::F32, 2}}), 512, true).lanes, 16u);
 }
 
+TEST(CpuSimd, GathersInDivergentLoopsKeepTheScalarPath) {
+  using tack::analysis::plan_simd;
+  // A level of a graph search: each node walks its own edges (a loop of its own length) and reaches the nodes
+  // they name.
+  auto bfs = tack::kernel("plan_bfs", [](Array mask, Array cost, Array visited, Array start, Array edges) {
+    parallel_for(mask.size(), [&](Index v) {
+      if_(mask[v] != 0, [&] {
+        for_range(start[v], start[v + 1], [&](Index e) {
+          Value id = edges[e];
+          if_(visited[id] == 0, [&] { cost[id] = cost[v] + 1; });
+        });
+      });
+    });
+  });
+  const std::vector<tack::passes::ParamType> ints(5, {DType::I32, 1});
+  const tack::analysis::SimdPlan plan = plan_simd(typed_kernel(bfs, ints), 256, true);
+  EXPECT_EQ(plan.lanes, 0u);
+  EXPECT_NE(plan.why.find("an array is gathered or scattered"), std::string::npos) << plan.why;
+
+  // The same loop over the work-item's own elements, one apart from lane to lane (a[i], b(i, j + 1)), and a gather
+  // outside any divergent loop: gangs.
+  auto own = tack::kernel("plan_own_elements", [](Array a, Array b, Array n, Array idx) {
+    parallel_for({b.shape(0), b.shape(1) - 1}, [&](Index i, Index j) {
+      Var k = 0;
+      while_([&] { return k < n(i, j); },
+             [&] {
+               b(i, j + 1) = b(i, j + 1) + a[i * b.shape(1) + j] + a[idx(i, j)];
+               k += 1;
+             });
+    });
+  });
+  const std::vector<tack::passes::ParamType> mixed = {{DType::F32, 1}, {DType::F32, 2}, {DType::I32, 2}, {DType::I32, 2}};
+  const tack::analysis::SimdPlan gather_inside = plan_simd(typed_kernel(own, mixed), 256, true);
+  EXPECT_EQ(gather_inside.lanes, 0u) << gather_inside.why;  // a[idx(i, j)] is a gather in the loop
+  auto contiguous = tack::kernel("plan_contiguous", [](Array a, Array b, Array n, Array idx) {
+    parallel_for({b.shape(0), b.shape(1) - 1}, [&](Index i, Index j) {
+      Value far = a[idx(i, j)];
+      Var k = 0;
+      while_([&] { return k < n(i, j); },
+             [&] {
+               b(i, j + 1) = b(i, j + 1) + a[i * b.shape(1) + j] + far;
+               k += 1;
+             });
+    });
+  });
+  EXPECT_EQ(plan_simd(typed_kernel(contiguous, mixed), 256, true).lanes, 8u);
+}
+
 // A lowered workgroup kernel: its work-item loops' indices vary, the group id does
 // not; local_id / 16 is the same across a gang and local_id % 16 steps by one
 // (16 x 16 tiles), but (local_id + 1) / 16 and local_id / 8 are varying.
