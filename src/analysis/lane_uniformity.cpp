@@ -5,6 +5,7 @@
 #include "analysis/lane_uniformity.hpp"
 
 #include "ir/check.hpp"
+#include "ir/visitor.hpp"
 #include "ir/walk.hpp"
 
 #include <optional>
@@ -24,6 +25,65 @@ LaneUniformity::LaneUniformity(const Kernel& k)
   std::vector<const StmtNode*> loops;
   count_reads(k.body, loops);
   classify_assigns(k.body, Context{});
+  for_each_stmt(k.body, [&](const Stmt& s) {
+    if (auto n = s.as<Let>()) let_values_.emplace(n->id, n->value);
+  });
+}
+
+std::optional<std::int64_t> LaneUniformity::lane_stride(const Expr& index) const {
+  auto it = strides_.find(index.get());
+  if (it != strides_.end()) return it->second;
+  std::optional<std::int64_t> s;
+  auto both = [&](const Expr& a, const Expr& b, auto combine) {
+    std::optional<std::int64_t> x = lane_stride(a), y = lane_stride(b);
+    if (x && y) s = combine(*x, *y);
+  };
+  if (!varying(index)) {
+    s = 0;
+  } else {
+    switch (index->kind) {
+      case ExprKind::LoopIndex:
+        if (index.as<LoopIndex>()->dim == inner_) s = 1;
+        break;
+      case ExprKind::LetRef: {
+        if (work_item_index(index.as<LetRef>()->id)) {
+          s = 1;
+          break;
+        }
+        auto v = let_values_.find(index.as<LetRef>()->id);
+        if (v != let_values_.end()) s = lane_stride(v->second);
+        break;
+      }
+      case ExprKind::Cast: {
+        const Expr& from = index.as<Cast>()->value;
+        DType f = from->type.dtype, t = index->type.dtype;
+        if ((f == DType::I64 || f == DType::U64) && (t == DType::I64 || t == DType::U64)) s = lane_stride(from);
+        break;
+      }
+      case ExprKind::Op: {
+        const auto* n = index.as<Op>();
+        DType t = index->type.dtype;
+        if (t != DType::I64 && t != DType::U64) break;
+        if (gang_offset(index)) {
+          s = 1;
+          break;
+        }
+        if (n->op == OpCode::Add) both(n->args[0], n->args[1], [](auto x, auto y) { return x + y; });
+        if (n->op == OpCode::Sub) both(n->args[0], n->args[1], [](auto x, auto y) { return x - y; });
+        if (n->op == OpCode::Mul) {
+          for (int k = 0; k < 2; ++k) {
+            const auto* c = n->args[static_cast<std::size_t>(k)].as<Const>();
+            std::optional<std::int64_t> other = lane_stride(n->args[static_cast<std::size_t>(1 - k)]);
+            if (c && other && c->i >= -1024 && c->i <= 1024) s = c->i * *other;
+          }
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+  strides_.emplace(index.get(), s);
+  return s;
 }
 
 void LaneUniformity::count_reads(const Stmt& s, std::vector<const StmtNode*>& loops) {

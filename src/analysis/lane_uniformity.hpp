@@ -21,6 +21,8 @@
 #include "analysis/uniformity.hpp"
 #include "ir/ir.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -61,6 +63,11 @@ class LaneUniformity : private Uniformity::Policy {
   // loop without continue_ that holds every read of the Var and that nothing
   // re-enters: a lane not running there has left the loop and never reads it again.
   bool assign_masked(const ir::StmtNode* assign) const { return masked_assigns_.count(assign) != 0; }
+  // How the I64 `index` changes from one lane to the next: 0 for a uniform index, 1 for the innermost parallel
+  // index plus a uniform offset (a[i], a(i, j + 1), Lets bound to those) or a work-item loop's index, none when
+  // unknown. Integer wrap-around cannot break a stride of one: the scalar path computes the same wrapped
+  // addresses. A contiguous access is one vector load or store; any other varying one a gather or scatter.
+  std::optional<std::int64_t> lane_stride(const ir::Expr& index) const;
 
  private:
   struct Context {
@@ -88,6 +95,9 @@ class LaneUniformity : private Uniformity::Policy {
   std::unordered_map<const ir::StmtNode*, std::vector<int>> reads_in_loop_;
   std::vector<int> var_loops_;
   std::unordered_set<const ir::StmtNode*> masked_assigns_;
+  // For lane_stride: each Let's value, and the strides found so far by node.
+  std::unordered_map<int, ir::Expr> let_values_;
+  mutable std::unordered_map<const ir::ExprNode*, std::optional<std::int64_t>> strides_;
 };
 
 }  // namespace tack::analysis

@@ -7,13 +7,11 @@
 #include "analysis/simd_plan.hpp"
 
 #include "analysis/lane_uniformity.hpp"
-#include "analysis/subscripts.hpp"
 #include "ir/visitor.hpp"
 #include "ir/walk.hpp"
 
 #include <algorithm>
 #include <functional>
-#include <optional>
 #include <unordered_set>
 
 namespace tack::analysis {
@@ -89,51 +87,27 @@ bool crosses_work_item_loop(const ir::Kernel& k) {
 // - An array parameter at a varying index that does not step by one from lane to lane (a graph's edges and the
 //   nodes they reach, Rodinia's bfs): a gather or scatter too. Measured on bench bfs (a level of 2^20 nodes, a
 //   tenth in the frontier, AVX2): 31 ms as gangs of 8, 9.0 ms on the scalar path, 9.2 ms for the C++ loop.
-// Contiguous accesses (a[i], a(i, j + 1)) stay one masked vector access each and keep the gangs.
+// Contiguous accesses (a[i], a(i, j + 1): LaneUniformity::lane_stride 1) stay one masked vector access each and keep
+// the gangs.
 enum class DivergentAccess { None, Local, Gather };
 
 DivergentAccess access_in_divergent_loop(const ir::Kernel& k, const LaneUniformity& lanes) {
-  const IndexReader reader(k);
-  const int inner = static_cast<int>(k.dims.size()) - 1;
-  // How the index changes from one lane to the next, as the code generator's lane_stride reads it: 0 where it
-  // does not vary, 1 for the innermost launch index plus a uniform amount; none where it is not known.
-  std::function<std::optional<std::int64_t>(const ir::Expr&)> stride = [&](const ir::Expr& e) {
-    using Out = std::optional<std::int64_t>;
-    if (!lanes.varying(e)) return Out{0};
-    const ir::Expr x = reader.resolve(e);  // through Lets and widening casts
-    if (!x.same_as(e)) return stride(x);
-    if (auto i = x.as<ir::LoopIndex>()) return i->dim == inner ? Out{1} : Out{};
-    auto n = x.as<ir::Op>();
-    if (!n) return Out{};
-    const Out a = stride(n->args[0]);
-    const Out b = n->arity() > 1 ? stride(n->args[1]) : Out{};
-    if (!a || !b) return Out{};
-    if (n->op == ir::OpCode::Add) return Out{*a + *b};
-    if (n->op == ir::OpCode::Sub) return Out{*a - *b};
-    if (n->op == ir::OpCode::Mul) {
-      if (*a == 0 && *b == 0) return Out{0};
-      const auto c = *a == 0 ? reader.constant(n->args[0]) : *b == 0 ? reader.constant(n->args[1]) : Out{};
-      return c ? Out{*c * (*a == 0 ? *b : *a)} : Out{};
-    }
-    return Out{};
-  };
-  auto contiguous = [&](const ir::ArrayRef&, const ir::Expr& index, int) {
-    return k.launch == ir::LaunchKind::Parallel && stride(index) == 1;
-  };
   DivergentAccess found = DivergentAccess::None;
-  auto check = [&](const ir::ArrayRef& a, const ir::Expr& index, int subscripts) {
+  auto check = [&](const ir::ArrayRef& a, const ir::Expr& index) {
     if (found != DivergentAccess::None || !lanes.varying(index)) return;
     if (a.space == ir::ArrayRef::Space::Local) found = DivergentAccess::Local;
-    if (a.space == ir::ArrayRef::Space::Param && !contiguous(a, index, subscripts)) found = DivergentAccess::Gather;
+    // In a workgroup kernel every varying access counts (a work-item loop's index is not read as contiguous here).
+    const bool contiguous = k.launch == ir::LaunchKind::Parallel && lanes.lane_stride(index) == 1;
+    if (a.space == ir::ArrayRef::Space::Param && !contiguous) found = DivergentAccess::Gather;
   };
   std::function<void(const ir::Stmt&, bool)> visit = [&](const ir::Stmt& s, bool divergent) {
     if (!s || found != DivergentAccess::None) return;
     if (divergent) {
-      if (auto st = s.as<ir::Store>()) check(st->array, st->index, st->subscripts);
+      if (auto st = s.as<ir::Store>()) check(st->array, st->index);
       std::unordered_set<const ir::ExprNode*> seen;
       for (const ir::Expr& e : ir::own_exprs(s))
         ir::walk(e, seen, [&](const ir::Expr& x) {
-          if (auto l = x.as<ir::Load>()) check(l->array, l->index, l->subscripts);
+          if (auto l = x.as<ir::Load>()) check(l->array, l->index);
         });
     }
     switch (s->kind) {

@@ -463,18 +463,6 @@ std::set<int> locals_changed(const Stmt& s) {
   return out;
 }
 
-std::unordered_set<int> lets_read(const Stmt& s) {
-  std::unordered_set<int> out;
-  std::unordered_set<const ExprNode*> seen;
-  for_each_stmt(s, [&](const Stmt& x) {
-    for (const Expr& root : own_exprs(x))
-      walk(root, seen, [&](const Expr& e) {
-        if (auto r = e.as<LetRef>()) out.insert(r->id);
-      });
-  });
-  return out;
-}
-
 std::vector<int> gradient_params(const Kernel& k) {
   std::vector<int> out(k.params.size(), -1);
   for (size_t p = 0; p < k.params.size(); ++p)

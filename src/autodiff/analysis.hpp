@@ -7,7 +7,6 @@
 
 #include <set>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 namespace tack::autodiff {
@@ -48,7 +47,5 @@ int new_var(ir::Kernel& k, ir::Type t, const std::string& name);
 std::set<int> vars_changed(const ir::Stmt& s);
 // The local arrays (Kernel::locals) a statement stores into: per-work-item state it changes too.
 std::set<int> locals_changed(const ir::Stmt& s);
-// The Lets a statement reads, in the statements nested in it too.
-std::unordered_set<int> lets_read(const ir::Stmt& s);
 
 }  // namespace tack::autodiff

@@ -2,8 +2,8 @@
 #include "autodiff/order_scatters.hpp"
 
 #include "analysis/subscripts.hpp"
-#include "autodiff/analysis.hpp"
 #include "ir/mutator.hpp"
+#include "ir/walk.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,6 +1,8 @@
 // The expressions a statement holds itself, and the statements of a block.
 #include "ir/walk.hpp"
 
+#include "ir/visitor.hpp"
+
 namespace tack::ir {
 namespace {
 void splice(const Stmt& s, std::vector<Stmt>& out) {
@@ -32,6 +34,18 @@ std::vector<Expr> own_exprs(const Stmt& s) {
     case StmtKind::Print: return s.as<Print>()->args;
     default: return {};
   }
+}
+
+std::unordered_set<int> lets_read(const Stmt& s) {
+  std::unordered_set<int> out;
+  std::unordered_set<const ExprNode*> seen;
+  for_each_stmt(s, [&](const Stmt& x) {
+    for (const Expr& root : own_exprs(x))
+      walk(root, seen, [&](const Expr& e) {
+        if (auto r = e.as<LetRef>()) out.insert(r->id);
+      });
+  });
+  return out;
 }
 
 }  // namespace tack::ir

@@ -45,4 +45,7 @@ std::vector<Stmt> block_items(const Stmt& block);
 // A statement's own expressions (absent ones, such as a missing compare value, included as empty handles).
 std::vector<Expr> own_exprs(const Stmt& s);
 
+// The Lets a statement reads, in the statements nested in it too.
+std::unordered_set<int> lets_read(const Stmt& s);
+
 }  // namespace tack::ir

@@ -48,7 +48,7 @@ Value* KernelEmitter::gang_load(const ir::Load* n, DType to) {
   } else {
     // Lanes that do not run read nothing and hold zero (never poison, which a mask built from them would spread).
     llvm::Type* vt = vec(mt);
-    if (lane_stride(n->index) == 1) {
+    if (lanes_->lane_stride(n->index) == 1) {
       Value* first = element_ptr(n->array, b_.CreateExtractElement(index, uint64_t{0}));
       v = load_lanes(vt, first, element_align(t));
     } else {
@@ -77,7 +77,7 @@ void KernelEmitter::gang_store(const ir::Store* n) {
     return;
   }
   v = splat(v);
-  if (is_vec(index) && lane_stride(n->index) == 1) {
+  if (is_vec(index) && lanes_->lane_stride(n->index) == 1) {
     Value* first = element_ptr(n->array, b_.CreateExtractElement(index, uint64_t{0}));
     store_lanes(v, first, element_align(t));
     return;
@@ -91,8 +91,8 @@ void KernelEmitter::gang_store(const ir::Store* n) {
 // stack. Where the host has no fast gathers (AVX2 on AMD) or no scatters at all (AVX2), LLVM expands a masked
 // one into a branch and a block per lane, an unmasked one into straight-line loads or stores: the LBM
 // adjoint's 12 gathers and 6 scatters made it three times as many blocks as its forward kernel, and code
-// generation a third slower (bench/RESULTS.md, "Cold compile of gathers"). Where the host has them, the
-// unmasked instruction costs what the masked one does.
+// generation a third slower (bench/RESULTS.md, "Differentiation, third measurement"). Where the host has
+// them, the unmasked instruction costs what the masked one does.
 Value* KernelEmitter::running_or_scratch(Value* addresses) {
   if (!scratch_) {
     BasicBlock& entry = fn_->getEntryBlock();
@@ -119,14 +119,14 @@ void KernelEmitter::scatter(Value* v, Value* addresses, llvm::Align align) {
 Value* KernelEmitter::every_lane() { return llvm::Constant::getAllOnesValue(exec_->getAllocatedType()); }
 
 // `let x = a[idx]` followed by `a[idx] = v` (the same index; v may read x but no array), both on consecutive
-// elements: one test of whether every lane runs for the two. An adjoint reads and clears each output gradient this way, and a
-// read-modify-write of a gradient is this; one test each doubled the blocks LLVM compiles for them.
+// elements: one test of whether every lane runs for the two. An adjoint reads and clears each output gradient
+// this way, and a read-modify-write of a gradient is this; one test each doubled the blocks LLVM compiles for them.
 bool KernelEmitter::read_then_write(const ir::Stmt& read, const ir::Stmt& write) {
   const auto* let = read.as<ir::Let>();
   const auto* load = let ? let->value.as<ir::Load>() : nullptr;
   const auto* store = write.as<ir::Store>();
   if (!load || !store || load->array.space != ir::ArrayRef::Space::Param || !(store->array == load->array) ||
-      !lanes_->let_varying(let->id) || lane_stride(load->index) != 1)
+      !lanes_->let_varying(let->id) || lanes_->lane_stride(load->index) != 1)
     return false;
   auto reads_memory = [](const ir::Expr& root) {
     bool loads = false;
@@ -213,7 +213,7 @@ void KernelEmitter::gang_atomic(const ir::Atomic* n) {
   Value* compare = n->op == ir::AtomicOp::Cas ? converted(n->compare, t) : nullptr;
   llvm::AllocaInst* result = let_slot(n->result);
   TACK_CHECK(holds_vec(result));
-  if (plain_atomic(n) && is_vec(index) && lane_stride(n->index) == 1) {
+  if (plain_atomic(n) && is_vec(index) && lanes_->lane_stride(n->index) == 1) {
     // Lanes on consecutive elements: one masked read, add and write for the gang.
     llvm::Type* vt = vec(memory_type(c_, t));
     Value* first = element_ptr(n->array, b_.CreateExtractElement(index, uint64_t{0}));

@@ -32,16 +32,11 @@ namespace {
 
 constexpr std::size_t kMaxRowAdds = 8;  // each store adds every access's shifted values
 
-std::unordered_set<int> lets_read(const ir::Kernel& k) {
-  std::unordered_set<int> out;
-  std::unordered_set<const ir::ExprNode*> seen;
-  ir::for_each_stmt(k.body, [&](const ir::Stmt& s) {
-    for (const ir::Expr& e : ir::own_exprs(s))
-      ir::walk(e, seen, [&](const ir::Expr& x) {
-        if (auto r = x.as<ir::LetRef>()) out.insert(r->id);
-      });
-  });
-  return out;
+ir::OpCode op_of(const ir::Atomic* n) { return n->op == ir::AtomicOp::Sub ? ir::OpCode::Sub : ir::OpCode::Add; }
+
+// What adds nothing: -0 for an add (x + -0 is x, for x = -0 too), +0 for a sub.
+llvm::Constant* nothing(const ir::Atomic* n, llvm::Type* scalar) {
+  return llvm::ConstantFP::get(scalar, n->op == ir::AtomicOp::Sub ? 0.0 : -0.0);
 }
 
 }  // namespace
@@ -49,7 +44,7 @@ std::unordered_set<int> lets_read(const ir::Kernel& k) {
 // A plain add on consecutive elements.
 bool KernelEmitter::row_add(const ir::Stmt& s) {
   const auto* n = s.as<ir::Atomic>();
-  return n && plain_atomic(n) && lane_stride(n->index) == 1;
+  return n && plain_atomic(n) && lanes_->lane_stride(n->index) == 1;
 }
 
 // How many statements from stmts[first] run as one row of adds (0 where none do): two or more adds, and the Lets
@@ -107,7 +102,7 @@ Value* KernelEmitter::lanes_from(Value* v, std::int64_t shift, Value* fill) {
 void KernelEmitter::plan_row_carries() {
   const auto* body = k_.body.as<ir::Block>();
   if (!gang_ || !body || k_.launch != ir::LaunchKind::Parallel) return;
-  const std::unordered_set<int> read = lets_read(k_);
+  const std::unordered_set<int> read = ir::lets_read(k_.body);
   for (std::size_t i = 0; i < body->stmts.size(); ++i) {
     const std::size_t n = row_adds(body->stmts, i);
     if (n == 0) continue;
@@ -119,13 +114,11 @@ void KernelEmitter::plan_row_carries() {
       llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
       RowCarry carry;
       llvm::Type* vt = vec(value_type(c_, array_dtype(body->stmts[i].as<ir::Atomic>()->array)));
-      for (std::size_t k = i; k < i + n; ++k) {
-        const auto* a = body->stmts[k].as<ir::Atomic>();
-        if (!a) continue;
-        carry.carried.push_back(eb.CreateAlloca(vt, nullptr, "carried"));
-        const bool sub = a->op == ir::AtomicOp::Sub;
-        carry.nothing.push_back(splat(llvm::ConstantFP::get(vt->getScalarType(), sub ? 0.0 : -0.0)));
-      }
+      for (std::size_t k = i; k < i + n; ++k)
+        if (const auto* a = body->stmts[k].as<ir::Atomic>()) {
+          carry.adds.push_back(a);
+          carry.carried.push_back(eb.CreateAlloca(vt, nullptr, "carried"));
+        }
       carry.reach = mask_slot();
       carry.at = eb.CreateAlloca(eb.getPtrTy(), nullptr, "carried.at");
       row_carries_.emplace_back(body->stmts[i].get(), std::move(carry));
@@ -138,18 +131,17 @@ void KernelEmitter::plan_row_carries() {
 void KernelEmitter::begin_row_carries() {
   for (auto& [head, carry] : row_carries_) {
     b_.CreateStore(no_lanes(), carry.reach);
-    for (std::size_t k = 0; k < carry.carried.size(); ++k) b_.CreateStore(carry.nothing[k], carry.carried[k]);
+    for (std::size_t k = 0; k < carry.adds.size(); ++k) {
+      llvm::Type* vt = carry.carried[k]->getAllocatedType();
+      b_.CreateStore(splat(nothing(carry.adds[k], vt->getScalarType())), carry.carried[k]);
+    }
   }
 }
 
 // After a row: what its last gang carried, added to memory.
 void KernelEmitter::end_row_carries() {
   for (auto& [head, carry] : row_carries_) {
-    const ir::StmtNode* first = head;  // a structured binding, which a lambda may not capture before C++20
-    const auto& stmts = k_.body.as<ir::Block>()->stmts;
-    auto at = std::find_if(stmts.begin(), stmts.end(), [first](const ir::Stmt& s) { return s.get() == first; });
-    TACK_CHECK(at != stmts.end());
-    const DType t = array_dtype(at->as<ir::Atomic>()->array);
+    const DType t = array_dtype(carry.adds.front()->array);
     llvm::Type* vt = vec(memory_type(c_, t));
     Value* reach = b_.CreateLoad(exec_->getAllocatedType(), carry.reach);
     llvm::BasicBlock* add = block("carried.add");
@@ -159,11 +151,9 @@ void KernelEmitter::end_row_carries() {
     Value* ptr = b_.CreateLoad(b_.getPtrTy(), carry.at);
     Value* sum =
         from_memory(b_, t, b_.CreateMaskedLoad(vt, ptr, element_align(t), reach, llvm::Constant::getNullValue(vt)));
-    for (std::size_t k = 0; k < carry.carried.size(); ++k, ++at) {
-      while (!at->as<ir::Atomic>()) ++at;  // the Lets between the adds
+    for (std::size_t k = 0; k < carry.adds.size(); ++k) {
       Value* args[2] = {sum, b_.CreateLoad(carry.carried[k]->getAllocatedType(), carry.carried[k])};
-      const auto* n = at->as<ir::Atomic>();
-      sum = emit_op(b_, n->op == ir::AtomicOp::Add ? ir::OpCode::Add : ir::OpCode::Sub, t, args, false);
+      sum = emit_op(b_, op_of(carry.adds[k]), t, args, false);
     }
     b_.CreateMaskedStore(to_memory(b_, t, sum), ptr, element_align(t), reach);
     b_.CreateBr(done);
@@ -179,8 +169,7 @@ void KernelEmitter::gang_row_adds(const std::vector<ir::Stmt>& stmts, std::size_
     std::int64_t offset;
     Value* first;  // the address of lane 0's element
     Value* value;  // in the array's register type, a vector
-    Value* none;   // what adds nothing: -0 for an add (x + -0 is x, for x = -0 too), +0 for a sub
-    ir::OpCode op;
+    Value* none;   // what adds nothing
   };
   std::vector<Add> adds;
   const DType t = array_dtype(stmts[first].as<ir::Atomic>()->array);
@@ -195,10 +184,7 @@ void KernelEmitter::gang_row_adds(const std::vector<ir::Stmt>& stmts, std::size_
     Value* value = splat(converted(n->value, t));
     Value* at = element_ptr(n->array, b_.CreateExtractElement(index, uint64_t{0}));
     const auto place = places_.row_place(n->index, n->subscripts, n->array.index);
-    const bool sub = n->op == ir::AtomicOp::Sub;
-    adds.push_back({n, place->offset, at, value,
-                    llvm::ConstantFP::get(value->getType()->getScalarType(), sub ? 0.0 : -0.0),
-                    sub ? ir::OpCode::Sub : ir::OpCode::Add});
+    adds.push_back({n, place->offset, at, value, nothing(n, value->getType()->getScalarType())});
   }
   const auto carry = std::find_if(row_carries_.begin(), row_carries_.end(),
                                   [&](const auto& c) { return c.first == stmts[first].get(); });
@@ -207,7 +193,7 @@ void KernelEmitter::gang_row_adds(const std::vector<ir::Stmt>& stmts, std::size_
   Value* mask = exec();
   auto add_to = [&](Value* sum, const Add& a, Value* v) {
     Value* args[2] = {sum, v};
-    return emit_op(b_, a.op, t, args, false);
+    return emit_op(b_, op_of(a.n), t, args, false);
   };
   auto load = [&](bool every, Value* ptr, Value* lanes) -> Value* {
     if (every) return b_.CreateAlignedLoad(vt, ptr, align);

@@ -27,9 +27,6 @@ KernelEmitter::KernelEmitter(const ir::Kernel& k, llvm::Module& m, llvm::Functio
   TACK_CHECK(k.launch == ir::LaunchKind::Parallel || abi::kGroupSize % gang_ == 0);
   TACK_CHECK(gang_ <= analysis::LaneUniformity::kMaxGang);
   lanes_ = std::make_unique<analysis::LaneUniformity>(k);
-  ir::for_each_stmt(k.body, [&](const ir::Stmt& s) {
-    if (auto n = s.as<ir::Let>()) let_values_.emplace(n->id, n->value);
-  });
 }
 
 void KernelEmitter::emit() {

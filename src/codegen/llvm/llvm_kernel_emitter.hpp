@@ -103,7 +103,6 @@ class KernelEmitter {
   llvm::Value* any(llvm::Value* mask);
   llvm::Value* no_lanes();
   llvm::AllocaInst* mask_slot();  // an entry-block <gang x i1>
-  std::optional<std::int64_t> lane_stride(const ir::Expr& index);
   llvm::Value* local_row(const ir::ArrayRef& a, llvm::Value* index);
   llvm::Value* local_lanes(const ir::ArrayRef& a, llvm::Value* index);
   llvm::Value* gang_load(const ir::Load* n, DType to);
@@ -176,14 +175,12 @@ class KernelEmitter {
   std::unique_ptr<analysis::LaneUniformity> lanes_;
   llvm::AllocaInst* exec_ = nullptr;              // <gang x i1>: the lanes running now
   llvm::AllocaInst* scratch_ = nullptr;           // where gathers and scatters send the lanes not running
-  std::unordered_map<int, ir::Expr> let_values_;  // for lane_stride
   std::vector<bool> plain_atomics_;
-  std::unordered_map<const ir::ExprNode*, std::optional<std::int64_t>> strides_;
   analysis::IndexReader places_;  // where plain adds reach (gang_row_adds)
   // A row of adds whose values past the gang's window wait for the next gang (llvm_gang_row_adds.cpp).
   struct RowCarry {
-    std::vector<llvm::AllocaInst*> carried;  // by access: its values for the next gang's window
-    std::vector<llvm::Value*> nothing;       // by access: what adds nothing
+    std::vector<const ir::Atomic*> adds;     // the row's adds, in order
+    std::vector<llvm::AllocaInst*> carried;  // by add: its values for the next gang's window
     llvm::AllocaInst* reach = nullptr;       // <gang x i1>: the lanes of that window some access reached
     llvm::AllocaInst* at = nullptr;          // ptr: that window's first element
   };
