@@ -5,8 +5,6 @@
 // (TACK_CPU_SIMD=0), in the same run.
 #include "common.hpp"
 
-#include <cstdlib>
-
 namespace {
 
 using namespace tack::lang;
@@ -113,10 +111,8 @@ void run_tack(benchmark::State& state, const char* name, bool simd) {
   Graph& g = graph();
   static const tack::Kernel gangs = make_kernel("bfs_level"), scalar = make_kernel("bfs_level_scalar");
   const tack::Kernel& k = simd ? gangs : scalar;
-  if (!simd) setenv("TACK_CPU_SIMD", "0", 1);
   g.reset_device();
-  k(g.tmask, g.tupdating, g.tcost, g.tvisited, g.tstart, g.tdegree, g.tedges);  // compiles
-  if (!simd) unsetenv("TACK_CPU_SIMD");
+  bench::compile_with_simd(simd, [&] { k(g.tmask, g.tupdating, g.tcost, g.tvisited, g.tstart, g.tdegree, g.tedges); });
   g.reset_device();
   k(g.tmask, g.tupdating, g.tcost, g.tvisited, g.tstart, g.tdegree, g.tedges);
   bfs_cpp(g.mask.data(), g.updating.data(), g.cost.data(), g.visited.data(), g.start.data(), g.degree.data(),

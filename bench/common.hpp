@@ -118,6 +118,21 @@ tack::Array to_device(const Buffer<T>& b, std::vector<std::int64_t> shape = {}) 
   return cpu().from_host(b.span(), std::move(shape));
 }
 
+// Runs f() (a kernel's first call, which compiles it) with TACK_CPU_SIMD=0 where `simd` is false, for a row that
+// times the scalar path; the variable, read at each compile, is as it was afterwards.
+template <class F>
+void compile_with_simd(bool simd, F&& f) {
+  if (simd) return f();
+  const char* before = std::getenv("TACK_CPU_SIMD");
+  const std::string saved = before ? before : "";
+  setenv("TACK_CPU_SIMD", "0", 1);
+  f();
+  if (before)
+    setenv("TACK_CPU_SIMD", saved.c_str(), 1);
+  else
+    unsetenv("TACK_CPU_SIMD");
+}
+
 // ---- checks: run once, before timing; abort on a mismatch ------------------------
 
 [[noreturn]] inline void fail(const std::string& what) {

@@ -5,8 +5,6 @@
 // which the gangs must not lose to.
 #include "common.hpp"
 
-#include <cstdlib>
-
 namespace {
 
 using namespace tack::lang;
@@ -88,21 +86,12 @@ void run_cpp(benchmark::State& state, const char* name) {
   });
 }
 
-// simd = false compiles the kernel with TACK_CPU_SIMD=0 (read at each compile).
+// simd = false compiles the kernel for the scalar path.
 void run_tack(benchmark::State& state, const char* name, bool simd) {
   Data& d = data();
   static const tack::Kernel gangs = make_kernel("likelihood"), scalar = make_kernel("likelihood_scalar");
   const tack::Kernel& k = simd ? gangs : scalar;
-  const char* before = std::getenv("TACK_CPU_SIMD");
-  const std::string saved = before ? before : "";
-  if (!simd) setenv("TACK_CPU_SIMD", "0", 1);
-  k(d.tout, d.timage, d.tpx, d.tpy, d.tdx, d.tdy);  // compiles
-  if (!simd) {
-    if (before)
-      setenv("TACK_CPU_SIMD", saved.c_str(), 1);
-    else
-      unsetenv("TACK_CPU_SIMD");
-  }
+  bench::compile_with_simd(simd, [&] { k(d.tout, d.timage, d.tpx, d.tpy, d.tdx, d.tdy); });
   likelihood_cpp(d.out.data(), d.image.data(), d.px.data(), d.py.data(), d.dx.data(), d.dy.data(),
                  static_cast<int>(d.dx.size()), kParticles);
   // Sums of 37 terms, each side contracting its products into fmas where it chooses.

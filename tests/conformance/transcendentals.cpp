@@ -93,6 +93,25 @@ TEST_P(Transcendentals, UnaryFunctionsWithinAFewUlp) {
   }
 }
 
+// Kernel k's `rows` rows out[r * n + i] for the n inputs a, on device d.
+template <class T>
+std::vector<T> run_rows(const tack::Kernel& k, const tack::Device& d, const std::vector<T>& a, int rows) {
+  tack::Array out = zeros<T>(d, rows * static_cast<std::int64_t>(a.size()));
+  k(out, d.from_host(a));
+  return out.to_host<T>();
+}
+
+// out[m * n + i] = pow(a[i], exponents[m]), each exponent a constant of the kernel.
+tack::Kernel pow_rows(const char* name, std::vector<double> exponents) {
+  return tack::kernel(name, [exponents](Array out, Array a) {
+    parallel_for(a.size(), [&](Index i) {
+      Value n = a.size();
+      for (std::size_t m = 0; m < exponents.size(); ++m)
+        out[static_cast<std::int64_t>(m) * n + i] = pow(a[i], exponents[m]);
+    });
+  });
+}
+
 TEST_P(Transcendentals, BinaryFunctionsWithinAFewUlp) {
   auto atan2k = tack::kernel("tr_atan2", [](Array out, Array a, Array b) {
     parallel_for(out.size(), [&](Index i) { out[i] = atan2(a[i], b[i]); });
@@ -121,16 +140,7 @@ TEST_P(Transcendentals, BinaryFunctionsWithinAFewUlp) {
 // pow with an exponent of 0, 1, 2, -1 or 0.5 is one correctly rounded operation on every backend (passes/simplify):
 // 1, x, x * x, 1 / x, and the square root with pow's +0 at -0 and +inf at -inf; bit for bit, specials included.
 TEST_P(Transcendentals, PowOfAConstantExponentIsCorrectlyRounded) {
-  auto k = tack::kernel("tr_pow_constant", [](Array out, Array a) {
-    parallel_for(a.size(), [&](Index i) {
-      Value n = a.size();
-      out[i] = pow(a[i], 2.0);
-      out[n + i] = pow(a[i], -1.0);
-      out[2 * n + i] = pow(a[i], 0.5);
-      out[3 * n + i] = pow(a[i], 1.0);
-      out[4 * n + i] = pow(a[i], 0.0);
-    });
-  });
+  const tack::Kernel k = pow_rows("tr_pow_constant", {2.0, -1.0, 0.5, 1.0, 0.0});
   for_each_type(FloatTypes{}, [&]<class T>() {
     SCOPED_TRACE(type_name<T>());
     if (!has_dtype<T>()) return;
@@ -147,27 +157,14 @@ TEST_P(Transcendentals, PowOfAConstantExponentIsCorrectlyRounded) {
     for (std::size_t i = 0; i < a.size(); ++i) want.push_back(T(1));
     expect_exact(
         "pow(x, 2), pow(x, -1), pow(x, 0.5), pow(x, 1), pow(x, 0)",
-        [&](const tack::Device& d) {
-          tack::Array out = zeros<T>(d, 5 * static_cast<std::int64_t>(a.size()));
-          k(out, d.from_host(a));
-          return out.to_host<T>();
-        },
-        want);
+        [&](const tack::Device& d) { return run_rows(k, d, a, 5); }, want);
   });
 }
 
 // pow with any other integer exponent is pow of |x| with x's sign where the exponent is odd (passes/simplify): within
 // the library's bound of the host's pow for negative bases too, and pow's special cases exactly.
 TEST_P(Transcendentals, PowOfAnIntegerExponentKeepsPowsSigns) {
-  auto k = tack::kernel("tr_pow_integer", [](Array out, Array a) {
-    parallel_for(a.size(), [&](Index i) {
-      Value n = a.size();
-      out[i] = pow(a[i], 3.0);
-      out[n + i] = pow(a[i], -3.0);
-      out[2 * n + i] = pow(a[i], 4.0);
-      out[3 * n + i] = pow(a[i], -2.0);
-    });
-  });
+  const tack::Kernel k = pow_rows("tr_pow_integer", {3.0, -3.0, 4.0, -2.0});
   for_each_type(FloatTypes{}, [&]<class T>() {
     SCOPED_TRACE(type_name<T>());
     if (!has_dtype<T>()) return;
@@ -177,12 +174,7 @@ TEST_P(Transcendentals, PowOfAnIntegerExponentKeepsPowsSigns) {
     std::vector<T> want;
     for (T e : {T(3), T(-3), T(4), T(-2)})
       for (T x : a) want.push_back(std::pow(x, e));
-    auto run = [&](const tack::Device& d) {
-      tack::Array out = zeros<T>(d, 4 * static_cast<std::int64_t>(a.size()));
-      k(out, d.from_host(a));
-      return out.to_host<T>();
-    };
-    const std::vector<T> got = run(dev());
+    const std::vector<T> got = run_rows(k, dev(), a, 4);
     for (std::size_t i = 0; i < got.size(); ++i) {
       const T x = a[i % a.size()];
       if (std::isfinite(x) && x != 0)
@@ -226,12 +218,7 @@ TEST_P(Transcendentals, ExactSpecialCases) {
         T(0), T(-0.0), inf, nan, nan, T(1), T(2),                     // sqrt
         T(-0.0), T(-0.0), -inf, -inf, nan, T(-1), T(-4)};             // copysign(x, -1)
     // clang-format on
-    auto run = [&](const tack::Device& d) {
-      tack::Array out = zeros<T>(d, 6 * static_cast<std::int64_t>(a.size()));
-      k(out, d.from_host(a));
-      return out.to_host<T>();
-    };
-    std::vector<T> got = run(dev());
+    std::vector<T> got = run_rows(k, dev(), a, 6);
     // The special values are exact; exp(1), log(4), sin(1), sin(4), exp(4) only within a few ulp.
     const std::size_t n = a.size();
     for (std::size_t i = 0; i < got.size(); ++i) {
