@@ -1,6 +1,7 @@
 // Tack: write a kernel once in C++, run it on every device the process finds.
 #pragma once
 
+#include <tack/about.hpp>
 #include <tack/array.hpp>
 #include <tack/autodiff.hpp>
 #include <tack/compile.hpp>
@@ -11,6 +12,6 @@
 #include <tack/lang.hpp>
 #include <tack/random.hpp>
 #include <tack/reflect.hpp>
-#include <tack/var_of.hpp>
 #include <tack/texture.hpp>
+#include <tack/var_of.hpp>
 #include <tack/vector.hpp>

@@ -24,6 +24,7 @@ void bind_kernels(nb::module_& m);
 void bind_global_guards(nb::module_& m);
 void bind_classes(nb::module_& m);
 void bind_random(nb::module_& m);
+void bind_about(nb::module_& m);
 
 // A device or array as a Python object of the class tack registered for it (tack.Device,
 // tack.Array; classes.cpp), which every call that returns one uses.

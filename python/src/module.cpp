@@ -16,6 +16,7 @@ NB_MODULE(_core, m) {
   bind_values(m);
   bind_statements(m);
   bind_random(m);
+  bind_about(m);
   bind_kernels(m);
   bind_global_guards(m);
 }

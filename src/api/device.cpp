@@ -3,6 +3,7 @@
 // methods (its array constructors among them). A name and its options are
 // checked before anything is constructed.
 #include "runtime/devices/backend.hpp"
+#include "runtime/devices/backend_description.hpp"
 #include "runtime/devices/registry.hpp"
 #include "runtime/kernels/print_capture.hpp"
 #include "runtime/memory/access.hpp"
@@ -44,6 +45,14 @@ Device device(std::string_view name, const DeviceOptions& options) {
   const char* source = "tack::device()";
   const std::string chosen = runtime::device_name(name, &source);
   const runtime::BackendDescription* backend = runtime::find_built_backend(chosen);
+  if (!backend) {
+    // A backend the table knows but this platform cannot have (metal off Apple) is unavailable, as a backend
+    // without its driver is, rather than unknown: the same exception type on every platform.
+    for (const runtime::BackendDescription* d : api::backend_descriptions())
+      if (d->name == chosen)
+        throw BackendUnavailable(chosen + ": the " + d->display_name + " backend is not in this build" +
+                                 (chosen == "metal" ? " (Metal exists on Apple platforms only)" : ""));
+  }
   if (!backend)
     throw InvalidArgument("unknown device '" + chosen + "' from " + source +
                           runtime::did_you_mean(chosen, backend_names()) +

@@ -17,6 +17,17 @@ TEST(Devices, UnknownName) {
                     "the devices are: ", "interp");
 }
 
+// Off Apple the table still knows metal: asking for it is BackendUnavailable with the reason, as for a backend
+// whose driver is absent, not an unknown name.
+TEST(Devices, MetalOffApplePlatformsIsUnavailableWithTheReason) {
+#ifdef __APPLE__
+  GTEST_SKIP() << "this is an Apple platform: metal is built here";
+#else
+  EXPECT_TACK_ERROR(tack::device("metal"), tack::BackendUnavailable, "metal: the Metal backend is not in this build",
+                    "Apple platforms only");
+#endif
+}
+
 TEST(Devices, UnknownNameFromEnvironment) {
   tack_test::ScopedEnv env("TACK_DEVICE", "gpu9");  // restored however the test ends
   EXPECT_TACK_ERROR(tack::device(), tack::InvalidArgument, "unknown device 'gpu9' from TACK_DEVICE");

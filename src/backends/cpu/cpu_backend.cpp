@@ -10,16 +10,17 @@
 #include "abi/pack_layout.hpp"
 #include "analysis/row_scatter.hpp"
 #include "backends/cpu/core_count.hpp"
+#include "backends/cpu/host_cpu_name.hpp"
 #include "backends/cpu/jit.hpp"
 #include "backends/cpu/launch_policy.hpp"
 #include "backends/cpu/row_blocks.hpp"
 #include "backends/cpu/thread_pool.hpp"
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
-#include "runtime/devices/backend_description.hpp"
-#include "runtime/memory/host_buffer.hpp"
 #include "runtime/cache/load_or_build.hpp"
+#include "runtime/devices/backend_description.hpp"
 #include "runtime/diagnostics/warnings.hpp"
+#include "runtime/memory/host_buffer.hpp"
 #include "support/env.hpp"
 
 #include <tack/error.hpp>
@@ -152,6 +153,13 @@ class CpuBackend final : public Backend {
   std::shared_ptr<Buffer> wrap_memory(std::uintptr_t address, std::size_t bytes,
                                       std::shared_ptr<void> keep_alive) override {
     return std::make_shared<HostBuffer>(reinterpret_cast<void*>(address), bytes, std::move(keep_alive));
+  }
+
+  std::vector<std::pair<std::string, std::string>> about() const override {
+    return {{"device", host_cpu_name()},
+            {"threads", std::to_string(threads_)},
+            {"compiler", "LLVM " TACK_LLVM_VERSION},
+            {"target", TACK_LLVM_HOST_TRIPLE}};
   }
 
   // Memory is not touched at allocation; zeros() clears it over the pool with the

@@ -82,6 +82,15 @@ class CudaBackend final : public GpuBackendOf<cuda::Module> {
         context_(std::move(context)) {}
   ~CudaBackend() override { wait_at_teardown(); }
 
+  std::vector<std::pair<std::string, std::string>> about() const override {
+    const cuda::DeviceInfo& d = context_->device();
+    return {{"device", d.name},
+            {"compute capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)},
+            {"memory", std::to_string(d.total_memory >> 20) + " MiB"},
+            {"driver",
+             "CUDA " + std::to_string(d.driver_version / 1000) + "." + std::to_string(d.driver_version % 1000 / 10)}};
+  }
+
   std::shared_ptr<Buffer> allocate_exportable(std::size_t bytes) override {
     check_array_bytes(limits(), bytes, "an exportable array");
     return DeviceBuffer::exportable(context_, bytes);

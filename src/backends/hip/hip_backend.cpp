@@ -44,6 +44,17 @@ class HipBackend final : public GpuBackendOf<hip::Module> {
       : GpuBackendOf(hip_capabilities(), hip_limits(device->info())), device_(std::move(device)) {}
   ~HipBackend() override { wait_at_teardown(); }
 
+  std::vector<std::pair<std::string, std::string>> about() const override {
+    const hip::DeviceInfo& d = device_->info();
+    // hipRuntimeGetVersion: major * 10^7 + minor * 10^5 + patch.
+    const int v = d.runtime_version;
+    return {{"device", d.name},
+            {"architecture", d.arch},
+            {"memory", std::to_string(d.total_memory >> 20) + " MiB"},
+            {"runtime", "HIP " + std::to_string(v / 10000000) + "." + std::to_string(v / 100000 % 100) + "." +
+                            std::to_string(v % 100000)}};
+  }
+
   // Textures are sampled in software over the texture's f32 copy on every HIP device for now (the default
   // texture_in_hardware()); the hardware image (hipMalloc3DArray) is not yet built: see docs/backends-hip.md.
 

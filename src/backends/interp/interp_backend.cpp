@@ -35,6 +35,10 @@ class InterpBackend final : public Backend {
     return std::make_shared<HostBuffer>(reinterpret_cast<void*>(address), bytes, std::move(keep_alive));
   }
 
+  std::vector<std::pair<std::string, std::string>> about() const override {
+    return {{"device", "Tack's reference interpreter, on the host"}, {"lanes", std::to_string(lanes_)}};
+  }
+
   // The interpreter runs the variant's typed IR itself (its row's emitter shows that IR as its source).
   std::unique_ptr<CompiledVariant> compile(const CompileInput&) override { return std::make_unique<CompiledVariant>(); }
 

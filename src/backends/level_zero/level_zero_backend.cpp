@@ -43,6 +43,14 @@ class LevelZeroBackend final : public GpuBackendOf<level_zero::Module> {
   bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override { return false; }
 
   void synchronize() override { queue_->synchronize(); }
+  std::vector<std::pair<std::string, std::string>> about() const override {
+    const level_zero::DeviceInfo& d = queue_->device();
+    // ZE_MAKE_VERSION: the major version in the high 16 bits.
+    return {{"device", d.name},
+            {"device id", d.device_arg()},
+            {"driver", std::to_string(d.driver_version)},
+            {"API", std::to_string(d.api_version >> 16) + "." + std::to_string(d.api_version & 0xffff)}};
+  }
   std::unique_ptr<WaitMarker> async_marker() override { return Queue::marker(queue_); }
 
  private:

@@ -41,6 +41,14 @@ class OpenCLBackend final : public GpuBackendOf<opencl::Program> {
   ~OpenCLBackend() override { wait_at_teardown(); }
 
   void synchronize() override { queue_->finish(); }
+  std::vector<std::pair<std::string, std::string>> about() const override {
+    const opencl::DeviceInfo& d = queue_->device();
+    return {{"device", d.device_name},
+            {"platform", d.platform_name + " (" + d.platform_version + ")"},
+            {"device version", d.device_version},
+            {"driver", d.driver_version},
+            {"compiles", d.c_std}};
+  }
   std::unique_ptr<WaitMarker> async_marker() override { return opencl::Queue::enqueue_marker(queue_); }
 
  private:

@@ -189,6 +189,9 @@ class Backend : public std::enable_shared_from_this<Backend> {
   // only for f32 arrays and when caps().supports_device_reductions): true with
   // the result in *out, or false to leave the reduction to the host.
   virtual bool reduce_device(const ArrayStorage& /*array*/, ReduceOp /*op*/, double* /*out*/) { return false; }
+  // What the device is, as name/value pairs for reports (Device::about): its name, its driver's and compiler's
+  // versions. Read from what the backend learnt when it was made; asks the driver nothing.
+  virtual std::vector<std::pair<std::string, std::string>> about() const { return {}; }
 
   // Variants compiled on this backend, by kernel and argument signature.
   std::shared_ptr<const CompiledVariant> find_variant(const VariantKey& key) const;
