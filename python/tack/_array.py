@@ -63,6 +63,39 @@ class Array(_core.Array):
         out = self.numpy()
         return out if dtype is None else out.astype(dtype, copy=False)
 
+    @property
+    def __array_interface__(self):
+        """The NumPy array interface (version 3) of an array in host memory (cpu, interp), so that
+        np.asarray(a) and other readers of the interface view the memory in place. Like __dlpack__, it
+        shares the array first (a.share()): the launches queued before have run, and each later launch
+        that uses it completes before returning, since the reader may touch the memory with no Tack call
+        in between. The consumer keeps this array, and so its memory, alive (NumPy holds it as the view's
+        base). On other devices it is absent (AttributeError), so NumPy copies through __array__."""
+        if not _on_host(self):
+            raise AttributeError(f"tack: an array on the {self.device.name} device has no __array_interface__ "
+                                 "(its memory is not host memory); read it with a.numpy()")
+        return self._interface(self.share().handle)
+
+    @property
+    def __cuda_array_interface__(self):
+        """The CUDA Array Interface (version 3) of an array on the cuda device, for CuPy, Numba, PyTorch and
+        other readers of it. It shares the array first, as __dlpack__ does: the launches queued before have
+        completed, and each later launch that uses it completes before returning, so the consumer needs no
+        synchronization ("stream": None, as the interface says for that case). On other devices it is
+        absent (AttributeError)."""
+        if self.device.name != "cuda":
+            raise AttributeError(f"tack: an array on the {self.device.name} device has no __cuda_array_interface__ "
+                                 "(only cuda arrays do)")
+        d = self._interface(self.share().handle)
+        d["stream"] = None
+        return d
+
+    def _interface(self, address):
+        # Tack arrays are C-contiguous (strides None) and writable; a zero-size array's address is 0 by the
+        # CUDA interface's rule, which NumPy accepts too.
+        return {"shape": self.shape, "typestr": np.dtype(self.dtype).str, "data": (address if self.size else 0, False),
+                "strides": None, "version": 3}
+
     def __dlpack_device__(self):
         _asked.array = id(self)
         return self._dlpack_device()

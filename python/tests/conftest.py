@@ -38,6 +38,17 @@ def cpu():
     return make_device("cpu")
 
 
+# The devices whose arrays live in host memory (DLPack, the array interface, interop on the CPU).
+@pytest.fixture(params=("cpu", "interp"))
+def host_device(request):
+    return make_device(request.param)
+
+
+# Tack's eleven array dtypes, as NumPy types.
+ALL_DTYPES = (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+              np.float32, np.float64)
+
+
 @pytest.fixture(autouse=True)
 def _bounded_test():
     faulthandler.dump_traceback_later(TEST_TIMEOUT_S, exit=True, file=sys.stderr)

@@ -73,7 +73,7 @@ TEST(Dlpack, NonContiguousTensor) {
   strided.m.dl_tensor.ndim = 2;
   strided.m.dl_tensor.shape = strided.shape.data();
   strided.m.dl_tensor.strides = strided.strides.data();
-  EXPECT_TACK_ERROR(tack::from_dlpack(&strided.m), tack::InvalidArgument,
+  EXPECT_TACK_ERROR(tack::from_dlpack(&strided.m), tack::TypeError,
                     "is not row-major and contiguous (shape {4, 4}, stride 4 of dimension 1 should be 1)",
                     "make a contiguous copy first");
 }
@@ -81,8 +81,7 @@ TEST(Dlpack, NonContiguousTensor) {
 TEST(Dlpack, DeviceTypesTackDoesNotHave) {
   Tensor vulkan;
   vulkan.m.dl_tensor.device = {kDLVulkan, 0};
-  EXPECT_TACK_ERROR(tack::from_dlpack(&vulkan.m), tack::InvalidArgument,
-                    "DLPack device type 7 is not memory of a Tack device");
+  EXPECT_TACK_ERROR(tack::from_dlpack(&vulkan.m), tack::TypeError, "DLPack device type 7 is not memory of a Tack device");
 }
 
 TEST(Dlpack, TensorOnTheWrongDevice) {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import typing
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
@@ -19,6 +19,19 @@ from .._errors import TypeError as TackTypeError
 from .._types import param_spec
 from .state import tracing
 from .vectors import ALL_TYPES, Small
+
+_Class = TypeVar("_Class", bound=type)
+
+# PEP 681: tells type checkers that @tack.struct gives a class an __init__ taking its fields, as
+# @dataclass does. Type checkers know typing_extensions' marker on every Python version; at run time
+# typing has it from Python 3.11, and before, it is a no-op (typing_extensions is not a dependency).
+if typing.TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+elif sys.version_info >= (3, 11):
+    from typing import dataclass_transform
+else:
+    def dataclass_transform(**_: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        return lambda f: f
 
 
 class Field:
@@ -57,10 +70,22 @@ def _field_of(cls: type, name: str, ann: Any) -> Field:
                         "@tack.struct, or (in a struct passed as a kernel parameter) tack.Array / tack.Scalar")
 
 
-def struct(cls: type) -> type:
+@dataclass_transform()
+def struct(cls: _Class) -> _Class:
     """@tack.struct: makes a class of annotated fields a Tack struct. The
     class gets an __init__ taking the fields in order (by position or keyword);
-    a field annotated with a dtype casts its value to that dtype."""
+    a field annotated with a dtype casts its value to that dtype. A kernel
+    builds, reads and passes structs as values; a struct of arrays and scalars
+    is also one kernel parameter.
+
+    >>> @tack.struct
+    ... class Particle:
+    ...     position: tack.vec3
+    ...     mass: np.float32
+    >>> p = Particle(tack.vec3(0.0, 1.0, 2.0), np.float32(0.5))
+    >>> p.position.y, p.mass
+    (1.0, np.float32(0.5))
+    """
     if not isinstance(cls, type):
         raise TackTypeError(f"@tack.struct decorates a class, got {type(cls).__name__}")
     module = sys.modules.get(cls.__module__)
@@ -169,5 +194,11 @@ def _eq(self: Any, other: Any) -> Any:
     if tracing():
         raise TackTypeError(f"a {type(self).__name__} cannot be compared as a whole in a kernel; compare its "
                             "fields")
-    return all(np.array_equal(np.asarray(getattr(self, f.name)), np.asarray(getattr(other, f.name)))
+    return all(np.array_equal(_host_value(getattr(self, f.name)), _host_value(getattr(other, f.name)))
                for f in type(self)._tack_fields_)
+
+
+def _host_value(v: Any) -> Any:
+    # A Tack array field is read as a copy: np.asarray would view it through __array_interface__, which shares
+    # the array (its later launches complete before returning) for the sake of a comparison.
+    return v.numpy() if isinstance(v, _core.Array) else np.asarray(v)

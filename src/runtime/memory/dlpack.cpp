@@ -50,7 +50,10 @@ const DeviceType* by_kind(const std::string& kind) {
 
 DLDataType dl_dtype(DType t) {
   DLDataType d{};
-  d.code = t == DType::Bool ? kDLBoolCode : is_float(t) ? kDLFloat : is_signed_int(t) ? kDLInt : kDLUInt;
+  d.code = t == DType::Bool ? kDLBoolCode
+                            : static_cast<std::uint8_t>(is_float(t)        ? kDLFloat
+                                                        : is_signed_int(t) ? kDLInt
+                                                                           : kDLUInt);
   d.bits = static_cast<std::uint8_t>(8 * dtype_size(t));
   d.lanes = 1;
   return d;
@@ -137,8 +140,8 @@ Array from_dlpack(DLManagedTensor* tensor, const Device& device) {
   if (!tensor) throw InvalidArgument("from_dlpack: the tensor is null");
   const DLTensor& t = tensor->dl_tensor;
   const DeviceType* d = by_type(t.device.device_type);
-  if (!d)
-    throw InvalidArgument("from_dlpack: DLPack device type " + std::to_string(t.device.device_type) +
+  if (!d)  // memory of a kind Tack has no device for: a TypeError, as a dtype it has not
+    throw TypeError("from_dlpack: DLPack device type " + std::to_string(t.device.device_type) +
                           " is not memory of a Tack device (kDLCPU, kDLCUDA, kDLROCM, kDLOpenCL, kDLMetal, kDLOneAPI)");
   const DType dtype = tack_dtype(t.dtype);
   if (t.ndim < 1 || t.ndim > 4)
@@ -147,14 +150,14 @@ Array from_dlpack(DLManagedTensor* tensor, const Device& device) {
   std::vector<std::int64_t> shape(t.shape, t.shape + t.ndim);
   const std::int64_t count = checked_count(shape, dtype, "from_dlpack");
   if (t.strides && count > 0) {
-    // Row-major and contiguous; an extent of 1 may carry any stride.
+    // Row-major and contiguous; an extent of 1 may carry any stride. A layout Tack cannot index is a
+    // TypeError, as a dtype it has not is: the tensor is of a kind Tack does not take, not a bad value.
     std::int64_t expect = 1;
     for (int i = t.ndim - 1; i >= 0; --i) {
       if (shape[static_cast<std::size_t>(i)] != 1 && t.strides[i] != expect)
-        throw InvalidArgument("from_dlpack: the tensor is not row-major and contiguous (shape " +
-                              shape_text(shape) + ", stride " + std::to_string(t.strides[i]) +
-                              " of dimension " + std::to_string(i) + " should be " + std::to_string(expect) +
-                              "); make a contiguous copy first");
+        throw TypeError("from_dlpack: the tensor is not row-major and contiguous (shape " + shape_text(shape) +
+                        ", stride " + std::to_string(t.strides[i]) + " of dimension " + std::to_string(i) +
+                        " should be " + std::to_string(expect) + "); make a contiguous copy first");
       expect *= shape[static_cast<std::size_t>(i)];
     }
   }
