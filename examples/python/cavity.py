@@ -17,6 +17,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -123,7 +124,7 @@ def stream_collide(g_out: tack.Array, g_in: tack.Array, omega: tack.Scalar, lid_
 def moments(rho: tack.Array, ux: tack.Array, uy: tack.Array, g_in: tack.Array):
     """Density and velocity of every cell, for output and the residual."""
     for y, x in tack.parallel(g_in.shape[1], g_in.shape[2]):
-        g = ()
+        g: tuple = ()   # grows to nine values (the annotation tells type checkers it grows)
         for k in tack.static_range(9):
             g = g + (g_in[k, y, x],)
         m = moments_of(g)
@@ -210,7 +211,8 @@ def parameters(n, re):
     return lid_u, _f32(3.0 * nu + 0.5)
 
 
-def run(device=None, re=100, n=128, max_steps=2_000_000, tol=1e-5, steps=0, check_every=1000, progress=None):
+def run(device=None, re=100, n=128, max_steps=2_000_000, tol=1e-5, steps=0, check_every=1000,
+        progress=None) -> dict[str, Any]:
     """Runs the cavity to a steady state (or exactly `steps` steps when > 0) as
     cavity.cpp's host loop does: a residual check every `check_every` steps,
     stopping once it is below tol. Returns a dict: max_error (None without Ghia
@@ -392,7 +394,8 @@ def main(argv=None) -> int:
     ghia = GHIA_U.get(o.re)
     title = f"Re = {o.re}, {o.n} x {o.n} cells (Tack, Python)"
     draw_speed(out / f"cavity_re{o.re}.png", r["ux"], r["uy"], r["lid_u"], title)
-    plot_profile(out / f"cavity_profile_re{o.re}.png", *r["profile"], ghia, f"Centreline u/U, {title}")
+    y, u = r["profile"]
+    plot_profile(out / f"cavity_profile_re{o.re}.png", y, u, ghia, f"Centreline u/U, {title}")
     write_csv(out / f"cavity_profile_re{o.re}.csv", r["tack_u"], ghia)
     print(f"wrote {out}/cavity_re{o.re}.png, cavity_profile_re{o.re}.png and .csv")
 

@@ -73,7 +73,7 @@ def main() -> int:
     hpos = rng.standard_normal((n, 3)).astype(np.float32)
     hvel = (0.1 * rng.standard_normal((n, 3))).astype(np.float32)
     hmass = rng.uniform(0.5, 1.5, n).astype(np.float32) / n
-    dt, eps2 = 0.01, 0.01
+    dt, eps2 = np.float32(0.01), np.float32(0.01)   # of the dtype State's fields hold
 
     state = State(pos=dev.array(hpos), vel=dev.array(hvel), new_pos=dev.zeros((n, 3), np.float32),
                   mass=dev.array(hmass), dt=dt, eps2=eps2)

@@ -143,7 +143,7 @@ nb::object reduce(const Array& a, detail::ReduceOp op) {
 }  // namespace
 
 void bind_host(nb::module_& m) {
-  auto dtype = nb::enum_<DType>(m, "DType");
+  auto dtype = nb::enum_<DType>(m, "DType", "Tack's element types inside the core; users pass NumPy dtypes.");
   dtype.value("bool", DType::Bool);
   for (DType t : kNumericDTypes) dtype.value(std::string(dtype_name(t)).c_str(), t);
 
@@ -161,23 +161,30 @@ void bind_host(nb::module_& m) {
       .def_ro("supports_wrapped_memory", &Capabilities::supports_wrapped_memory)
       .def_ro("dlpack_refusal_note", &Capabilities::dlpack_refusal_note);
 
-  nb::class_<NativeMemory>(m, "NativeMemory")
-      .def_ro("kind", &NativeMemory::kind)
-      .def_ro("handle", &NativeMemory::handle)
-      .def_ro("bytes", &NativeMemory::bytes)
-      .def_ro("device_id", &NativeMemory::device_id)
+  nb::class_<NativeMemory>(m, "NativeMemory",
+                           "An array's memory as the device's own API names it, from Array.share(): hand it to "
+                           "code outside Tack. Valid while the array lives.")
+      .def_ro("kind", &NativeMemory::kind,
+              "What handle is: 'host' (a host pointer: cpu, interp), 'cuda' (a CUdeviceptr), 'hip' and "
+              "'level_zero' (device pointers), 'opencl' (a cl_mem), 'metal' (an unretained id<MTLBuffer>).")
+      .def_ro("handle", &NativeMemory::handle, "The address or handle, as an int.")
+      .def_ro("bytes", &NativeMemory::bytes, "The array's bytes, from handle on.")
+      .def_ro("device_id", &NativeMemory::device_id, "The device's ordinal in its API (CUDA, HIP); 0 elsewhere.")
       .def("__repr__", [](const NativeMemory& n) {
         return "NativeMemory(kind='" + n.kind + "', handle=" + std::to_string(n.handle) +
                ", bytes=" + std::to_string(n.bytes) + ", device_id=" + std::to_string(n.device_id) + ")";
       });
-  nb::class_<ExportedMemory>(m, "ExportedMemory")
-      .def_ro("fd", &ExportedMemory::fd)
-      .def_ro("allocation_bytes", &ExportedMemory::allocation_bytes)
-      .def_ro("bytes", &ExportedMemory::bytes)
-      .def_ro("device_ordinal", &ExportedMemory::device_ordinal);
+  nb::class_<ExportedMemory>(m, "ExportedMemory",
+                             "A CUDA array's memory as a POSIX file descriptor, from Array.export_memory(), for "
+                             "another process or API (CUDA's cuMemImportFromShareableHandle, Vulkan, OpenGL).")
+      .def_ro("fd", &ExportedMemory::fd, "A new file descriptor each call; the caller owns it and closes it.")
+      .def_ro("allocation_bytes", &ExportedMemory::allocation_bytes,
+              "The whole allocation's bytes, a multiple of the device's granularity (what to map).")
+      .def_ro("bytes", &ExportedMemory::bytes, "The array's bytes, at offset 0 of the allocation.")
+      .def_ro("device_ordinal", &ExportedMemory::device_ordinal, "The CUDA device the memory lives on.");
 
   nb::class_<Device>(m, "Device")
-      .def_prop_ro("name", &Device::name)
+      .def_prop_ro("name", &Device::name, "The backend's name: 'cpu', 'interp', 'cuda', ...")
       .def_prop_ro("_capabilities", &Device::capabilities, nb::rv_policy::reference_internal)
       .def("_from_buffer", &from_buffer, nb::arg("data"), nb::arg("dtype"), nb::arg("shape"))
       .def("_zeros", [](const Device& d, DType t, const Shape& s) { return to_python(d.zeros(t, s)); })
@@ -199,28 +206,53 @@ void bind_host(nb::module_& m) {
         return to_python(tack::device(name, to_options(options)));
       },
       nb::arg("name"), nb::arg("options"));
-  m.def("backend_names", &tack::backend_names);
-  m.def("sync", &tack::sync, nb::call_guard<nb::gil_scoped_release>());
+  m.def("backend_names", &tack::backend_names,
+        "The names of the backends built into this library, whether or not they can run here.");
+  m.def("sync", &tack::sync, nb::call_guard<nb::gil_scoped_release>(),
+        "Waits for everything queued on every device made so far, raising a failed launch's error.");
   m.def("_when_all_done", [](nb::object callback) { api::after_all_queued(python_callback(std::move(callback))); });
-  m.def("set_debug", &tack::set_debug);
-  m.def("debug", &tack::debug);
+  m.def("set_debug", &tack::set_debug, nb::arg("on"),
+        "Turns debug mode on or off for the kernels compiled from now on: every array access is checked and an "
+        "access out of range raises tack.IndexError (docs/semantics.md). TACK_DEBUG=1 sets it at start.");
+  m.def("debug", &tack::debug, "Whether debug mode is on (see set_debug).");
 
   nb::class_<Array>(m, "Array")
       .def_prop_ro("_dtype", &Array::dtype)
-      .def_prop_ro("shape", [](const Array& a) { return shape_tuple(a.shape()); })
-      .def_prop_ro("size", &Array::size)
-      .def_prop_ro("ndim", &Array::rank)
-      .def_prop_ro("device", [](const Array& a) { return to_python(a.device()); })
+      .def_prop_ro(
+          "shape", [](const Array& a) { return shape_tuple(a.shape()); }, "The extents, a tuple of 1 to 4 ints.")
+      .def_prop_ro("size", &Array::size, "The number of elements.")
+      .def_prop_ro("ndim", &Array::rank, "The number of dimensions, 1 to 4.")
+      .def_prop_ro(
+          "device", [](const Array& a) { return to_python(a.device()); }, "The tack.Device the array lives on.")
       .def("_read_into", &read_into, nb::arg("out"), nb::arg("start"), nb::arg("count"))
       .def("_when_done",
            [](const Array& a, nb::object callback) { api::after_queued(a, python_callback(std::move(callback))); })
       .def("fill", &fill, nb::arg("value"), "Sets every element to value, converted as tack.cast does.")
-      .def("sum", [](const Array& a) { return reduce(a, detail::ReduceOp::Sum); })
-      .def("min", [](const Array& a) { return reduce(a, detail::ReduceOp::Min); })
-      .def("max", [](const Array& a) { return reduce(a, detail::ReduceOp::Max); })
-      .def("share", &Array::share, nb::call_guard<nb::gil_scoped_release>())
-      .def("shared", &Array::shared)
-      .def("export_memory", &Array::export_memory, nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "sum", [](const Array& a) { return reduce(a, detail::ReduceOp::Sum); },
+          nb::sig("def sum(self) -> int | float"),
+          "The sum of the elements; waits. Integers: a Python int (wrapping in 64 bits); floats: a float "
+          "(accumulated in f64); bool: the count of True elements. An empty array sums to 0.")
+      .def(
+          "min", [](const Array& a) { return reduce(a, detail::ReduceOp::Min); },
+          nb::sig("def min(self) -> int | float | bool"),
+          "The smallest element; waits. NaN is skipped unless every element is NaN; bool: 'all'. An empty "
+          "array raises tack.InvalidArgument.")
+      .def(
+          "max", [](const Array& a) { return reduce(a, detail::ReduceOp::Max); },
+          nb::sig("def max(self) -> int | float | bool"),
+          "The largest element; waits. NaN is skipped unless every element is NaN; bool: 'any'. An empty "
+          "array raises tack.InvalidArgument.")
+      .def("share", &Array::share, nb::call_guard<nb::gil_scoped_release>(),
+           "Hands the memory to code outside Tack as a tack.NativeMemory: waits for the launches queued so far, "
+           "then marks the array shared, so every later launch that uses it completes before returning.")
+      .def("shared", &Array::shared,
+           "Whether the memory was handed out (share(), export_memory(), DLPack) or came from outside "
+           "(array_from_ptr, from_dlpack); such an array's launches complete before returning.")
+      .def("export_memory", &Array::export_memory, nb::call_guard<nb::gil_scoped_release>(),
+           "The memory as a tack.ExportedMemory (a file descriptor) another process or API can map: CUDA only "
+           "(capabilities.supports_exportable_memory). An array not made with empty_exportable is moved into "
+           "exportable memory first, once. tack.InvalidArgument on other devices.")
       .def(
           "_dlpack",
           [](const Array& a, nb::handle /*stream: a shared array's launches are complete*/, nb::handle max_version,
@@ -244,14 +276,20 @@ void bind_host(nb::module_& m) {
       },
       nb::arg("device"), nb::arg("address"), nb::arg("dtype"), nb::arg("shape"), nb::arg("keep_alive").none());
 
-  nb::class_<Texture>(m, "Texture")
+  nb::class_<Texture>(m, "Texture",
+                      "A 3-D f32 texture made by tack.texture3d: its own copy of an array, taken when it is made "
+                      "and again at update(); kernels take it as a tack.Texture3D parameter and sample it "
+                      "trilinearly. Writes to the array in between do not reach it.")
       .def("update", &Texture::update, nb::call_guard<nb::gil_scoped_release>(), "Copies the source array again.")
-      .def_prop_ro("shape",
-                   [](const Texture& t) {
-                     auto s = t.shape();
-                     return nb::make_tuple(s[0], s[1], s[2]);
-                   })
-      .def_prop_ro("device", [](const Texture& t) { return to_python(t.device()); });
+      .def_prop_ro(
+          "shape",
+          [](const Texture& t) {
+            auto s = t.shape();
+            return nb::make_tuple(s[0], s[1], s[2]);
+          },
+          "(width, height, depth).")
+      .def_prop_ro(
+          "device", [](const Texture& t) { return to_python(t.device()); }, "The tack.Device the texture lives on.");
   m.def("texture3d", [](const Array& a, const std::array<std::int64_t, 3>& shape) {
     nb::gil_scoped_release release;
     return tack::texture3d(a, shape);

@@ -268,16 +268,21 @@ void bind_kernels(nb::module_& m) {
       .def_ro("_dtype", &ArraySpec::dtype)
       .def_ro("rank", &ArraySpec::rank);
 
-  nb::class_<Inspection>(m, "Inspection")
-      .def_ro("ir", &Inspection::ir)
-      .def_ro("typed_ir", &Inspection::typed_ir)
-      .def_ro("source", &Inspection::source);
+  nb::class_<Inspection>(m, "Inspection",
+                         "What tack.inspect returns: a kernel's code at each stage, for one backend and one set of "
+                         "argument dtypes and ranks.")
+      .def_ro("ir", &Inspection::ir, "The traced IR, untyped, as the kernel's body wrote it.")
+      .def_ro("typed_ir", &Inspection::typed_ir, "The IR after type inference and optimization, for these arguments.")
+      .def_ro("source", &Inspection::source,
+              "The code the backend compiles: LLVM IR (cpu), OpenCL C, CUDA C++, MSL, ...; the typed IR for interp.");
 
   // The kernel object tack.kernel returns (tack.Kernel subclasses it in Python).
   nb::class_<Kernel>(m, "Kernel", nb::is_weak_referenceable())
       .def("__init__", &init_kernel, nb::arg("name"), nb::arg("params"), nb::arg("body"), nb::arg("file"),
            nb::arg("line"), nb::arg("param_names") = std::vector<std::string>{}, nb::arg("fp_contract") = nb::none())
-      .def_prop_ro("name", [](const Kernel& k) { return api::signature(k).name; })
+      .def_prop_ro(
+          "name", [](const Kernel& k) { return api::signature(k).name; },
+          "The kernel's name, as its variants, tack.inspect and messages show it.")
       .def(
           "ir",
           [](const Kernel& k) {
@@ -315,23 +320,25 @@ void bind_kernels(nb::module_& m) {
   m.def("inspect", &inspect_kernel, nb::arg("kernel"), nb::arg("backend"), nb::arg("args"));
   m.def("_precompile", &precompile_kernels, nb::arg("device"), nb::arg("requests"), nb::arg("threads"));
 
-  nb::class_<CompileStats>(m, "CompileStats")
-      .def_ro("variants", &CompileStats::variants)
-      .def_ro("disk_hits", &CompileStats::disk_hits)
-      .def_ro("disk_misses", &CompileStats::disk_misses)
-      .def_ro("trace_ms", &CompileStats::trace_ms)
-      .def_ro("infer_ms", &CompileStats::infer_ms)
-      .def_ro("optimize_ms", &CompileStats::optimize_ms)
-      .def_ro("codegen_ms", &CompileStats::codegen_ms)
-      .def_ro("compile_ms", &CompileStats::compile_ms)
-      .def_ro("load_ms", &CompileStats::load_ms)
+  nb::class_<CompileStats>(m, "CompileStats", "What making kernel variants has cost this process (compile_stats()).")
+      .def_ro("variants", &CompileStats::variants, "Variants made: compiled, or loaded from the disk cache.")
+      .def_ro("disk_hits", &CompileStats::disk_hits, "Of the variants, those the disk cache served.")
+      .def_ro("disk_misses", &CompileStats::disk_misses, "Of the variants, those compiled with the disk cache on.")
+      .def_ro("trace_ms", &CompileStats::trace_ms, "Milliseconds tracing kernels (once per kernel).")
+      .def_ro("infer_ms", &CompileStats::infer_ms, "Milliseconds in type inference (and debug-mode checks).")
+      .def_ro("optimize_ms", &CompileStats::optimize_ms, "Milliseconds in the optimizer on Tack's IR.")
+      .def_ro("codegen_ms", &CompileStats::codegen_ms, "Milliseconds generating the backend's code.")
+      .def_ro("compile_ms", &CompileStats::compile_ms, "Milliseconds in the backend's compiler.")
+      .def_ro("load_ms", &CompileStats::load_ms, "Milliseconds loading compiled or cached code.")
       .def("__repr__", [](const CompileStats& s) {
         return "CompileStats(variants=" + std::to_string(s.variants) + ", disk_hits=" + std::to_string(s.disk_hits) +
                ", disk_misses=" + std::to_string(s.disk_misses) + ", compile_ms=" + std::to_string(s.compile_ms) +
                ", ...)";
       });
-  m.def("compile_stats", &tack::compile_stats);
-  m.def("reset_compile_stats", &tack::reset_compile_stats);
+  m.def("compile_stats", &tack::compile_stats,
+        "What making kernel variants has cost this process so far: variants, disk_hits, disk_misses and the "
+        "milliseconds of each phase (trace_ms, infer_ms, optimize_ms, codegen_ms, compile_ms, load_ms).");
+  m.def("reset_compile_stats", &tack::reset_compile_stats, "Sets every figure of compile_stats() back to zero.");
 }
 
 }  // namespace tack::python

@@ -1,6 +1,6 @@
 """Tack: compute kernels written once, in Python or C++, compiled at run time
 for the CPU (LLVM), NVIDIA (CUDA), AMD (HIP), Intel (Level Zero), Apple (Metal)
-and OpenCL devices, with one numerical contract on all of them.
+and OpenCL devices, with one numerical contract on all of them::
 
     import numpy as np, tack
 
@@ -26,6 +26,7 @@ from ._host import (ArraySpec, array_from_ptr, compile_stats, device, from_dlpac
 from ._array import Array
 from ._device import Capabilities, Device
 from ._async import sync_async
+from ._info import info
 
 Texture = _core.Texture
 NativeMemory = _core.NativeMemory

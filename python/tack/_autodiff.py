@@ -43,7 +43,19 @@ def adjoint(kernel: Any) -> Any:
     """The adjoint (reverse mode) of kernel, a kernel called with kernel's arguments and then one gradient array
     per array parameter, each of its array's dtype and shape. Run after kernel, it reads the gradients of the
     arrays kernel wrote (clearing them where kernel overwrote the value) and adds into the gradients of the
-    arrays it read. tack.NotDifferentiable, at its first call, names a construct it cannot differentiate."""
+    arrays it read. tack.NotDifferentiable, at its first call, names a construct it cannot differentiate.
+
+    >>> @tack.kernel
+    ... def square(y: tack.Array, x: tack.Array):
+    ...     for i in tack.parallel(y.size):
+    ...         y[i] = x[i] * x[i]
+    >>> dev = tack.device("cpu")
+    >>> x, y = dev.array(np.array([1.0, 2.0, 3.0], np.float32)), dev.zeros(3)
+    >>> y_grad, x_grad = dev.array(np.ones(3, np.float32)), dev.zeros(3)
+    >>> tack.adjoint(square)(y, x, y_grad, x_grad)    # x_grad += 2 x * y_grad
+    >>> x_grad.numpy()
+    array([2., 4., 6.], dtype=float32)
+    """
     return _derived(kernel, _core._adjoint(_core_kernel(kernel, "adjoint")))
 
 
@@ -55,7 +67,7 @@ def jvp(kernel: Any) -> Any:
 
 
 class Tape:
-    """Records kernel launches for a backward pass (docs/autodiff.md, "The Tape").
+    """Records kernel launches for a backward pass (docs/autodiff.md, "The Tape")::
 
         with tack.Tape() as tape:
             step(u1, u0)

@@ -35,11 +35,29 @@ def _host_copy(obj, dtype):
 
 
 class Capabilities:
-    """What a backend can do; read these rather than probing. Dtypes are NumPy dtypes."""
+    """What a backend can do (Device.capabilities); read these rather than probing. Dtypes are NumPy dtypes.
 
-    __slots__ = ("name", "display_name", "supported_dtypes", "supports_f64", "supports_device_reductions",
-                 "supports_workgroups", "supported_atomic_dtypes", "device_memory_spaces", "device_options",
-                 "supports_exportable_memory", "supports_wrapped_memory", "dlpack_refusal_note")
+    >>> caps = tack.device("cpu").capabilities
+    >>> caps.name, caps.supports_f64, np.dtype(np.float64) in caps.supported_dtypes
+    ('cpu', True, True)
+    """
+
+    # A dict: each field's docstring is what the API reference shows for it.
+    __slots__ = {
+        "name": "The backend's name: 'cpu', 'interp', 'cuda', ...",
+        "display_name": "A readable name, e.g. 'CPU (8 threads)' or 'OpenCL (<the device>)'.",
+        "supported_dtypes": "The dtypes its arrays and kernels take: a frozenset of NumPy dtypes.",
+        "supports_f64": "Whether float64 works in kernels.",
+        "supports_device_reductions": "Whether Array.sum/min/max of a float32 array reduce on the device (GPUs).",
+        "supports_workgroups": "Whether tack.workgroups (shared memory, barriers, group reductions) works.",
+        "supported_atomic_dtypes": "The dtypes tack.atomic_* take: a frozenset of NumPy dtypes.",
+        "device_memory_spaces": "The device memory its arrays live in, as a tuple of names (e.g. ('cuda',)); "
+                                "empty where arrays live in host memory (cpu, interp).",
+        "device_options": "The keyword options tack.device accepts for it, as a tuple of names.",
+        "supports_exportable_memory": "Whether Device.empty_exportable and Array.export_memory work (CUDA).",
+        "supports_wrapped_memory": "Whether tack.array_from_ptr and tack.from_dlpack can wrap foreign memory.",
+        "dlpack_refusal_note": "What DLPack exchange this backend refuses, and why; an empty string where none.",
+    }
 
     def __init__(self, core):
         for name in self.__slots__:
@@ -59,7 +77,17 @@ class Capabilities:
 
 class Device(_core.Device):
     """A device: the CPU, the interpreter or a GPU (tack.device('cuda')). Its arrays live in its
-    memory; kernels called with them run on it. Equal devices are the same device."""
+    memory; kernels called with them run on it. Equal devices are the same device.
+
+    >>> dev = tack.device("cpu")
+    >>> a = dev.array(np.arange(4, dtype=np.float32))
+    >>> a
+    tack.Array(shape=(4,), dtype=float32, device='cpu')
+    >>> a.numpy(), a.sum()
+    (array([0., 1., 2., 3.], dtype=float32), 6.0)
+    >>> dev.zeros((2, 3), np.int32).shape
+    (2, 3)
+    """
 
     __slots__ = ()
 

@@ -23,7 +23,12 @@ _core._register_numpy_scalars([(t, d) for t, d in _PAIRS])
 
 
 def to_dtype(x) -> "_core.DType":
-    """A NumPy dtype, scalar type or name ('float32', 'f4') as Tack's dtype."""
+    """A NumPy dtype, scalar type or name ('float32', 'f4') as Tack's dtype; tack.TypeError for a dtype
+    Tack does not have (float16, complex, strings, ...), saying what to convert to.
+
+    >>> tack.to_numpy(tack.to_dtype("f4"))
+    dtype('float32')
+    """
     if isinstance(x, _core.DType):
         return x
     try:

@@ -8,7 +8,14 @@ import builtins
 
 
 class Error(Exception):
-    """Base of every error Tack raises for bad input or a failing device."""
+    """Base of every error Tack raises for bad input or a failing device.
+
+    >>> try:
+    ...     tack.to_dtype(np.float16)
+    ... except TypeError as e:            # tack.TypeError is a builtin TypeError too
+    ...     print(type(e).__name__, isinstance(e, tack.Error))
+    TypeError True
+    """
 
 
 class InvalidArgument(Error, ValueError):

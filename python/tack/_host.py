@@ -21,14 +21,30 @@ def shape_list(shape):
 def device(name=None, **options):
     """The device `name` ('cpu', 'interp', 'opencl', 'cuda', ...); None means TACK_DEVICE, else the default.
     Unknown names and options raise InvalidArgument before anything is made; a backend that cannot run here
-    raises BackendUnavailable (an ImportError) with the reason."""
+    raises BackendUnavailable (an ImportError) with the reason.
+
+    >>> tack.device("cpu").name
+    'cpu'
+    >>> try:
+    ...     tack.device("cpu", num_thread=2)
+    ... except tack.InvalidArgument as e:
+    ...     print(e)  # doctest: +ELLIPSIS
+    device 'cpu' has no option 'num_thread' (did you mean 'num_threads'?)...
+    """
     return _core.device(name or "", options)
 
 
 def from_dlpack(obj, device=None):
     """An array over obj's memory without a copy (a __dlpack__ producer or a 'dltensor' capsule): NumPy
     arrays and other host memory on the CPU, device memory on cuda. The producer's memory stays alive
-    until the array and the launches that use it are gone."""
+    until the array and the launches that use it are gone.
+
+    >>> host = np.zeros(4, np.float32)
+    >>> a = tack.from_dlpack(host)     # a tack.Array on the cpu device, over host's memory
+    >>> a.fill(2.5)                    # Tack writes, NumPy sees it
+    >>> host
+    array([2.5, 2.5, 2.5, 2.5], dtype=float32)
+    """
     if isinstance(obj, _core.Array):
         return obj
     if hasattr(obj, "__dlpack__"):
@@ -60,8 +76,23 @@ def ArraySpec(dtype, rank=1):  # noqa: N802 - reads as the C++ type it stands fo
 
 
 def inspect(kernel, backend, *args):
-    """What kernel becomes for these arguments on backend, without running anything: .ir (traced),
-    .typed_ir (typed and optimized) and .source (the code the backend compiles)."""
+    """What kernel becomes for these arguments on backend, without running anything: a tack.Inspection
+    with .ir (traced), .typed_ir (typed and optimized) and .source (the code the backend compiles).
+    Arrays may be given as tack.ArraySpec(dtype, rank), with no data.
+
+    >>> @tack.kernel
+    ... def double(y: tack.Array, x: tack.Array):
+    ...     for i in tack.parallel(y.size):
+    ...         y[i] = 2 * x[i]
+    >>> info = tack.inspect(double, "cpu", tack.ArraySpec(np.float32), tack.ArraySpec(np.float32))
+    >>> print(info.ir)
+    kernel double(%0: Array, %1: Array)
+    parallel_for [size(%0)] {
+      let t0 = load %1[index0]
+      store %0[index0] = mul(weak.i32(2), t0)
+    }
+    <BLANKLINE>
+    """
     if hasattr(kernel, "_flat_args"):      # a @tack.struct parameter: its fields (_bundles.py)
         args = kernel._flat_args(args)
     kernel = getattr(kernel, "_core_kernel", kernel)  # a struct kernel's derivative (_autodiff.py)

@@ -173,7 +173,18 @@ def kernel(fn: Optional[Callable] = None, *, name: Optional[str] = None,
     numerical contract does). Parameters are annotated tack.Array,
     tack.Array[dtype], tack.Scalar, tack.Scalar[dtype] or tack.Texture3D; the
     body holds one `for ... in tack.parallel(...)` (or tack.workgroups) loop.
-    See docs/python.md for the language."""
+    See docs/python.md for the language.
+
+    >>> @tack.kernel
+    ... def saxpy(y: tack.Array, x: tack.Array, a: tack.Scalar):
+    ...     for i in tack.parallel(y.size):
+    ...         y[i] = a * x[i] + y[i]
+    >>> dev = tack.device("cpu")
+    >>> y = dev.array(np.ones(4, np.float32))
+    >>> saxpy(y, dev.array(np.arange(4, dtype=np.float32)), 2.0)
+    >>> y.numpy()
+    array([1., 3., 5., 7.], dtype=float32)
+    """
     if fn is None:
         return lambda f: _kernel_class(f)(f, name=name, fp_contract=fp_contract)
     return _kernel_class(fn)(fn, name=name, fp_contract=fp_contract)
@@ -182,5 +193,13 @@ def kernel(fn: Optional[Callable] = None, *, name: Optional[str] = None,
 def func(fn: Callable) -> Func:
     """Marks a helper function for kernels: `@tack.func`. It may take Values
     and Python values and return a value; every call inside a kernel is
-    inlined, as a C++ helper taking Values is."""
+    inlined, as a C++ helper taking Values is. Called outside a kernel, it is
+    the plain Python function.
+
+    >>> @tack.func
+    ... def lerp(a, b, t):
+    ...     return a + (b - a) * t
+    >>> lerp(1.0, 3.0, 0.25)
+    1.5
+    """
     return Func(fn)

@@ -4,7 +4,7 @@
 # kernel's parameter list from them. Nothing here exists at run time.
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Generic, Optional, TypeVar
 
 from . import _core
 from ._dtypes import to_dtype
@@ -53,6 +53,16 @@ class _Marker(type):
         return ParamSpec(cls._kind, d, f"tack.{cls.__name__}[{d.name}]")
 
 
+# For type checkers (mypy), a parameter annotated tack.Scalar or tack.Texture3D is what the kernel body
+# works with, a traced value: any operation on it type-checks (an Any base), and tack.Scalar[np.int32]
+# is a generic's subscript. At run time these are plain marker classes, subscripted by _Marker.
+if TYPE_CHECKING:
+    from typing import Any as _Traced
+else:
+    _Traced = object
+_DType = TypeVar("_DType")
+
+
 class Array(metaclass=_Marker):
     """Annotation of an array parameter: `tack.Array` takes its dtype and rank
     from each call; `tack.Array[np.float32]` accepts only f32 arrays."""
@@ -64,7 +74,7 @@ class Array(metaclass=_Marker):
                             "or dev.zeros(...)")
 
 
-class Scalar(metaclass=_Marker):
+class Scalar(Generic[_DType], _Traced, metaclass=_Marker):
     """Annotation of a scalar parameter: `tack.Scalar` takes its dtype from each
     call (a Python int or float is weak, a NumPy scalar strong);
     `tack.Scalar[np.int32]` converts Python numbers to i32 and refuses other dtypes."""
@@ -75,7 +85,7 @@ class Scalar(metaclass=_Marker):
         raise TackTypeError("tack.Scalar is a kernel parameter annotation; pass a Python or NumPy number")
 
 
-class Texture3D(metaclass=_Marker):
+class Texture3D(_Traced, metaclass=_Marker):
     """Annotation of a 3-D texture parameter (f32, sampled with t.sample(u, v, w))."""
     _kind = _core.ArgKind.texture
     _fixable = False

@@ -5,7 +5,8 @@
 # these objects by identity (KERNEL_FUNCTIONS, LOOP_MARKERS).
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from typing import Any, Callable
 
 import numpy as np
 
@@ -15,7 +16,9 @@ from .._errors import InvalidArgument, TypeError as TackTypeError
 from . import vecfuncs
 from .elements import ElementArray
 from .structs import struct
-from .vecfuncs import componentwise
+from .vecfuncs import (componentwise, cross, determinant, diag, dot, identity, inverse, length, length_sq, matmul,
+                       normalize, outer, quat_conjugate, quat_from_axis_angle, quat_mul, quat_rotate, quat_to_matrix,
+                       trace, transpose)
 from .vectors import Small, mat22, mat33, mat44, quat, vec2, vec3, vec4
 
 
@@ -87,35 +90,41 @@ def logical_or(a: Any, b: Any) -> Any:
 
 
 def logical_not(a: Any) -> Any:
-    """not a, on a bool Value."""
+    """not a, on a bool Value (Python's `not` on a traced value is refused: it has no truth value)."""
     return _core.logical_not(a)
 
 
 _MATH = {
-    # name: (arity, what it computes)
-    "abs": (1, "|x|; integers too (abs of the most negative integer is itself)"),
-    "min": (2, "the smaller of a and b; for floats a NaN operand yields the other"),
-    "max": (2, "the larger of a and b; for floats a NaN operand yields the other"),
-    "clamp": (3, "min(max(x, lo), hi)"),
-    "floor": (1, "floor(x), floats"), "ceil": (1, "ceil(x), floats"),
-    "round": (1, "x rounded half to even, floats"), "trunc": (1, "x rounded toward zero, floats"),
-    "sqrt": (1, "the square root, floats, correctly rounded"), "rsqrt": (1, "1 / sqrt(x), floats"),
-    "exp": (1, "e ** x, floats"), "exp2": (1, "2 ** x, floats"), "log": (1, "the natural log, floats"),
-    "log2": (1, "log base 2, floats"), "log10": (1, "log base 10, floats"),
-    "sin": (1, "floats"), "cos": (1, "floats"), "tan": (1, "floats"), "asin": (1, "floats"),
-    "acos": (1, "floats"), "atan": (1, "floats"), "atan2": (2, "atan2(y, x), floats"),
-    "sinh": (1, "floats"), "cosh": (1, "floats"), "tanh": (1, "floats"),
-    "pow": (2, "x ** y, floats"), "copysign": (2, "|x| with the sign of s, floats"),
-    "fma": (3, "a * b + c with one rounding, floats"),
-    "isnan": (1, "whether x is NaN (a bool), floats"), "isinf": (1, "whether x is infinite (a bool), floats"),
-    "true_div": (2, "a / b as Python 3 and NumPy divide: integers give float64, floats keep their type"),
-    "floordiv": (2, "a / b rounded toward minus infinity; integers by 0 give 0"),
-    "floormod": (2, "a - floordiv(a, b) * b: the sign of b; integers by 0 give 0"),
+    # name: (its parameters, what it computes)
+    "abs": ("x", "the absolute value of x; integers too (abs of the most negative integer is itself)"),
+    "min": ("a b", "the smaller of a and b; for floats a NaN operand yields the other"),
+    "max": ("a b", "the larger of a and b; for floats a NaN operand yields the other"),
+    "clamp": ("x lo hi", "min(max(x, lo), hi)"),
+    "floor": ("x", "x rounded toward minus infinity, floats"), "ceil": ("x", "x rounded toward infinity, floats"),
+    "round": ("x", "x rounded half to even, floats"), "trunc": ("x", "x rounded toward zero, floats"),
+    "sqrt": ("x", "the square root of x, floats, correctly rounded"), "rsqrt": ("x", "1 / sqrt(x), floats"),
+    "exp": ("x", "e ** x, floats"), "exp2": ("x", "2 ** x, floats"), "log": ("x", "the natural log of x, floats"),
+    "log2": ("x", "the log base 2 of x, floats"), "log10": ("x", "the log base 10 of x, floats"),
+    "sin": ("x", "the sine of x (radians), floats"), "cos": ("x", "the cosine of x (radians), floats"),
+    "tan": ("x", "the tangent of x (radians), floats"), "asin": ("x", "the arcsine of x, in radians, floats"),
+    "acos": ("x", "the arccosine of x, in radians, floats"), "atan": ("x", "the arctangent of x, in radians, floats"),
+    "atan2": ("y x", "the angle of the point (x, y) in radians, in [-pi, pi], floats"),
+    "sinh": ("x", "the hyperbolic sine of x, floats"), "cosh": ("x", "the hyperbolic cosine of x, floats"),
+    "tanh": ("x", "the hyperbolic tangent of x, floats"),
+    "pow": ("x y", "x ** y, floats"), "copysign": ("x s", "the magnitude of x with the sign of s, floats"),
+    "fma": ("a b c", "a * b + c with one rounding, floats"),
+    "isnan": ("x", "whether x is NaN (a bool), floats"), "isinf": ("x", "whether x is infinite (a bool), floats"),
+    "true_div": ("a b", "a / b as Python 3 and NumPy divide: integers give float64, floats keep their type"),
+    "floordiv": ("a b", "a / b rounded toward minus infinity; integers by 0 give 0"),
+    "floormod": ("a b", "a - floordiv(a, b) * b: the sign of b; integers by 0 give 0"),
 }
 
 
-def _math_function(name: str, arity: int, doc: str):
+def _math_function(name: str) -> Callable[..., Any]:
+    params, doc = _MATH[name]
     core = componentwise(name, getattr(_core, name))     # per component on vectors and matrices
+    names = params.split()
+    arity = len(names)
 
     def fn(*args: Any) -> Any:
         if len(args) != arity:
@@ -125,11 +134,16 @@ def _math_function(name: str, arity: int, doc: str):
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = "tack"
     fn.__doc__ = f"tack.{name}: {doc}. Kernel language: adds to the kernel being traced."
+    # help() and the API reference show the parameters the description names, not (*args).
+    fn.__signature__ = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in names])
     return fn
 
 
-for _name, (_arity, _doc) in _MATH.items():
-    globals()[_name] = _math_function(_name, _arity, _doc)
+# Bound by name, not through globals(), so that readers and type checkers (mypy) find each one. In _MATH's
+# order: unpacking fails at import if the two lists differ in length, and the names are checked below.
+(abs, min, max, clamp, floor, ceil, round, trunc, sqrt, rsqrt, exp, exp2, log, log2, log10, sin, cos, tan,  # noqa: A001
+ asin, acos, atan, atan2, sinh, cosh, tanh, pow, copysign, fma, isnan, isinf, true_div, floordiv,  # noqa: A001
+ floormod) = (_math_function(n) for n in _MATH)
 
 
 # ---- atomics -----------------------------------------------------------------------
@@ -141,7 +155,7 @@ def _flat_index(fn: str, index: Any) -> Any:
     return index
 
 
-def _atomic_function(op: str):
+def _atomic_function(op: str) -> Callable[..., Any]:
     name = "atomic_" + op
 
     def fn(array: Any, index: Any, value: Any) -> Any:
@@ -154,19 +168,23 @@ def _atomic_function(op: str):
 
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = "tack"
-    fn.__doc__ = (f"tack.{name}(a, i, v): atomically updates a[i] (a flat index; an array parameter or a "
-                  "group's shared array) and returns the old value, in a's dtype.")
+    fn.__doc__ = (f"Atomically sets array[index] to {_ATOMIC_RESULTS[op]}, old being its value before, and returns "
+                  "old in the array's dtype. index is flat; array is an array parameter, a group's shared array or "
+                  "a local array.")
     return fn
 
 
-_ATOMIC_OPS = ("add", "sub", "min", "max", "and", "or", "xor", "exchange")
-for _op in _ATOMIC_OPS:
-    globals()["atomic_" + _op] = _atomic_function(_op)
+_ATOMIC_RESULTS = {"add": "old + value", "sub": "old - value", "min": "min(old, value)", "max": "max(old, value)",
+                   "and": "old & value", "or": "old | value", "xor": "old ^ value", "exchange": "value"}
+_ATOMIC_OPS = tuple(_ATOMIC_RESULTS)
+# By name, as the math functions above.
+(atomic_add, atomic_sub, atomic_min, atomic_max, atomic_and, atomic_or, atomic_xor,
+ atomic_exchange) = (_atomic_function(op) for op in _ATOMIC_OPS)
 
 
 def atomic_cas(array: Any, index: Any, expected: Any, value: Any) -> Any:
-    """tack.atomic_cas(a, i, expected, v): stores v into a[i] where a[i] equals
-    expected bit for bit; returns the old value."""
+    """Atomically stores value into array[index] if it equals expected bit for
+    bit; returns the old value either way (compare it with expected to know)."""
     return _core.atomic("cas", array, _flat_index("atomic_cas", index), value, expected)
 
 
@@ -213,15 +231,15 @@ def _format(fn: str, fmt: Any) -> str:
 
 
 def print(fmt: str, *args: Any, cond: Any = None) -> None:  # noqa: A001 - tack.print, as tack::lang::print
-    """tack.print(fmt, *args, cond=None): writes a line to stderr; each {} of fmt
-    is replaced by the next argument ({{ and }} are braces). With cond (a bool
-    Value), only the work-items where it is true print. A launch's lines appear
-    when it has finished, sorted by work-item index (docs/language.md, "Printing")."""
+    """Writes a line to stderr from each work-item: each {} of fmt is replaced by
+    the next argument ({{ and }} are braces). With cond (a bool Value), only the
+    work-items where it is true print. A launch's lines appear when it has
+    finished, sorted by work-item index (docs/language.md, "Printing")."""
     _core.print_(_format("print", fmt), list(args), cond)
 
 
 def print_if(cond: Any, fmt: str, *args: Any) -> None:
-    """tack.print_if(cond, fmt, *args): tack.print(fmt, *args, cond=cond)."""
+    """tack.print with its condition first: print_if(c, fmt, x) is print(fmt, x, cond=c)."""
     _core.print_(_format("print_if", fmt), list(args), cond)
 
 
@@ -230,13 +248,29 @@ print.__module__ = print_if.__module__ = "tack"
 # ---- vectors, matrices, quaternions (vectors.py, vecfuncs.py) and structs ----------
 
 for _n in vecfuncs.__all__:
-    globals()[_n] = getattr(vecfuncs, _n)
-    globals()[_n].__module__ = "tack"
-_SMALL_TYPES = ["vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat"]
+    getattr(vecfuncs, _n).__module__ = "tack"
 
-__all__ = (["parallel", "workgroups", "static_range", "cast", "select", "logical_and", "logical_or",
-            "logical_not", "atomic_cas", "print", "print_if", "philox4x32", "Random", "local_array"] + list(_MATH)
-           + ["atomic_" + op for op in _ATOMIC_OPS] + _SMALL_TYPES + list(vecfuncs.__all__) + ["struct"])
+# A literal list, so that type checkers see what `from ._frontend.builtins import *` gives the tack package.
+__all__ = [
+    "parallel", "workgroups", "static_range", "cast", "select", "logical_and", "logical_or", "logical_not",
+    "atomic_cas", "print", "print_if", "philox4x32", "Random", "local_array",
+    # _MATH
+    "abs", "min", "max", "clamp", "floor", "ceil", "round", "trunc", "sqrt", "rsqrt", "exp", "exp2", "log", "log2",
+    "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "copysign", "fma",
+    "isnan", "isinf", "true_div", "floordiv", "floormod",
+    "atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor", "atomic_exchange",
+    "vec2", "vec3", "vec4", "mat22", "mat33", "mat44", "quat",
+    # vecfuncs.__all__
+    "dot", "cross", "length", "length_sq", "normalize", "outer", "transpose", "trace", "diag", "identity",
+    "determinant", "inverse", "matmul", "quat_mul", "quat_conjugate", "quat_rotate", "quat_from_axis_angle",
+    "quat_to_matrix",
+    "struct",
+]
+# The lists above and the functions they name agree (a function bound under another name, a table entry or a
+# vector function missing from __all__ would otherwise go unnoticed).
+if any(globals()[n].__name__ != n for n in list(_MATH) + ["atomic_" + op for op in _ATOMIC_OPS]) or not (
+        set(_MATH) | set(vecfuncs.__all__) <= set(__all__)):
+    raise ImportError("tack._frontend.builtins: __all__ and the function tables disagree")
 
 # Everything above that a kernel may call; the tracer allows calls of exactly these.
 KERNEL_FUNCTIONS = frozenset(globals()[n] for n in __all__ if n not in ("parallel", "workgroups", "static_range",

@@ -37,13 +37,13 @@ def _sqrt(x: Any) -> Any:
 
 
 def length_sq(a: Any) -> Any:
-    """dot(a, a)."""
+    """The squared length of vector a: dot(a, a)."""
     _vec(a, "length_sq")
     return dot(a, a)
 
 
 def length(a: Any) -> Any:
-    """sqrt(dot(a, a))."""
+    """The length of vector a: sqrt(dot(a, a))."""
     _vec(a, "length")
     return _sqrt(dot(a, a))
 
@@ -56,7 +56,11 @@ def normalize(a: Any) -> Any:
 
 
 def cross(a: Any, b: Any) -> Any:
-    """(a1*b2 - a2*b1, a2*b0 - a0*b2, a0*b1 - a1*b0), vec3 only."""
+    """The cross product of two vec3s: (a1*b2 - a2*b1, a2*b0 - a0*b2, a0*b1 - a1*b0).
+
+    >>> tack.cross(tack.vec3(1, 0, 0), tack.vec3(0, 1, 0))
+    tack.vec3(0, 0, 1)
+    """
     a, b = _vec(a, "cross", 3), _vec(b, "cross", 3)
     (a0, a1, a2), (b0, b1, b2) = a.c, b.c
     return vec3.of((sub(mul(a1, b2), mul(a2, b1)), sub(mul(a2, b0), mul(a0, b2)), sub(mul(a0, b1), mul(a1, b0))))
@@ -71,6 +75,7 @@ def outer(a: Any, b: Any) -> Any:
 
 
 def transpose(m: Any) -> Any:
+    """The transpose of matrix m: t_ij = m_ji."""
     m = _mat(m, "transpose")
     return MATRICES[m.rows].of(m.entry(j, i) for i in range(m.cols) for j in range(m.rows))
 
@@ -147,7 +152,7 @@ def _quat(q: Any, who: str) -> quat:
 
 
 def quat_mul(a: Any, b: Any) -> Any:
-    """The Hamilton product a * b."""
+    """The Hamilton product a * b of two quaternions (quat * quat is refused)."""
     (ax, ay, az, aw), (bx, by, bz, bw) = _quat(a, "quat_mul").c, _quat(b, "quat_mul").c
     x = sub(add(add(mul(aw, bx), mul(ax, bw)), mul(ay, bz)), mul(az, by))
     y = add(add(sub(mul(aw, by), mul(ax, bz)), mul(ay, bw)), mul(az, bx))
@@ -157,6 +162,7 @@ def quat_mul(a: Any, b: Any) -> Any:
 
 
 def quat_conjugate(q: Any) -> Any:
+    """(-x, -y, -z, w): for a unit quaternion, the inverse rotation."""
     x, y, z, w = _quat(q, "quat_conjugate").c
     return quat.of((neg(x), neg(y), neg(z), w))
 

@@ -83,7 +83,10 @@ class Small:
     """What vectors, matrices and quaternions share: a flat tuple of
     components `c` (row by row for a matrix) and componentwise arithmetic."""
 
-    __slots__ = ("c",)
+    # A dict: the slot's docstring is what the API reference shows for `c`.
+    __slots__ = {"c": "The components as a flat tuple (a matrix's row by row): traced Values in a kernel, "
+                      "Python numbers on the host."}
+    c: tuple  # for type checkers: the slot above
     shape: tuple = ()
     kind = "small"
     _tack_small_ = True       # what tack.Array[...] recognizes (tack/_types.py)
@@ -97,6 +100,7 @@ class Small:
 
     @classmethod
     def type_name(cls) -> str:
+        """The class's name as messages write it: 'vec3', 'mat22', 'quat'."""
         return cls.__name__
 
     # ---- componentwise arithmetic (docs/python.md, "Vectors, matrices and quaternions") ----
@@ -191,6 +195,7 @@ class Vec(Small):
 
     @property
     def shape(self) -> tuple:
+        """(N,): the trailing dimension of an array holding these vectors."""
         return (self.n,)
 
     def __len__(self) -> int:
@@ -207,10 +212,10 @@ class Vec(Small):
             raise TackTypeError(f"a {self.type_name()} has no component '{name}'")
         return self.c[k]
 
-    x = property(lambda self: self._comp(0, "x"))
-    y = property(lambda self: self._comp(1, "y"))
-    z = property(lambda self: self._comp(2, "z"))
-    w = property(lambda self: self._comp(3, "w"))
+    x = property(lambda self: self._comp(0, "x"), doc="Component 0.")
+    y = property(lambda self: self._comp(1, "y"), doc="Component 1.")
+    z = property(lambda self: self._comp(2, "z"), doc="Component 2 (vec3, vec4, quat; a vec2 raises tack.TypeError).")
+    w = property(lambda self: self._comp(3, "w"), doc="Component 3 (vec4, quat: the real part).")
 
     def __matmul__(self, other: Any) -> Any:
         if isinstance(other, Mat):
@@ -219,16 +224,33 @@ class Vec(Small):
 
 
 class vec2(Vec):
+    """tack.vec2(x, y): a vector of two components, as tack.vec3;
+    tack.Array[tack.vec2] is an array parameter whose last dimension is 2."""
     __slots__ = ()
     n = 2
 
 
 class vec3(Vec):
+    """tack.vec3(x, y, z): a vector of three components. + and - take two
+    vectors of one size; * and / a vector and a scalar, or two vectors
+    (componentwise); @ a vector and a matrix. Components are read as v.x, v.y,
+    v.z or v[k] (k a Python int). The same class works in a kernel, where the
+    components are traced Values, and on the host, on Python numbers.
+    tack.Array[tack.vec3] is an array parameter whose last dimension is 3.
+
+    >>> v = tack.vec3(1.0, 2.0, 3.0)
+    >>> v * 2 + tack.vec3(0.5, 0.5, 0.5)
+    tack.vec3(2.5, 4.5, 6.5)
+    >>> tack.dot(v, v), v.y, v.shape
+    (14.0, 2.0, (3,))
+    """
     __slots__ = ()
     n = 3
 
 
 class vec4(Vec):
+    """tack.vec4(x, y, z, w): a vector of four components, as tack.vec3;
+    tack.Array[tack.vec4] is an array parameter whose last dimension is 4."""
     __slots__ = ()
     n = 4
 
@@ -272,15 +294,19 @@ class Mat(Small):
 
     @property
     def shape(self) -> tuple:
+        """(R, C): the trailing dimensions of an array holding these matrices."""
         return (self.rows, self.cols)
 
     def entry(self, i: int, j: int) -> Any:
+        """Row i, column j (Python ints), as m[i, j] but unchecked."""
         return self.c[i * self.cols + j]
 
     def row(self, i: int) -> Vec:
+        """Row i as a vector of C components."""
         return VECTORS[self.cols].of(self.c[i * self.cols:(i + 1) * self.cols])
 
     def col(self, j: int) -> Vec:
+        """Column j as a vector of R components."""
         return VECTORS[self.rows].of(self.c[j::self.cols])
 
     def __getitem__(self, k: Any) -> Any:
@@ -299,16 +325,29 @@ class Mat(Small):
 
 
 class mat22(Mat):
+    """tack.mat22(m00, m01, m10, m11) or tack.mat22(row0, row1): a 2 x 2
+    matrix, made from its entries row by row or from two tack.vec2 rows.
+    m[i, j] is an entry and m[i] a row (Python int indices); m @ v, v @ m and
+    m @ n multiply; + and - take two matrices, * and / a scalar or a matrix
+    (componentwise). tack.Array[tack.mat22] is an array parameter whose last
+    two dimensions are (2, 2).
+
+    >>> m = tack.mat22(1, 2, 3, 4)
+    >>> m[1, 0], m.row(0), m @ tack.vec2(1, 1)
+    (3, tack.vec2(1, 2), tack.vec2(3, 7))
+    """
     __slots__ = ()
     rows = cols = 2
 
 
 class mat33(Mat):
+    """tack.mat33(9 entries row by row) or tack.mat33(row0, row1, row2): a 3 x 3 matrix, as tack.mat22."""
     __slots__ = ()
     rows = cols = 3
 
 
 class mat44(Mat):
+    """tack.mat44(16 entries row by row) or tack.mat44(row0, ..., row3): a 4 x 4 matrix, as tack.mat22."""
     __slots__ = ()
     rows = cols = 4
 
@@ -356,7 +395,8 @@ def matmul(a: Any, b: Any) -> Any:
 
 
 def dot(a: Any, b: Any) -> Any:
-    """((a0*b0 + a1*b1) + a2*b2) + a3*b3."""
+    """The dot product of two vectors of one size, summed left to right:
+    ((a0*b0 + a1*b1) + a2*b2) + a3*b3."""
     if not isinstance(a, Vec) or not isinstance(b, Vec) or a.n != b.n:
         raise TackTypeError(f"tack.dot takes two vectors of the same size, got {_name(a)} and {_name(b)}")
     acc = mul(a.c[0], b.c[0])
