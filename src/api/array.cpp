@@ -10,6 +10,7 @@
 #include "runtime/memory/access.hpp"
 #include "runtime/memory/array_checks.hpp"
 #include "runtime/memory/dlpack.hpp"
+#include "runtime/memory/host_fill.hpp"
 #include "runtime/memory/new_array.hpp"
 #include "runtime/reductions/host_reduce.hpp"
 #include "runtime/waits/async_wait.hpp"
@@ -81,7 +82,10 @@ void Array::fill_bits(DType from, const void* value) {
   ir::Bits converted = ir::eval_cast(from, s.dtype, b);
   unsigned char element[8];
   store_bits(s.dtype, converted, element);
-  s.buffer->fill(element, dtype_size(s.dtype), static_cast<std::size_t>(s.size));
+  if (void* host = s.buffer->host_data())  // cpu and interp: over the host workers (the CPU's pool)
+    runtime::fill_host(*s.backend, host, element, dtype_size(s.dtype), static_cast<std::size_t>(s.size));
+  else
+    s.buffer->fill(element, dtype_size(s.dtype), static_cast<std::size_t>(s.size));
   // The other side of a shared array may read it with no Tack call in between.
   if (s.buffer->shared()) s.backend->synchronize();
 }
