@@ -35,6 +35,9 @@ inline constexpr EnvVariable kEnvVariables[] = {
      "the disk cache's folder"},
     {"TACK_CACHE_MAX_BYTES", EnvKind::Text, "1G", "runtime (disk cache)",
      "the disk cache's size cap: bytes, or a number with K, M or G"},
+    {"TACK_CPU_MALLOC", EnvKind::Flag, "off", "cpu backend",
+     "keep freed memory in glibc's heap (arrays up to 32 MiB come from it, not from mmap), so a new array reuses "
+     "pages already touched"},
     {"TACK_CPU_OBJECT_LOADER", EnvKind::Flag, "on", "cpu backend",
      "map compiled code with Tack's own loader where the host allows (x86-64 Linux); off: always through "
      "LLVM's LLJIT"},

@@ -12,6 +12,7 @@
 #include "backends/cpu/core_count.hpp"
 #include "backends/cpu/host_cpu_name.hpp"
 #include "backends/cpu/jit.hpp"
+#include "backends/cpu/keep_freed_pages.hpp"
 #include "backends/cpu/launch_policy.hpp"
 #include "backends/cpu/row_blocks.hpp"
 #include "backends/cpu/thread_pool.hpp"
@@ -302,6 +303,7 @@ std::shared_ptr<Backend> make_cpu_backend(const DeviceOptions& options) {
   } else {
     threads = cpu::default_cpu_threads();
   }
+  cpu::keep_freed_pages_if_asked();
   return std::make_shared<CpuBackend>(threads);
 }
 
