@@ -49,6 +49,11 @@ ALL_DTYPES = (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uin
               np.float32, np.float64)
 
 
+def values_of(dtype, n=5):
+    """n distinct-looking values of a dtype: 0, 1, 2, ... (bools alternate)."""
+    return (np.arange(n) % 2 == 1) if dtype is np.bool_ else np.arange(n).astype(dtype)
+
+
 @pytest.fixture(autouse=True)
 def _bounded_test():
     faulthandler.dump_traceback_later(TEST_TIMEOUT_S, exit=True, file=sys.stderr)

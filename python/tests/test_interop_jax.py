@@ -16,7 +16,7 @@ import jax.numpy as jnp  # noqa: E402 - after the skip
 jax.config.update("jax_enable_x64", True)  # before any array: int64, uint64 and float64 stay 64-bit
 CPU = jax.devices("cpu")[0]
 
-from conftest import ALL_DTYPES as DTYPES  # noqa: E402
+from conftest import ALL_DTYPES as DTYPES, values_of  # noqa: E402
 N = 1000  # big enough that freed memory is reused by the allocations that follow
 
 
@@ -31,10 +31,6 @@ def jax_cpu(values):
     """A JAX array on the CPU computed by JAX (not a NumPy array JAX wraps or caches)."""
     with jax.default_device(CPU):
         return jnp.asarray(values) + jnp.zeros((), values.dtype)
-
-
-def values_of(dtype, n=5):
-    return (np.arange(n) % 2 == 1) if dtype is np.bool_ else np.arange(n).astype(dtype)
 
 
 def test_jax_array_into_tack_in_place(host_device):

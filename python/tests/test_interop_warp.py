@@ -16,7 +16,7 @@ wp.config.quiet = True  # no banner on init
 wp.init()
 
 # Tack's eleven dtypes; Warp has them all (its float16 Tack refuses).
-from conftest import ALL_DTYPES as DTYPES  # noqa: E402
+from conftest import ALL_DTYPES as DTYPES, values_of  # noqa: E402
 N = 1000  # big enough that freed memory is reused by the allocations that follow
 
 
@@ -35,10 +35,6 @@ def warp_double(a: wp.array(dtype=wp.float32)):
 
 def warp_cpu(values):
     return wp.array(values, dtype=wp.dtype_from_numpy(values.dtype), device="cpu")
-
-
-def values_of(dtype, n=5):
-    return (np.arange(n) % 2 == 1) if dtype is np.bool_ else np.arange(n).astype(dtype)
 
 
 def test_warp_array_into_tack_in_place(host_device):
