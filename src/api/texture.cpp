@@ -16,6 +16,12 @@ void copy_snapshot(runtime::TextureStorage& t) {
     return;
   }
   std::size_t bytes = static_cast<std::size_t>(t.source->size) * sizeof(float);
+  // On the device, queued with the launches: no host round trip and no wait.
+  if (t.copy->buffer->copy_from(*t.source->buffer, bytes)) {
+    // Memory handed outside Tack may change once this returns, so its snapshot completes first (as a launch does).
+    if (t.source->buffer->shared()) t.source->backend->synchronize();
+    return;
+  }
   if (void* dst = t.copy->buffer->host_data()) {
     t.source->buffer->read(0, dst, bytes);
     return;

@@ -80,6 +80,7 @@ inline constexpr std::size_t kDevicePropBufferBytes = 4096;
   X(hipMemPoolSetAttribute, hipError_t, (hipMemPool_t pool, int attribute, void* value))                               \
   X(hipMemcpyHtoDAsync, hipError_t, (hipDeviceptr_t dst, void* src, std::size_t bytes, hipStream_t stream))            \
   X(hipMemcpyDtoHAsync, hipError_t, (void* dst, hipDeviceptr_t src, std::size_t bytes, hipStream_t stream))            \
+  X(hipMemcpyDtoDAsync, hipError_t, (hipDeviceptr_t dst, hipDeviceptr_t src, std::size_t bytes, hipStream_t stream))   \
   X(hipMemsetD8Async, hipError_t, (hipDeviceptr_t dst, unsigned char value, std::size_t count, hipStream_t stream))    \
   X(hipMemsetD16Async, hipError_t, (hipDeviceptr_t dst, unsigned short value, std::size_t count, hipStream_t stream))  \
   X(hipMemsetD32Async, hipError_t, (hipDeviceptr_t dst, int value, std::size_t count, hipStream_t stream))             \

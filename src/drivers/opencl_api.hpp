@@ -101,6 +101,8 @@ using ContextCallback = void (*)(const char*, const void*, std::size_t, void*);
     (cl_command_queue, cl_mem, cl_bool, std::size_t, std::size_t, const void*, cl_uint, const cl_event*, cl_event*))   \
   X(clEnqueueReadBuffer, cl_int,                                                                                       \
     (cl_command_queue, cl_mem, cl_bool, std::size_t, std::size_t, void*, cl_uint, const cl_event*, cl_event*))         \
+  X(clEnqueueCopyBuffer, cl_int,                                                                                       \
+    (cl_command_queue, cl_mem, cl_mem, std::size_t, std::size_t, std::size_t, cl_uint, const cl_event*, cl_event*))    \
   X(clEnqueueFillBuffer, cl_int,                                                                                       \
     (cl_command_queue, cl_mem, const void*, std::size_t, std::size_t, std::size_t, cl_uint, const cl_event*,           \
      cl_event*))                                                                                                       \

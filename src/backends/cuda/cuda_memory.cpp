@@ -79,6 +79,17 @@ void DeviceBuffer::fill(const void* element, std::size_t element_size, std::size
   queue_fill(element, element_size, count);
 }
 
+bool DeviceBuffer::copy_from(const Buffer& source, std::size_t bytes) {
+  const auto* from = dynamic_cast<const DeviceBuffer*>(&source);
+  if (!from || from->context_ != context_) return false;
+  TACK_CHECK(bytes <= this->bytes() && bytes <= from->bytes());
+  if (!bytes) return true;
+  std::shared_lock hold(context_->relocation());
+  Context::Scope scope(*context_);
+  cu::check(cu::api().cuMemcpyDtoDAsync_v2(pointer(), from->pointer(), bytes, context_->stream()), "cuMemcpyDtoDAsync");
+  return true;
+}
+
 void DeviceBuffer::queue_fill(const void* element, std::size_t element_size, std::size_t count) {
   const cu::Api& api = cu::api();
   Context::Scope scope(*context_);

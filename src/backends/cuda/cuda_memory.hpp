@@ -33,6 +33,8 @@ class DeviceBuffer final : public Buffer {
   void write(std::size_t offset, const void* src, std::size_t bytes) override;
   void read(std::size_t offset, void* dst, std::size_t bytes) override;
   void fill(const void* element, std::size_t element_size, std::size_t count) override;
+  // From another buffer of the same context: cuMemcpyDtoDAsync on its stream.
+  bool copy_from(const Buffer& source, std::size_t bytes) override;
   NativeMemory native() const override {
     return {"cuda", static_cast<std::uintptr_t>(pointer()), bytes(), context_->device().ordinal};
   }

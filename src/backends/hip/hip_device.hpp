@@ -58,6 +58,7 @@ class Device : support::NoCopy {
   void write_buffer(const BufferCache::Block& block, std::size_t offset, const void* src, std::size_t bytes);
   void read_buffer(const BufferCache::Block& block, std::size_t offset, void* dst, std::size_t bytes);
   void fill_buffer(const BufferCache::Block& block, const void* element, std::size_t element_size, std::size_t count);
+  void copy_buffer(const BufferCache::Block& from, const BufferCache::Block& to, std::size_t bytes);
   NativeMemory native_memory(const BufferCache::Block& block, std::size_t bytes) const {
     return {"hip", reinterpret_cast<std::uintptr_t>(block.ptr), bytes, info_.ordinal};
   }

@@ -77,6 +77,11 @@ void Device::fill_buffer(const BufferCache::Block& block, const void* element, s
   }
 }
 
+void Device::copy_buffer(const BufferCache::Block& from, const BufferCache::Block& to, std::size_t bytes) {
+  DeviceScope scope(info_.ordinal);
+  hp::check(hp::api().hipMemcpyDtoDAsync(to.ptr, from.ptr, bytes, stream()), "hipMemcpyDtoDAsync");
+}
+
 void* device_pointer(const ArrayStorage& array) { return device_buffer_of<DeviceBuffer>(array, "hip").handle().ptr; }
 
 }  // namespace tack::backends::hip

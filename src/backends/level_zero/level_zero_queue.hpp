@@ -63,6 +63,8 @@ class Queue : public std::enable_shared_from_this<Queue>, support::NoCopy {
   void write_buffer(void* ptr, std::size_t offset, const void* src, std::size_t bytes);
   void read_buffer(void* ptr, std::size_t offset, void* dst, std::size_t bytes);
   void fill_buffer(void* ptr, const void* element, std::size_t element_size, std::size_t count);
+  // A device-side copy between two of its allocations, ordered like a launch.
+  void copy_buffer(void* from, void* to, std::size_t bytes);
   // Destroys a module's kernel and the module (level_zero_kernel.cpp), unless the driver is gone at exit.
   void unload(drivers::ze::ze_module_handle_t module, drivers::ze::ze_kernel_handle_t kernel) noexcept;
   NativeMemory native_memory(void* ptr, std::size_t bytes) const {

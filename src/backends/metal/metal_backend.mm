@@ -58,7 +58,7 @@ class MetalBackend final : public Backend {
   ~MetalBackend() override = default;
 
   std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) override {
-    return std::make_shared<MetalBuffer>(device_, bytes, zeroed);
+    return std::make_shared<MetalBuffer>(device_, queue_, bytes, zeroed);
   }
 
   std::unique_ptr<CompiledVariant> compile(const CompileInput& input) override {

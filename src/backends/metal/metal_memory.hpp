@@ -27,12 +27,15 @@ struct TextureObjects;
 class MetalBuffer final : public Buffer {
  public:
   // Throws InvalidArgument past the device's maxBufferLength, BackendError when Metal refuses the buffer.
-  MetalBuffer(std::shared_ptr<Device> device, std::size_t bytes, bool zeroed);
+  // `queue` is the backend's, which device-side copies into the buffer are encoded on.
+  MetalBuffer(std::shared_ptr<Device> device, std::weak_ptr<Queue> queue, std::size_t bytes, bool zeroed);
   ~MetalBuffer() override;
 
   void write(std::size_t offset, const void* src, std::size_t bytes) override;
   void read(std::size_t offset, void* dst, std::size_t bytes) override;
   void fill(const void* element, std::size_t element_size, std::size_t count) override;
+  // From another buffer of the same device: a blit, queued with the launches of the device's queue.
+  bool copy_from(const Buffer& source, std::size_t bytes) override;
   // nullptr although the memory is host-visible: the host must wait for the queues first, which
   // read/write/fill do and a raw pointer would not.
   void* host_data() override { return nullptr; }
@@ -46,6 +49,7 @@ class MetalBuffer final : public Buffer {
 
  private:
   std::shared_ptr<Device> device_;
+  std::weak_ptr<Queue> queue_;  // weak for the reason TextureImage3D's is
   std::unique_ptr<BufferObjects> objects_;
 };
 

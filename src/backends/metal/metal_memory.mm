@@ -21,8 +21,8 @@ std::string extents(const std::array<std::int64_t, 3>& s) {
 
 }  // namespace
 
-MetalBuffer::MetalBuffer(std::shared_ptr<Device> device, std::size_t bytes, bool zeroed)
-    : Buffer(bytes), device_(std::move(device)), objects_(std::make_unique<BufferObjects>()) {
+MetalBuffer::MetalBuffer(std::shared_ptr<Device> device, std::weak_ptr<Queue> queue, std::size_t bytes, bool zeroed)
+    : Buffer(bytes), device_(std::move(device)), queue_(std::move(queue)), objects_(std::make_unique<BufferObjects>()) {
   const DeviceInfo& d = device_->info();
   if (d.max_buffer_length && bytes > d.max_buffer_length)
     throw InvalidArgument("metal: an array of " + std::to_string(bytes) + " bytes is larger than the " +
@@ -72,6 +72,25 @@ void MetalBuffer::fill(const void* element, std::size_t element_size, std::size_
     std::memcpy(p + done, p, n);
     done += n;
   }
+}
+
+bool MetalBuffer::copy_from(const Buffer& source, std::size_t bytes) {
+  const auto* from = dynamic_cast<const MetalBuffer*>(&source);
+  std::shared_ptr<Queue> queue = queue_.lock();
+  if (!from || from->device_ != device_ || !queue) return false;
+  TACK_CHECK(bytes <= this->bytes() && bytes <= from->bytes());
+  if (!bytes) return true;
+  // The command buffer (made by [queue commandBuffer]) retains both MTLBuffers until it completes.
+  queue->encode([&](Encoding& e) {
+    id<MTLBlitCommandEncoder> blit = [e.command_buffer blitCommandEncoder];
+    [blit copyFromBuffer:from->objects().buffer
+             sourceOffset:0
+                 toBuffer:objects_->buffer
+        destinationOffset:0
+                     size:static_cast<NSUInteger>(bytes)];
+    [blit endEncoding];
+  });
+  return true;
 }
 
 MetalBuffer* metal_buffer(const ArrayStorage& array) { return dynamic_cast<MetalBuffer*>(array.buffer.get()); }

@@ -22,4 +22,8 @@ void Queue::fill_buffer(cl::cl_mem mem, const void* element, std::size_t element
   fill(mem, element, element_size, 0, count * element_size);  // 1, 2, 4 or 8 bytes: valid fill patterns
 }
 
+void Queue::copy_buffer(cl::cl_mem from, cl::cl_mem to, std::size_t bytes) {
+  cl::check(cl::api().clEnqueueCopyBuffer(queue_, from, to, 0, 0, bytes, 0, nullptr, nullptr), "clEnqueueCopyBuffer");
+}
+
 }  // namespace tack::backends::opencl

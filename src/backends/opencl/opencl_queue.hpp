@@ -62,6 +62,8 @@ class Queue : support::NoCopy {
   void write_buffer(drivers::cl::cl_mem mem, std::size_t offset, const void* src, std::size_t bytes);
   void read_buffer(drivers::cl::cl_mem mem, std::size_t offset, void* dst, std::size_t bytes);
   void fill_buffer(drivers::cl::cl_mem mem, const void* element, std::size_t element_size, std::size_t count);
+  // A device-side copy between two of its buffers, queued in order.
+  void copy_buffer(drivers::cl::cl_mem from, drivers::cl::cl_mem to, std::size_t bytes);
   NativeMemory native_memory(drivers::cl::cl_mem mem, std::size_t bytes) const {
     return {"opencl", reinterpret_cast<std::uintptr_t>(mem), bytes};
   }

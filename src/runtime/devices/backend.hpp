@@ -41,6 +41,14 @@ class Buffer {
   virtual void write(std::size_t offset, const void* src, std::size_t bytes) = 0;
   virtual void read(std::size_t offset, void* dst, std::size_t bytes) = 0;
   virtual void fill(const void* element, std::size_t element_size, std::size_t count) = 0;
+  // Queues a copy of `source`'s first `bytes` into this buffer's start on the device, ordered with the launches,
+  // and returns true; false when this buffer cannot copy from that one there (another backend, device or kind
+  // of memory), and the caller copies through the host. A texture's snapshot is taken so (src/api/texture.cpp).
+  virtual bool copy_from(const Buffer& source, std::size_t bytes) {
+    (void)source;
+    (void)bytes;
+    return false;
+  }
   // Host-addressable memory (interp, cpu), else nullptr.
   virtual void* host_data() { return nullptr; }
   // The memory as the device's API names it (Array::share()).

@@ -3,7 +3,7 @@
 // stream orders every use of it, so writes and fills are queued and return,
 // and reads wait (reference: "How each backend queues and waits"). The owner
 // supplies the operations, which differ by API: allocate, free, write_buffer,
-// read_buffer, fill_buffer and native_memory over its handle. CUDA's buffers
+// read_buffer, fill_buffer, copy_buffer and native_memory over its handle. CUDA's buffers
 // are not of this kind: they also move between the pool and exportable memory.
 #pragma once
 
@@ -39,6 +39,14 @@ class DeviceBufferOf final : public Buffer {
   void fill(const void* element, std::size_t element_size, std::size_t count) override {
     TACK_CHECK(count * element_size <= bytes());
     if (count) owner_->fill_buffer(handle_, element, element_size, count);
+  }
+  // Between two buffers of one owner (one queue): the owner's device-side copy.
+  bool copy_from(const Buffer& source, std::size_t bytes) override {
+    const auto* from = dynamic_cast<const DeviceBufferOf*>(&source);
+    if (!from || from->owner_ != owner_) return false;
+    TACK_CHECK(bytes <= this->bytes() && bytes <= from->bytes());
+    if (bytes) owner_->copy_buffer(from->handle_, handle_, bytes);
+    return true;
   }
   NativeMemory native() const override { return owner_->native_memory(handle_, bytes()); }
 

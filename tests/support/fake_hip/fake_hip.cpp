@@ -160,6 +160,11 @@ FAKE_HIP hipMemcpyDtoHAsync(void* dst, void* src, std::size_t bytes, void*) {
   std::memcpy(dst, src, bytes);
   return 0;
 }
+FAKE_HIP hipMemcpyDtoDAsync(void* dst, void* src, std::size_t bytes, void*) {
+  record("hipMemcpyDtoDAsync");
+  std::memmove(dst, src, bytes);
+  return 0;
+}
 FAKE_HIP hipMemsetD8Async(void* dst, unsigned char v, std::size_t n, void*) {
   record("hipMemsetD8Async");
   std::memset(dst, v, n);

@@ -107,6 +107,11 @@ typedef struct {
        destinationSlice:(NSUInteger)destinationSlice
        destinationLevel:(NSUInteger)destinationLevel
       destinationOrigin:(MTLOrigin)destinationOrigin;
+- (void)copyFromBuffer:(id<MTLBuffer>)sourceBuffer
+          sourceOffset:(NSUInteger)sourceOffset
+              toBuffer:(id<MTLBuffer>)destinationBuffer
+     destinationOffset:(NSUInteger)destinationOffset
+                  size:(NSUInteger)size;
 @end
 
 typedef void (^MTLCommandBufferHandler)(id<MTLCommandBuffer>);
