@@ -151,6 +151,44 @@ TEST_F(LevelZeroRuntime, DeviceQueriesFeedTheCapabilities) {
   EXPECT_THROW(small.from_host(std::vector<double>{1.0}), tack::Error);
 }
 
+// Adopting another library's handles takes all three: each of the six partial combinations is an
+// InvalidArgument naming the three options, and the driver is asked nothing for it.
+TEST_F(LevelZeroRuntime, PartialExternalHandlesAreRefused) {
+  const ze::Api& api = ze::api();
+  std::uint32_t count = 1;
+  ze::ze_driver_handle_t driver = nullptr;
+  ze::ze_device_handle_t device = nullptr;
+  api.zeDriverGet(&count, &driver);
+  count = 1;
+  api.zeDeviceGet(driver, &count, &device);
+  auto h = [](void* p) { return static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(p)); };
+  // Any non-null value will do for the context: a partial set is refused before a handle is used.
+  const std::pair<const char*, std::int64_t> all[] = {
+      {"external_driver", h(driver)}, {"external_device", h(device)}, {"external_context", h(driver)}};
+  for (int mask = 1; mask < 7; ++mask) {
+    tack::DeviceOptions options;
+    std::string given;
+    for (int b = 0; b < 3; ++b)
+      if (mask & (1 << b)) {
+        options[all[b].first] = all[b].second;
+        given += std::string(given.empty() ? "" : " + ") + all[b].first;
+      }
+    SCOPED_TRACE(given);
+    const int before = fake_ze_log_size();
+    try {
+      tack::device("level_zero", options);
+      ADD_FAILURE() << "a partial set of external handles was accepted";
+    } catch (const tack::InvalidArgument& e) {
+      EXPECT_STREQ(e.what(),
+                   "level_zero: adopting another library's handles needs all three options, 'external_driver', "
+                   "'external_device' and 'external_context'");
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "not an InvalidArgument: " << e.what();
+    }
+    EXPECT_EQ(log_entries(before), std::vector<std::string>{}) << "the driver was called for a refused set";
+  }
+}
+
 TEST_F(LevelZeroRuntime, OneAsynchronousListOnTheComputeGroupElseASynchronousOne) {
   tack::Device d = fresh_device();
   EXPECT_GE(find_entry("list_async"), 0) << "API 1.6: an asynchronous immediate list";

@@ -4,12 +4,9 @@
 #include "drivers/rtc_api.hpp"
 #include "runtime/diagnostics/driver_errors.hpp"
 #include "runtime/diagnostics/warnings.hpp"
-#include "support/no_copy.hpp"
 
 #include <tack/error.hpp>
 
-#include <locale.h>
-#include <clocale>
 #include <mutex>
 #include <vector>
 
@@ -24,27 +21,23 @@ const drivers::RtcApi& api() {
   return *a;
 }
 
-// Restores the thread's locale when the compile returns or throws (NVRTC 12 left the compiling thread in "C").
-class KeepThreadLocale : support::NoCopy {
- public:
-  KeepThreadLocale() : saved_(uselocale(static_cast<locale_t>(0))) {}
-  ~KeepThreadLocale() { uselocale(saved_); }
-
- private:
-  locale_t saved_;  // the thread's locale object (or LC_GLOBAL_LOCALE), owned by whoever made it
-};
-
 void warn_if_old(const drivers::RtcApi& a) {
   static std::once_flag once;
   std::call_once(once, [&] {
     int major = 0, minor = 0;
-    if (a.version(&major, &minor) == 0 && major < 13)
-      runtime::warn("NVRTC " + std::to_string(major) + "." + std::to_string(minor) + " (" + a.library +
-                    ") is older than 13: NVRTC 12.0 miscompiled Tack's lattice Boltzmann example; use CUDA 13");
+    if (a.version(&major, &minor) != 0) return;
+    const std::string warning = nvrtc_version_warning(major, minor, a.library);
+    if (!warning.empty()) runtime::warn(warning);
   });
 }
 
 }  // namespace
+
+std::string nvrtc_version_warning(int major, int minor, const std::string& library) {
+  if (major >= 13) return "";
+  return "NVRTC " + std::to_string(major) + "." + std::to_string(minor) + " (" + library +
+         ") is older than 13: NVRTC 12.0 miscompiled Tack's lattice Boltzmann example; use CUDA 13";
+}
 
 std::array<int, 2> nvrtc_version() {
   const drivers::RtcApi& a = api();

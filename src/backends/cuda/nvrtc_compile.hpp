@@ -3,6 +3,10 @@
 // the driver JIT-compiles NVRTC's default virtual architecture at load.
 #pragma once
 
+#include "support/no_copy.hpp"
+
+#include <locale.h>
+
 #include <array>
 #include <string>
 
@@ -24,6 +28,21 @@ inline const std::array<const char*, 5>& nvrtc_options(bool fp_contract) {
 
 // NVRTC's version, e.g. {13, 0}; throws BackendUnavailable without NVRTC.
 std::array<int, 2> nvrtc_version();
+
+// The warning the first compile of a process gives for NVRTC major.minor loaded from `library`: empty from 13
+// on (reference, CUDA: NVRTC 12.0 miscompiled the lattice Boltzmann example, and was not reduced to a kernel).
+std::string nvrtc_version_warning(int major, int minor, const std::string& library);
+
+// Restores the calling thread's locale (its own locale object, or the process's) when it goes out of scope:
+// compile_ptx holds one over each compile, returning or throwing, since NVRTC 12 left the thread in "C".
+class KeepThreadLocale : support::NoCopy {
+ public:
+  KeepThreadLocale() : saved_(uselocale(static_cast<locale_t>(0))) {}
+  ~KeepThreadLocale() { uselocale(saved_); }
+
+ private:
+  locale_t saved_;  // the thread's locale object (or LC_GLOBAL_LOCALE), owned by whoever made it
+};
 
 // Compiles `source` (whose kernel is `entry`) to PTX with nvrtc_options(fp_contract),
 // the kernel's ir::Kernel::fp_contract; extra options (tests pass an architecture)
