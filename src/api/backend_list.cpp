@@ -60,14 +60,13 @@ const std::vector<const BackendDescription*>& backend_descriptions() {
        .features = F64 | Atomics64 | DeviceReductions | Workgroups | TexturesInHardware,
        .recipe = {.lowering = passes::kCFamilyLowering, .emit = codegen::generate_cuda},
        .create = backends::cuda::make_cuda_backend},
-      // HIP C for hipRTC, every dtype and atomic. Its generator has the hardware texture path, but the runtime
-      // samples in software until its images land (docs/backends-hip.md), so no TexturesInHardware, and
-      // tack::inspect shows the code the device runs.
+      // HIP C for hipRTC, every dtype and atomic, textures in the texture hardware (a 3D HIP array and texture
+      // object) where the device has image support and the shape fits, else in software (decided per texture).
       {.name = "hip",
        .display_name = "HIP",
        .options = {"device"},
        .memory_spaces = {"hip"},
-       .features = F64 | Atomics64 | DeviceReductions | Workgroups,
+       .features = F64 | Atomics64 | DeviceReductions | Workgroups | TexturesInHardware,
        .recipe = {.lowering = passes::kCFamilyLowering, .emit = codegen::generate_hip},
        .create = backends::hip::make_hip_backend},
       // The reference interpreter runs every dtype, atomic and workgroup; reductions run on the host. It runs the

@@ -47,6 +47,68 @@ inline constexpr unsigned hipStreamDefault = 0;  // blocking: ordered with the n
 inline constexpr unsigned hipEventBlockingSync = 1;
 inline constexpr unsigned hipEventDisableTiming = 2;
 
+// Textures, through the runtime-style structs: equal in ROCm 5.2's installed headers and ROCm 6's
+// (test_hip_texture_layout.cpp checks them against the installed driver_types.h and texture_types.h). The
+// driver-style HIP_MEMCPY3D is not used: ROCm 6 widened its fields from unsigned to size_t.
+using hipArray_t = struct hipArray*;
+using hipTextureObject_t = struct __hip_texture*;
+inline constexpr int hipChannelFormatKindFloat = 2;
+inline constexpr int hipResourceTypeArray = 0;
+inline constexpr int hipAddressModeClamp = 1;
+inline constexpr int hipFilterModeLinear = 1;
+inline constexpr int hipReadModeElementType = 0;
+inline constexpr int hipMemcpyDeviceToDevice = 3;
+struct hipChannelFormatDesc {
+  int x, y, z, w;  // bits per channel
+  int f;           // hipChannelFormatKind
+};
+struct hipExtent {
+  std::size_t width, height, depth;  // width in elements for an array
+};
+struct hipPos {
+  std::size_t x, y, z;
+};
+struct hipPitchedPtr {
+  void* ptr;
+  std::size_t pitch, xsize, ysize;
+};
+struct hipMemcpy3DParms {
+  hipArray_t srcArray;
+  hipPos srcPos;
+  hipPitchedPtr srcPtr;
+  hipArray_t dstArray;
+  hipPos dstPos;
+  hipPitchedPtr dstPtr;
+  hipExtent extent;
+  int kind;  // hipMemcpyKind
+};
+struct hipResourceDesc {
+  int resType;  // hipResourceType
+  union {
+    struct {
+      hipArray_t array;
+    } array;
+    struct {  // the largest member (pitch2D), so the union has the header's size
+      void* devPtr;
+      hipChannelFormatDesc desc;
+      std::size_t width, height, pitchInBytes;
+    } pitch2D;
+  } res;
+};
+struct hipTextureDesc {
+  int addressMode[3];  // hipTextureAddressMode
+  int filterMode;      // hipTextureFilterMode
+  int readMode;        // hipTextureReadMode
+  int sRGB;
+  float borderColor[4];
+  int normalizedCoords;
+  unsigned maxAnisotropy;
+  int mipmapFilterMode;
+  float mipmapLevelBias;
+  float minMipmapLevelClamp;
+  float maxMipmapLevelClamp;
+};
+
 // hipDeviceProp_tR0600 (ROCm 6+, hipGetDevicePropertiesR0600): 1472 bytes, gcnArchName (char[256]) at 1160.
 // Asked into a larger zeroed buffer, so a later, longer struct cannot overrun it.
 inline constexpr std::size_t kDevicePropR0600GcnArchNameOffset = 1160;
@@ -84,6 +146,13 @@ inline constexpr std::size_t kDevicePropBufferBytes = 4096;
   X(hipMemsetD8Async, hipError_t, (hipDeviceptr_t dst, unsigned char value, std::size_t count, hipStream_t stream))    \
   X(hipMemsetD16Async, hipError_t, (hipDeviceptr_t dst, unsigned short value, std::size_t count, hipStream_t stream))  \
   X(hipMemsetD32Async, hipError_t, (hipDeviceptr_t dst, int value, std::size_t count, hipStream_t stream))             \
+  X(hipMalloc3DArray, hipError_t,                                                                                      \
+    (hipArray_t* array, const hipChannelFormatDesc* desc, hipExtent extent, unsigned flags))                           \
+  X(hipFreeArray, hipError_t, (hipArray_t array))                                                                      \
+  X(hipMemcpy3DAsync, hipError_t, (const hipMemcpy3DParms* copy, hipStream_t stream))                                  \
+  X(hipCreateTextureObject, hipError_t,                                                                                \
+    (hipTextureObject_t* object, const hipResourceDesc* resource, const hipTextureDesc* texture, const void* view))    \
+  X(hipDestroyTextureObject, hipError_t, (hipTextureObject_t object))                                                  \
   X(hipModuleLoadData, hipError_t, (hipModule_t* module, const void* image))                                           \
   X(hipModuleUnload, hipError_t, (hipModule_t module))                                                                 \
   X(hipModuleGetFunction, hipError_t, (hipFunction_t* function, hipModule_t module, const char* name))                 \

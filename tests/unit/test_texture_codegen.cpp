@@ -128,19 +128,18 @@ TEST(TextureCodegen, MixedTexturesEachTheirOwnPath) {
   EXPECT_NE(src.text.find("tack_texture_sample(t2, "), std::string::npos) << src.text;
 }
 
-// tack::inspect shows the code the device compiles: CUDA samples in hardware, the others (HIP until its runtime
-// has images) in software.
+// tack::inspect shows the code the device compiles: CUDA and HIP sample in hardware, the others in software.
 TEST(TextureCodegen, InspectShowsEachTargetsPath) {
   tack::Device host = tack::device("interp");
   tack::Texture tex = tack::texture3d(host.from_host(std::vector<float>(24, 1.0f)), {4, 3, 2});
   auto k = sample_kernel();
   tack::ArraySpec f32{DType::F32, 1};
-  for (const char* name : {"cuda"}) {
+  for (const char* name : {"cuda", "hip"}) {
     tack::Inspection in = tack::inspect(k, name, f32, tex, f32, f32, f32);
     EXPECT_NE(in.typed_ir.find("Texture3D<f32, hardware>"), std::string::npos) << name << ":\n" << in.typed_ir;
     EXPECT_NE(in.source.find("tex3D<float>("), std::string::npos) << name << ":\n" << in.source;
   }
-  for (const char* name : {"hip", "opencl", "level_zero", "metal"}) {
+  for (const char* name : {"opencl", "level_zero", "metal"}) {
     tack::Inspection in = tack::inspect(k, name, f32, tex, f32, f32, f32);
     EXPECT_NE(in.typed_ir.find("Texture3D<f32, software>"), std::string::npos) << name << ":\n" << in.typed_ir;
     EXPECT_NE(in.source.find("tack_texture_sample("), std::string::npos) << name << ":\n" << in.source;

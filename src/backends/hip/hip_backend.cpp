@@ -9,6 +9,7 @@
 #include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hip_kernel.hpp"
 #include "backends/hip/hip_memory.hpp"
+#include "backends/hip/hip_texture.hpp"
 #include "runtime/devices/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 #include "runtime/gpu/grid_launch.hpp"
@@ -55,8 +56,15 @@ class HipBackend final : public GpuBackendOf<hip::Module> {
                             std::to_string(v % 100000)}};
   }
 
-  // Textures are sampled in software over the texture's f32 copy on every HIP device for now (the default
-  // texture_in_hardware()); the hardware image (hipMalloc3DArray) is not yet built: see docs/backends-hip.md.
+  // In the texture hardware where the device has image support and the shape fits its 3D limits, else in
+  // software over the texture's f32 copy (CDNA parts, gfx940/941/942, have no texture hardware). Asked for
+  // every texture and again by resolve_variant before the variant key, so the code agrees with the storage.
+  bool texture_in_hardware(const std::array<std::int64_t, 3>& shape) const override {
+    return hip::fits_texture_hardware(device_->info(), shape);
+  }
+  std::shared_ptr<TextureImage> create_texture_image(const std::array<std::int64_t, 3>& shape) override {
+    return std::make_shared<hip::TextureImage3D>(device_, shape);
+  }
 
   void synchronize() override { device_->synchronize(); }
   std::unique_ptr<WaitMarker> async_marker() override { return std::make_unique<hip::StreamMarker>(device_->queue()); }
@@ -72,6 +80,9 @@ class HipBackend final : public GpuBackendOf<hip::Module> {
   }
   std::uint64_t argument(const Buffer& b) const override {
     return reinterpret_cast<std::uintptr_t>(static_cast<const DeviceBuffer&>(b).handle().ptr);
+  }
+  std::uint64_t texture_argument(const TextureImage& image) const override {
+    return reinterpret_cast<std::uintptr_t>(static_cast<const hip::TextureImage3D&>(image).object());
   }
   LastKernel* last_kernel() override { return &device_->queue()->last_kernel(); }
   void enqueue(const hip::Module& m, const GpuDispatch& d) override {

@@ -68,11 +68,11 @@ FAKE_HIP hipDeviceGetAttribute(int* value, int attribute, int) {
     case 29: *value = fake_hip::state().max_grid_dim_x; return 0;
     case 49:
     case 50:
-    case 51: *value = 16384; return 0;
+    case 51: *value = fake_hip::state().max_texture3d; return 0;
     case 56: *value = 1024; return 0;
     case 63: *value = 104; return 0;
     case 88: *value = fake_hip::state().memory_pools; return 0;
-    case 10014: *value = 1; return 0;
+    case 10014: *value = fake_hip::state().image_support; return 0;
     default: return 1;  // hipErrorInvalidValue: Tack asks only for the above
   }
 }
@@ -178,6 +178,67 @@ FAKE_HIP hipMemsetD16Async(void* dst, unsigned short v, std::size_t n, void*) {
 FAKE_HIP hipMemsetD32Async(void* dst, int v, std::size_t n, void*) {
   record("hipMemsetD32Async");
   for (std::size_t i = 0; i < n; ++i) std::memcpy(static_cast<char*>(dst) + 4 * i, &v, 4);
+  return 0;
+}
+// Textures: an array is host memory of its texels; a texture object names its array.
+struct FakeExtent {
+  std::size_t width, height, depth;
+};
+struct FakeMemcpy3D {  // hipMemcpy3DParms
+  void* srcArray;
+  std::size_t srcPos[3];
+  void* srcPtr;
+  std::size_t srcPitch, srcXsize, srcYsize;
+  void* dstArray;
+  std::size_t dstPos[3];
+  void* dstPtr;
+  std::size_t dstPitch, dstXsize, dstYsize;
+  FakeExtent extent;
+  int kind;
+};
+FAKE_HIP hipMalloc3DArray(void** array, const int* channel, FakeExtent extent, unsigned) {
+  record("hipMalloc3DArray");
+  if (channel[0] != 32 || channel[4] != 2) return 1;  // Tack asks for one f32 channel only
+  std::lock_guard lock(fake_hip::state().mutex);
+  auto texels = std::vector<float>(extent.width * extent.height * extent.depth);
+  *array = texels.data();  // a unique address while the array lives
+  fake_hip::state().arrays.emplace(*array, std::move(texels));
+  return 0;
+}
+FAKE_HIP hipFreeArray(void* array) {
+  record("hipFreeArray");
+  std::lock_guard lock(fake_hip::state().mutex);
+  return fake_hip::state().arrays.erase(array) ? 0 : 1;
+}
+FAKE_HIP hipMemcpy3DAsync(const FakeMemcpy3D* copy, void*) {
+  record("hipMemcpy3DAsync");
+  std::lock_guard lock(fake_hip::state().mutex);
+  auto it = fake_hip::state().arrays.find(copy->dstArray);
+  const std::size_t n = copy->extent.width * copy->extent.height * copy->extent.depth;
+  if (it == fake_hip::state().arrays.end() || copy->kind != 3 || it->second.size() != n ||
+      copy->srcPitch != copy->extent.width * sizeof(float) || copy->srcYsize != copy->extent.height)
+    return 1;
+  std::memcpy(it->second.data(), copy->srcPtr, n * sizeof(float));
+  return 0;
+}
+FAKE_HIP hipCreateTextureObject(void** object, const void* resource, const int* texture, const void*) {
+  record("hipCreateTextureObject");
+  // resType 0 (array), the array at offset 8; clamp x3, linear, element type, normalized coordinates.
+  void* array = nullptr;
+  std::memcpy(&array, static_cast<const char*>(resource) + 8, sizeof array);
+  const bool wanted = *static_cast<const int*>(resource) == 0 && texture[0] == 1 && texture[1] == 1 &&
+                      texture[2] == 1 && texture[3] == 1 && texture[4] == 0 && texture[10] == 1;
+  std::lock_guard lock(fake_hip::state().mutex);
+  if (!wanted || !fake_hip::state().arrays.count(array)) return 1;
+  *object = new char;  // a unique handle
+  fake_hip::state().textures.emplace(*object, array);
+  return 0;
+}
+FAKE_HIP hipDestroyTextureObject(void* object) {
+  record("hipDestroyTextureObject");
+  std::lock_guard lock(fake_hip::state().mutex);
+  if (!fake_hip::state().textures.erase(object)) return 1;
+  delete static_cast<char*>(object);
   return 0;
 }
 FAKE_HIP hipModuleLoadData(void** module, const void*) {

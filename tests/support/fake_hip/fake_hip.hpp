@@ -7,6 +7,7 @@
 // code object a test put in the disk cache, and records their launches.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <mutex>
@@ -24,6 +25,10 @@ struct State {
   int memory_pools = 1;
   std::size_t total_memory = std::size_t{1} << 30;
   int event_query = 0;
+  int image_support = 1;                       // hipDeviceAttributeImageSupport (0: a CDNA part, textures in software)
+  int max_texture3d = 16384;                   // each of the three 3D texture extents
+  std::map<void*, std::vector<float>> arrays;  // live hipMalloc3DArray arrays, their texels (x fastest)
+  std::map<void*, void*> textures;             // live texture objects, each to its array
   bool modules_load = false;  // hipModuleLoadData and hipModuleGetFunction succeed (no kernel ever runs)  // what
                               // hipEventQuery returns: 600 (hipErrorNotReady) simulates work that never ends
 };
