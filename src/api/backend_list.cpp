@@ -78,21 +78,22 @@ const std::vector<const BackendDescription*>& backend_descriptions() {
        .recipe = {.emit = ir_text},
        .create = backends::interp::make_interp_backend},
       // OpenCL C for libocloc, as for a device with f64 and 64-bit atomics (a device narrows both to what it
-      // reports); textures sampled in software until its images land. The three external handles come together
-      // or not at all.
+      // reports); textures in 3D images read through a sampler where the device has samplers and within
+      // maxImageDims3D (a device without samplers, as Xe-HPC, samples in software). The three external handles
+      // come together or not at all.
       {.name = "level_zero",
        .display_name = "Level Zero",
        .options = {"external_context", "external_device", "external_driver"},
        .memory_spaces = {"level_zero"},
-       .features = F64 | Atomics64 | DeviceReductions | Workgroups,
+       .features = F64 | Atomics64 | DeviceReductions | Workgroups | TexturesInHardware,
        .recipe = {.lowering = passes::kCFamilyLowering, .emit = codegen::generate_opencl},
        .create = backends::level_zero::make_level_zero_backend},
       // MSL, no f64, and no 64-bit atomics (Metal has no 64-bit compare-and-swap). The runtime is built on Apple
-      // platforms only; elsewhere only the generator is here. Textures are sampled in software until the MSL
-      // generator has the hardware path (docs/backends-metal.md).
+      // platforms only; elsewhere only the generator is here. Textures in the texture hardware (a 3D R32Float
+      // MTLTexture and a constexpr sampler) where the GPU filters 32-bit floats and within its 3D limit.
       {.name = "metal",
        .display_name = "Metal",
-       .features = DeviceReductions | Workgroups,
+       .features = DeviceReductions | Workgroups | TexturesInHardware,
        .recipe = {.lowering = passes::kCFamilyLowering, .emit = codegen::generate_msl},
        .create = kMetalCreate},
       // OpenCL C for clBuildProgram, as for a device with cl_khr_fp64 and cl_khr_int64_base_atomics (a device

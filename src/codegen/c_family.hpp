@@ -84,7 +84,7 @@ class CFamilyCodeGen {
   // work-item of the group reaches the added barrier.
   virtual bool close_conditional_barrier_regions() const { return false; }
   // Hardware texture sampling (a Texture3D parameter with Param::hardware_texture set): whether the
-  // dialect has it (CUDA and HIP; OpenCL C and MSL not yet, so such a kernel is a bug there), the
+  // dialect has it (CUDA, HIP, MSL and OpenCL C; the runtimes choose it: texture_in_hardware), the
   // texture object's type, which the kernel takes by value in the parameter's place, and a filtered
   // read of object `t` at normalized coordinates x, y, z, already moved to the hardware's texel centres.
   virtual bool hardware_textures() const { return false; }

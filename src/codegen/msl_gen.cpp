@@ -22,7 +22,21 @@ class MslCodeGen : public CFamilyCodeGen {
     // forbids it for the whole program (clang, which the Metal compiler is built on, honours the standard
     // pragma in C++ too).
     if (!k.fp_contract) s += "#pragma STDC FP_CONTRACT OFF\n";
-    return s + "#include <metal_stdlib>\nusing namespace metal;\n";
+    s += "#include <metal_stdlib>\nusing namespace metal;\n";
+    // The runtime binds no sampler object, so a kernel sampling a texture in hardware declares its one sampler at
+    // program scope: normalized coordinates, linear filtering, clamped to the edge (reference: Textures).
+    for (const ir::Param& p : k.params)
+      if (p.kind == ir::ParamKind::Texture && p.hardware_texture)
+        return s + "constexpr sampler tack_sampler(coord::normalized, filter::linear, address::clamp_to_edge);\n";
+    return s;
+  }
+  // Hardware textures: a texture3d<float> field of the argument buffer (the 8-byte MTLResourceID the runtime
+  // writes), sampled at coordinates already clamped and moved to the texel centres by tack_texel_centre.
+  bool hardware_textures() const override { return true; }
+  std::string texture_object_type() const override { return "texture3d<float>"; }
+  std::string texture_fetch(const std::string& t, const std::string& x, const std::string& y,
+                            const std::string& z) const override {
+    return t + ".sample(tack_sampler, float3(" + x + ", " + y + ", " + z + ")).x";
   }
   std::string helper_qualifier() const override { return "static inline"; }
   std::string space() const { return atomic_on_shared_ ? "threadgroup" : "device"; }

@@ -47,7 +47,23 @@ class OpenCLCodeGen : public CFamilyCodeGen {
     s += "#pragma OPENCL FP_CONTRACT OFF\n";
     if (uses_dtype(k, DType::F64)) s += "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
     if (uses_64bit_atomics(k)) s += "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n";
+    // A texture in hardware (level_zero's images; the opencl backend samples in software) is read through one
+    // sampler declared in the source rather than a zeSamplerCreate handle: no extra kernel argument and no
+    // sampler object for the runtime to make, bind and destroy, as MSL's constexpr sampler.
+    for (const ir::Param& p : k.params)
+      if (p.kind == ir::ParamKind::Texture && p.hardware_texture)
+        return s +
+               "__constant sampler_t tack_sampler = CLK_NORMALIZED_COORDS_TRUE | CLK_ADDRESS_CLAMP_TO_EDGE | "
+               "CLK_FILTER_LINEAR;\n";
     return s;
+  }
+  // Hardware textures: a read-only image3d_t parameter, read at coordinates already clamped and moved to the
+  // texel centres by tack_texel_centre.
+  bool hardware_textures() const override { return true; }
+  std::string texture_object_type() const override { return "read_only image3d_t"; }
+  std::string texture_fetch(const std::string& t, const std::string& x, const std::string& y,
+                            const std::string& z) const override {
+    return "read_imagef(" + t + ", tack_sampler, (float4)(" + x + ", " + y + ", " + z + ", 0.0f)).x";
   }
   std::string helper_qualifier() const override { return "static inline"; }
   std::string space() const { return atomic_on_shared_ ? "__local" : "__global"; }

@@ -24,6 +24,7 @@ using ze_module_build_log_handle_t = struct _ze_module_build_log_handle_t*;
 using ze_kernel_handle_t = struct _ze_kernel_handle_t*;
 using ze_event_pool_handle_t = struct _ze_event_pool_handle_t*;
 using ze_event_handle_t = struct _ze_event_handle_t*;
+using ze_image_handle_t = struct _ze_image_handle_t*;
 
 inline constexpr ze_result_t ZE_RESULT_SUCCESS = 0;
 inline constexpr ze_result_t ZE_RESULT_NOT_READY = 1;
@@ -48,6 +49,7 @@ inline constexpr int ZE_STRUCTURE_TYPE_CONTEXT_DESC = 0xd;
 inline constexpr int ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC = 0xe;
 inline constexpr int ZE_STRUCTURE_TYPE_EVENT_POOL_DESC = 0x10;
 inline constexpr int ZE_STRUCTURE_TYPE_EVENT_DESC = 0x11;
+inline constexpr int ZE_STRUCTURE_TYPE_IMAGE_DESC = 0x13;
 inline constexpr int ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC = 0x15;
 inline constexpr int ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC = 0x16;
 inline constexpr int ZE_STRUCTURE_TYPE_MODULE_DESC = 0x1b;
@@ -65,6 +67,13 @@ inline constexpr int ZE_MODULE_FORMAT_NATIVE = 1;
 inline constexpr unsigned ZE_EVENT_POOL_FLAG_HOST_VISIBLE = 1u << 0;
 inline constexpr unsigned ZE_EVENT_SCOPE_FLAG_HOST = 1u << 2;
 inline constexpr unsigned ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE = 1u << 1;
+// ze_image_type_t, ze_image_format_layout_t, ze_image_format_type_t, ze_image_format_swizzle_t
+inline constexpr int ZE_IMAGE_TYPE_3D = 4;
+inline constexpr int ZE_IMAGE_FORMAT_LAYOUT_32 = 2;
+inline constexpr int ZE_IMAGE_FORMAT_TYPE_FLOAT = 4;
+inline constexpr int ZE_IMAGE_FORMAT_SWIZZLE_R = 0;
+inline constexpr int ZE_IMAGE_FORMAT_SWIZZLE_0 = 4;
+inline constexpr int ZE_IMAGE_FORMAT_SWIZZLE_1 = 5;
 inline constexpr std::uint32_t ZE_API_VERSION_1_6 = (1u << 16) | 6u;  // ZE_MAKE_VERSION(1, 6)
 inline constexpr const char* kMemoryFreePoliciesExtension = "ZE_extension_memory_free_policies";
 
@@ -227,6 +236,30 @@ struct ze_event_desc_t {
   std::uint32_t wait;
 };
 
+struct ze_image_format_t {
+  int layout;
+  int type;
+  int x, y, z, w;
+};
+
+struct ze_image_desc_t {
+  int stype;
+  const void* pNext;
+  std::uint32_t flags;  // 0: read-only in kernels
+  int type;
+  ze_image_format_t format;
+  std::uint64_t width;
+  std::uint32_t height;
+  std::uint32_t depth;
+  std::uint32_t arraylevels;
+  std::uint32_t miplevels;
+};
+
+struct ze_image_region_t {
+  std::uint32_t originX, originY, originZ;
+  std::uint32_t width, height, depth;
+};
+
 // The entry points Tack calls. The last two are optional: a loader without
 // them still works, with a synchronous list and waiting frees.
 // The entry points Tack calls, as the loader exports them: X(name, result, parameters).
@@ -292,11 +325,17 @@ struct ze_event_desc_t {
   X(zeEventHostSynchronize, ze_result_t, (ze_event_handle_t event, std::uint64_t timeout_ns))                          \
   X(zeEventHostReset, ze_result_t, (ze_event_handle_t event))
 
-// Optional (API 1.6 and the memory-free-policies extension), resolved only once every entry
-// above was: nullptr where the loader lacks them.
+// Optional (API 1.6, the memory-free-policies extension, and images, which a loader without them leaves to
+// software sampling), resolved only once every entry above was: nullptr where the loader lacks them.
 #define TACK_LEVEL_ZERO_OPTIONAL_ENTRY_POINTS(X)                                                                       \
   X(zeCommandListHostSynchronize, ze_result_t, (ze_command_list_handle_t list, std::uint64_t timeout_ns))              \
-  X(zeMemFreeExt, ze_result_t, (ze_context_handle_t context, const ze_memory_free_ext_desc_t* desc, void* ptr))
+  X(zeMemFreeExt, ze_result_t, (ze_context_handle_t context, const ze_memory_free_ext_desc_t* desc, void* ptr))      \
+  X(zeImageCreate, ze_result_t,                                                                                        \
+    (ze_context_handle_t context, ze_device_handle_t device, const ze_image_desc_t* desc, ze_image_handle_t* image))  \
+  X(zeImageDestroy, ze_result_t, (ze_image_handle_t image))                                                            \
+  X(zeCommandListAppendImageCopyFromMemory, ze_result_t,                                                               \
+    (ze_command_list_handle_t list, ze_image_handle_t image, const void* src, const ze_image_region_t* region,        \
+     ze_event_handle_t signal, std::uint32_t wait_count, ze_event_handle_t* waits))
 // clang-format on
 
 // The table: a function pointer per row, in the lists' order, then the file they came from.

@@ -13,7 +13,9 @@
 //   level_zero  libocloc with the backend's options, to SPIR-V and a native binary for pvc
 //   metal       clang++ -fsyntax-only as C++ under tests/compile_checks/metal/metal_stdlib
 // A kernel the backend refuses at the call (a dtype, atomic or feature it lacks)
-// is counted as refused, not compiled. Exits 0 when every accepted kernel
+// is counted as refused, not compiled. On a target whose description has
+// TexturesInHardware, a kernel with textures is also compiled with them in
+// hardware (the interpreter's kernels sample in software). Exits 0 when every accepted kernel
 // compiles, 1 on any failure, 77 (ctest's skip) when the compiler is absent,
 // printing why.
 #include "compile_checks/dialects.hpp"
@@ -63,6 +65,17 @@ Collected generate_all(const std::vector<tack::ir::Kernel>& kernels, const tack:
       // The end of the compile path, by the target's recipe: its lowering, then its emitter.
       const tack::abi::PackedKernel lowered = tack::passes::lower_for_backend(k, target.recipe.lowering);
       out.units.push_back({k.name, tack::ir::to_string(k), target.recipe.emit(lowered).text, k.fp_contract});
+      // The interpreter samples in software, so a target with texture hardware also gets each texture kernel
+      // with every texture in hardware, as its device compiles it for a texture within its limits.
+      tack::ir::Kernel hw = k;
+      bool textures = false;
+      for (tack::ir::Param& p : hw.params)
+        if (p.kind == tack::ir::ParamKind::Texture) textures = p.hardware_texture = true;
+      if (textures && target.features.has(tack::runtime::Feature::TexturesInHardware)) {
+        const tack::abi::PackedKernel hw_lowered = tack::passes::lower_for_backend(hw, target.recipe.lowering);
+        out.units.push_back({k.name + " (textures in hardware)", tack::ir::to_string(hw),
+                             target.recipe.emit(hw_lowered).text, k.fp_contract});
+      }
     } catch (const tack::TypeError& e) {
       out.refused.push_back(k.name + ": " + e.what());
     } catch (const tack::InvalidArgument& e) {

@@ -10,6 +10,7 @@
 #include "backends/level_zero/level_zero_kernel.hpp"
 #include "backends/level_zero/level_zero_memory.hpp"
 #include "backends/level_zero/level_zero_queue.hpp"
+#include "backends/level_zero/level_zero_texture.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 
 #include <algorithm>
@@ -38,9 +39,15 @@ class LevelZeroBackend final : public GpuBackendOf<level_zero::Module> {
       : GpuBackendOf(level_zero::capabilities(device), level_zero_limits(device)),
         queue_(std::make_shared<Queue>(std::move(device))) {}
 
-  // Textures are sampled in software over the texture's f32 copy (docs/backends-level-zero.md: the image path is
-  // not yet built), so the answer is the same for every shape.
-  bool texture_in_hardware(const std::array<std::int64_t, 3>&) const override { return false; }
+  // A texture is kept in a 3D image where the device has samplers and the shape fits maxImageDims3D
+  // (images_fit); otherwise the kernel samples its f32 copy in software. Decided here, before the variant key,
+  // from the queries read at initialization, so tack::inspect on the device shows what dispatch compiles.
+  bool texture_in_hardware(const std::array<std::int64_t, 3>& shape) const override {
+    return level_zero::images_fit(queue_->device(), shape);
+  }
+  std::shared_ptr<TextureImage> create_texture_image(const std::array<std::int64_t, 3>& shape) override {
+    return std::make_shared<level_zero::TextureImage3D>(queue_, shape);
+  }
 
   void synchronize() override { queue_->synchronize(); }
   std::vector<std::pair<std::string, std::string>> about() const override {
@@ -64,6 +71,10 @@ class LevelZeroBackend final : public GpuBackendOf<level_zero::Module> {
   }
   std::uint64_t argument(const Buffer& b) const override {
     return reinterpret_cast<std::uintptr_t>(static_cast<const DeviceBuffer&>(b).handle());
+  }
+  // The image handle: zeKernelSetArgumentValue takes a pointer to it, 8 bytes, as for an array's pointer.
+  std::uint64_t texture_argument(const TextureImage& image) const override {
+    return reinterpret_cast<std::uintptr_t>(static_cast<const level_zero::TextureImage3D&>(image).handle());
   }
   // The queue's launch lock also guards the pack buffers and each kernel's argument state: Level Zero takes the
   // backend-wide lock where CUDA takes a per-variant one.

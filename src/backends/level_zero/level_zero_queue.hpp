@@ -65,6 +65,8 @@ class Queue : public std::enable_shared_from_this<Queue>, support::NoCopy {
   void fill_buffer(void* ptr, const void* element, std::size_t element_size, std::size_t count);
   // A device-side copy between two of its allocations, ordered like a launch.
   void copy_buffer(void* from, void* to, std::size_t bytes);
+  // Fills a texture's image from a device allocation, ordered like a launch (level_zero_texture.cpp).
+  void copy_to_image(drivers::ze::ze_image_handle_t image, const void* from);
   // Destroys a module's kernel and the module (level_zero_kernel.cpp), unless the driver is gone at exit.
   void unload(drivers::ze::ze_module_handle_t module, drivers::ze::ze_kernel_handle_t kernel) noexcept;
   NativeMemory native_memory(void* ptr, std::size_t bytes) const {

@@ -83,9 +83,8 @@ class MetalBackend final : public Backend {
   }
 
   // The texture hardware (reference: Textures, Metal row) where the GPU filters 32-bit floats and the extents
-  // fit its 3D limit; otherwise the kernel samples in software over the texture's f32 copy.
-  // The MSL generator has no hardware sampling path yet (docs/backends-metal.md lists what it needs), so the
-  // description says software until it does; the image code below is ready for it.
+  // fit its 3D limit; otherwise the kernel samples in software over the texture's f32 copy. Decided here, before
+  // the variant key, so tack::inspect's stand-in (the description's TexturesInHardware) shows the same path.
   bool texture_in_hardware(const std::array<std::int64_t, 3>& shape) const override {
     const metal::DeviceInfo& d = device_->info();
     if (!backend_description("metal").features.has(Feature::TexturesInHardware) || !d.float32_filtering)

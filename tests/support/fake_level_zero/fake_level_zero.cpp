@@ -33,6 +33,11 @@ struct _ze_kernel_handle_t {
   std::uint32_t group[3] = {1, 1, 1};
 };
 struct _ze_event_pool_handle_t {};
+struct _ze_image_handle_t {
+  std::uint64_t width = 0;
+  std::uint32_t height = 0, depth = 0;
+  std::string texels;  // what the last copy into it wrote
+};
 struct _ze_event_handle_t {
   bool signaled = false;
 };
@@ -58,6 +63,8 @@ struct State {
   std::uint32_t max_total = 1024, max_x = 1024, max_count = 65535;
   std::uint32_t fp64 = 0x3f, module_flags = 1u << 2, device_id = 0x0bd5, api_version = (1u << 16) | 6u;
   bool free_ext = true, refuse_native = false;
+  std::uint32_t max_image_dims_3d = 2048, max_samplers = 0;  // as Xe-HPC: no samplers
+  int images = 0;
   std::map<std::string, std::pair<int, int>> failures;  // call -> (code, times)
   std::map<std::string, int> counts;
   std::vector<Op> log;
@@ -130,6 +137,8 @@ void fake_ze_reset() {
   s.api_version = (1u << 16) | 6u;
   s.free_ext = true;
   s.refuse_native = false;
+  s.max_image_dims_3d = 2048;
+  s.max_samplers = 0;
   s.failures.clear();
   s.counts.clear();
   s.log.clear();
@@ -163,6 +172,15 @@ void fake_ze_set_free_policies_extension(int present) {
 void fake_ze_refuse_native_binaries(int refuse) {
   std::lock_guard lock(st().mutex);
   st().refuse_native = refuse != 0;
+}
+void fake_ze_set_images(std::uint32_t max_image_dims_3d, std::uint32_t max_samplers) {
+  std::lock_guard lock(st().mutex);
+  st().max_image_dims_3d = max_image_dims_3d;
+  st().max_samplers = max_samplers;
+}
+int fake_ze_live_images() {
+  std::lock_guard lock(st().mutex);
+  return st().images;
 }
 void fake_ze_fail(const char* call, int code, int times) {
   std::lock_guard lock(st().mutex);
@@ -288,8 +306,8 @@ ze_result_t zeDeviceGetComputeProperties(ze_device_handle_t, ze_device_compute_p
 }
 ze_result_t zeDeviceGetImageProperties(ze_device_handle_t, ze_device_image_properties_t* p) {
   FAKE_ENTER(zeDeviceGetImageProperties);
-  p->maxImageDims3D = 2048;
-  p->maxSamplers = 0;  // as Xe-HPC
+  p->maxImageDims3D = st().max_image_dims_3d;
+  p->maxSamplers = st().max_samplers;
   return ZE_RESULT_SUCCESS;
 }
 ze_result_t zeDeviceGetModuleProperties(ze_device_handle_t, ze_device_module_properties_t* p) {
@@ -357,6 +375,38 @@ ze_result_t zeCommandListAppendMemoryCopy(ze_command_list_handle_t, void* dst, c
   if (!find_alloc(dst, bytes) && !find_alloc(src, bytes)) misuse("zeCommandListAppendMemoryCopy: no allocation");
   std::memcpy(dst, src, bytes);
   record("copy", {dst, src, bytes, kind_of(src, bytes), nullptr}, std::string(static_cast<const char*>(src), bytes));
+  return ZE_RESULT_SUCCESS;
+}
+ze_result_t zeImageCreate(ze_context_handle_t, ze_device_handle_t, const ze_image_desc_t* d, ze_image_handle_t* image) {
+  FAKE_ENTER(zeImageCreate);
+  if (d->stype != ZE_STRUCTURE_TYPE_IMAGE_DESC) misuse("zeImageCreate: wrong stype");
+  if (d->type != ZE_IMAGE_TYPE_3D || d->format.layout != ZE_IMAGE_FORMAT_LAYOUT_32 ||
+      d->format.type != ZE_IMAGE_FORMAT_TYPE_FLOAT || d->format.x != ZE_IMAGE_FORMAT_SWIZZLE_R)
+    misuse("zeImageCreate: not a 3D image of one 32-bit float channel");
+  if (d->width == 0 || d->height == 0 || d->depth == 0 || d->width > st().max_image_dims_3d ||
+      d->height > st().max_image_dims_3d || d->depth > st().max_image_dims_3d)
+    misuse("zeImageCreate: extent outside maxImageDims3D");
+  *image = new _ze_image_handle_t{d->width, d->height, d->depth, {}};
+  ++st().images;
+  record("image_create", {*image, nullptr, static_cast<std::size_t>(d->width * d->height * d->depth * 4), 0, nullptr});
+  return ZE_RESULT_SUCCESS;
+}
+ze_result_t zeImageDestroy(ze_image_handle_t image) {
+  FAKE_ENTER(zeImageDestroy);
+  record("image_destroy", {image, nullptr, 0, 0, nullptr});
+  --st().images;
+  delete image;
+  return ZE_RESULT_SUCCESS;
+}
+ze_result_t zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t, ze_image_handle_t image, const void* src,
+                                                   const ze_image_region_t* region, ze_event_handle_t, std::uint32_t,
+                                                   ze_event_handle_t*) {
+  FAKE_ENTER(zeCommandListAppendImageCopyFromMemory);
+  if (region) misuse("zeCommandListAppendImageCopyFromMemory: a region (Tack copies whole images)");
+  const std::size_t bytes = static_cast<std::size_t>(image->width * image->height * image->depth * 4);
+  if (!find_alloc(src, bytes)) misuse("zeCommandListAppendImageCopyFromMemory: source outside an allocation");
+  image->texels.assign(static_cast<const char*>(src), bytes);
+  record("image_copy", {image, src, bytes, kind_of(src, bytes), nullptr}, image->texels);
   return ZE_RESULT_SUCCESS;
 }
 ze_result_t zeCommandListAppendMemoryFill(ze_command_list_handle_t, void* ptr, const void* pattern, std::size_t size,

@@ -16,6 +16,9 @@
 //     binary, what zeModuleGetNativeBinary returned ("FAKE-NATIVE\n" + the
 //     SPIR-V) unless told to refuse it; zeKernelCreate wants a name that occurs
 //     in the module's bytes;
+//   - images are host memory too: a copy into one keeps the texels, and a
+//     3D image of anything but one 32-bit float channel, or past
+//     maxImageDims3D, is a "misuse";
 //   - freeing or copying memory that is not a live allocation is a "misuse".
 #pragma once
 
@@ -37,6 +40,10 @@ void fake_ze_set_device_id(std::uint32_t device_id);
 void fake_ze_set_api_version(std::uint32_t version);    // e.g. (1 << 16) | 5 for API 1.5
 void fake_ze_set_free_policies_extension(int present);  // ZE_extension_memory_free_policies listed
 void fake_ze_refuse_native_binaries(int refuse);        // zeModuleCreate(NATIVE) fails
+// zeDeviceGetImageProperties' maxImageDims3D and maxSamplers (by default 2048 and 0, as Xe-HPC: no samplers).
+void fake_ze_set_images(std::uint32_t max_image_dims_3d, std::uint32_t max_samplers);
+// Images made by zeImageCreate and not yet destroyed.
+int fake_ze_live_images();
 
 // The next `times` calls of `call` (an exported name) return `code` without doing anything; times < 0: every call.
 void fake_ze_fail(const char* call, int code, int times);
@@ -47,7 +54,8 @@ std::uint64_t fake_ze_last_wait_timeout();
 
 // The operation log, in the order operations were appended: "alloc_device", "alloc_host", "free",
 // "free_defer", "copy", "fill", "launch <name>", "barrier", "barrier_event", "list_sync", "event_sync",
-// "module_spirv", "module_native", "list_async", "list_sync_mode".
+// "module_spirv", "module_native", "list_async", "list_sync_mode", "image_create" (dst: the image, bytes: its
+// size), "image_copy" (dst: the image, src: the source, payload: the texels), "image_destroy" (dst: the image).
 int fake_ze_log_size();
 const char* fake_ze_log_entry(int index);  // valid until the next call into the fake
 struct FakeZeOp {
