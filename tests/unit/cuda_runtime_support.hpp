@@ -1,9 +1,11 @@
 // What the tests of the cuda backend over the stand-in driver share: readers of
-// the fake's operation log, two kernels, and the fixture that opens the device
-// and checks, after each test, that the driver was not misused.
+// the fake's operation log and two kernels (support/launch_path.hpp, shared with
+// the hip tests), and the fixture that opens the device and checks, after each
+// test, that the driver was not misused.
 #pragma once
 
 #include "support/fake_cuda/fake_cuda.hpp"
+#include "support/launch_path.hpp"
 
 #include <tack/tack.hpp>
 
@@ -40,53 +42,27 @@ inline std::vector<FakeCudaLaunch> launches(int from = 0) {
   }
   return out;
 }
-inline std::uint64_t param_u64(const FakeCudaLaunch& l, int i) {
-  std::uint64_t v = 0;
-  std::memcpy(&v, l.params[i], sizeof v);
-  return v;
-}
+// The driver's log, as the shared readers (support/launch_path.hpp) see it.
+struct CudaLog {
+  int size() const { return fake_cuda_log_size(); }
+  tack_test::LoggedOp at(int index) const {
+    const FakeCudaOp op = op_at(index);
+    return {fake_cuda_log_entry(index), op.pointer, op.bytes, op.payload};
+  }
+};
+using tack_test::param_u64;
 // The index of the first log entry at or after `from` that equals `what` (or starts with it, for "launch "), else -1.
 inline int find_entry(const std::string& what, int from = 0, std::uint64_t pointer = 0) {
-  for (int i = from; i < fake_cuda_log_size(); ++i) {
-    std::string e = fake_cuda_log_entry(i);
-    if (e.rfind(what, 0) != 0) continue;
-    if (pointer && op_at(i).pointer != pointer) continue;
-    return i;
-  }
-  return -1;
+  return tack_test::find_entry(CudaLog{}, what, from, pointer);
 }
-// Whether the htod payloads written, since the previous launch, to the pointer parameters of launch `l` other than
-// `skip` contain the float `value`: the scalar pack this launch reads.
+// Whether launch `l` reads a scalar pack holding `value` uploaded since the previous launch (support/launch_path.hpp).
 inline bool pack_holds(const FakeCudaLaunch& l, int previous_launch_log_index, float value,
                        const std::vector<std::uint64_t>& skip) {
-  for (int p = 0; p + 1 < l.param_count; ++p) {
-    const std::uint64_t ptr = param_u64(l, p);
-    if (std::find(skip.begin(), skip.end(), ptr) != skip.end()) continue;
-    // The last upload to this pack before the launch.
-    for (int i = l.log_index - 1; i > previous_launch_log_index; --i) {
-      FakeCudaOp op = op_at(i);
-      if (std::string(fake_cuda_log_entry(i)) != "htod" || op.pointer != ptr) continue;
-      for (std::size_t at = 0; at + sizeof(float) <= op.bytes; at += sizeof(float)) {
-        float f;
-        std::memcpy(&f, static_cast<const unsigned char*>(op.payload) + at, sizeof f);
-        if (f == value) return true;
-      }
-      break;
-    }
-  }
-  return false;
+  return tack_test::pack_holds(CudaLog{}, l, previous_launch_log_index, value, skip);
 }
 
-inline const tack::Kernel& saxpy() {
-  static const tack::Kernel k = tack::kernel(
-      "saxpy", [](Array y, Array x, Scalar a) { parallel_for(y.size(), [&](Index i) { y[i] = a * x[i] + y[i]; }); });
-  return k;
-}
-inline const tack::Kernel& fill_n() {
-  static const tack::Kernel k =
-      tack::kernel("fill_n", [](Array y, Scalar n) { parallel_for(n, [&](Index i) { y[i] = 7.0f; }); });
-  return k;
-}
+using tack_test::fill_n;
+using tack_test::saxpy;
 
 // A cuda device of its own (a new context and stream, attributes read now): a device with options is a new instance.
 inline tack::Device fresh_device() { return tack::device("cuda", {{"device", std::int64_t{0}}}); }

@@ -1,24 +1,36 @@
 // The hip backend through Tack's public API, over the stand-in runtime
-// (tests/support/fake_hip): what it asks the runtime to do, in which order, on
-// a machine without an AMD GPU. Memory, copies, fills, the buffer cache, the
-// pool, waits and device choice, and the allocations of a warm launch (which
-// the fake records, never runs; tests/device/ would check results on a GPU).
+// (tests/support/fake_hip): what it asks the runtime to do, in which order and
+// with which values, on a machine without an AMD GPU. Memory, copies, fills,
+// the buffer cache, the pool, waits and device choice; and launches (HipLaunch,
+// below, as test_cuda_runtime.cpp checks cuda's): their geometry and
+// parameters, the scalar pack each queued launch reads, the device reductions,
+// launch errors at the call and at the next wait, dropped arrays behind their
+// launches, and the warm path's allocations. The fake records kernels, never
+// runs them; tests/device/ would check results on a GPU.
 //
 // ctest sets TACK_HIP_LIBRARY to the fake; run by hand, main sets it to the
 // fake this executable was built with.
 #include "support/alloc_count.hpp"
 #include "support/fake_driver.hpp"
 #include "support/fake_hip/fake_hip.hpp"
+#include "support/launch_path.hpp"
+#include "support/scoped_env.hpp"
 
 #include "backends/hip/hip_kernel.hpp"
+#include "backends/hip/hip_memory.hpp"
 #include "codegen/identifiers.hpp"
 #include "drivers/hip_api.hpp"
 #include "drivers/rtc_api.hpp"
 #include "ir/printer.hpp"
+#include "passes/pipeline.hpp"
 #include "runtime/cache/cache_key.hpp"
 #include "runtime/cache/cached_binary.hpp"
 #include "runtime/cache/disk_cache.hpp"
+#include "runtime/devices/compile_recipe.hpp"
 #include "runtime/kernels/resolve_variant.hpp"
+#include "runtime/memory/access.hpp"
+#include "runtime/reductions/array_reduction_kernel.hpp"
+#include "runtime/reductions/device_reductions.hpp"
 #include "runtime/waits/wait_deadline.hpp"
 
 #include <tack/tack.hpp>
@@ -26,11 +38,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -38,6 +53,8 @@
 namespace {
 
 using namespace tack::lang;
+using tack_test::fill_n;
+using tack_test::saxpy;
 
 int count(const std::vector<std::string>& calls, const std::string& name) {
   return static_cast<int>(std::count(calls.begin(), calls.end(), name));
@@ -49,6 +66,27 @@ std::ptrdiff_t first(const std::vector<std::string>& calls, const std::string& n
 }
 
 tack::Device hip() { return tack::device("hip"); }
+
+// For the scope's life, or until finish(): TACK_WAIT_TIMEOUT_S (through its test hook) at `timeout_s`, and every
+// event unfinished (hipEventQuery answers hipErrorNotReady, as after a kernel that loops forever).
+class WorkThatNeverEnds {
+ public:
+  explicit WorkThatNeverEnds(double timeout_s) {
+    tack::runtime::set_wait_timeout_s(timeout_s);
+    set_event_query(600);
+  }
+  ~WorkThatNeverEnds() {
+    finish();
+    tack::runtime::set_wait_timeout_s(0);
+  }
+  void finish() { set_event_query(0); }
+
+ private:
+  static void set_event_query(int code) {
+    std::lock_guard lock(fake_hip::state().mutex);
+    fake_hip::state().event_query = code;
+  }
+};
 
 TEST(HipRuntime, OpensTheFakeDevice) {
   tack::Device d = hip();
@@ -198,18 +236,7 @@ TEST(HipRuntime, WaitsAreEventWaitsEvenOffThread) {
 TEST(HipRuntime, WaitPastTheTimeoutRaisesBackendError) {
   tack::Device d = hip();
   d.from_host(std::vector<float>{1});
-  struct Restore {
-    ~Restore() {
-      tack::runtime::set_wait_timeout_s(0);
-      std::lock_guard lock(fake_hip::state().mutex);
-      fake_hip::state().event_query = 0;
-    }
-  } restore;
-  tack::runtime::set_wait_timeout_s(0.2);
-  {
-    std::lock_guard lock(fake_hip::state().mutex);
-    fake_hip::state().event_query = 600;  // hipErrorNotReady
-  }
+  WorkThatNeverEnds hang(0.2);
   fake_hip::take_calls();
   const auto start = std::chrono::steady_clock::now();
   try {
@@ -229,10 +256,7 @@ TEST(HipRuntime, WaitPastTheTimeoutRaisesBackendError) {
   std::vector<std::string> calls = fake_hip::take_calls();
   EXPECT_GE(count(calls, "hipEventQuery"), 2);
   EXPECT_EQ(count(calls, "hipEventSynchronize"), 0);
-  {
-    std::lock_guard lock(fake_hip::state().mutex);
-    fake_hip::state().event_query = 0;
-  }
+  hang.finish();
   EXPECT_NO_THROW(d.synchronize()) << "once the work is done the same device waits normally";
 }
 
@@ -288,46 +312,389 @@ TEST_F(HipCachedCodeObject, ASecondBuildLoadsItWithoutHipRtc) {
   EXPECT_EQ(tack::backends::hip::hiprtc_compile_count(), compiles);
 }
 
+// The launch path over the stand-in, as the cuda tests check it over theirs
+// (test_cuda_runtime.cpp). hipRTC cannot compile here (no GPU; Debian's comgr
+// shares the process's LLVM), so every kernel the hip device specializes, the
+// user's and the device reductions', gets its generated HIP C put in the disk
+// cache as its code object, under the key its build asks for (the typed IR the
+// specialize observer sees); the build loads that from the cache through
+// Tack's own flow, and the fake sizes each launch's parameters from the
+// entry's signature, as the cuda stand-in does from PTX. Kernels are recorded,
+// never run.
+class HipLaunch : public HipCachedCodeObject {
+ protected:
+  void SetUp() override {
+    HipCachedCodeObject::SetUp();
+    if (IsSkipped()) return;
+    fake_hip::reset();
+    fake_hip::state().modules_load = true;
+    dev_ = hip();
+    const tack::runtime::CompileRecipe& recipe = tack::detail::Access::backend(dev_)->recipe();
+    tack::runtime::set_specialize_observer([this, &recipe](const tack::ir::Kernel& typed) {
+      const std::optional<tack::runtime::CacheKey> key =
+          tack::backends::hip::cache_key(device->info().arch, device->info().runtime_version, major, minor,
+                                         tack::ir::to_string(typed), typed.fp_contract);
+      if (!key) return;
+      const tack::abi::CSource source = recipe.emit(tack::passes::lower_for_backend(typed, recipe.lowering));
+      cache.store(tack::runtime::key_text(*key), tack::runtime::encode_cached_binary(source.entry, source.text));
+      ++stored;
+    });
+  }
+  void TearDown() override {
+    tack::runtime::set_specialize_observer({});
+    fake_hip::state().modules_load = false;
+    fake_hip::reset();
+  }
+
+  // The fake's log, read by the shared readers (support/launch_path.hpp).
+  struct Log {
+    std::vector<fake_hip::Op> ops = fake_hip::log();
+    int size() const { return static_cast<int>(ops.size()); }
+    tack_test::LoggedOp at(int i) const {
+      const fake_hip::Op& op = ops[static_cast<std::size_t>(i)];
+      return {op.what, op.pointer, op.bytes, op.payload.data()};
+    }
+    const fake_hip::Op& operator[](int i) const { return ops[static_cast<std::size_t>(i)]; }
+    int count(const std::string& what) const {
+      return static_cast<int>(
+          std::count_if(ops.begin(), ops.end(), [&](const fake_hip::Op& op) { return op.what == what; }));
+    }
+  };
+  // The first launch the fake recorded after a build that loaded its code object and sized its parameters.
+  static fake_hip::Launch only_launch() {
+    const std::vector<fake_hip::Launch> ls = fake_hip::launches();
+    EXPECT_EQ(ls.size(), 1u);
+    return ls.empty() ? fake_hip::Launch{} : ls[0];
+  }
+  static std::uint64_t ptr(const tack::Array& a) {
+    return reinterpret_cast<std::uint64_t>(tack::backends::hip::device_pointer(*tack::detail::Access::storage(a)));
+  }
+
+  tack::Device dev_;
+  int stored = 0;  // code objects the observer put in the cache
+};
+
+TEST_F(HipLaunch, CopiesLaunchAndReadBackInOrderOnOneStream) {
+  tack::Array x = dev_.from_host(std::vector<float>(1000, 1.0f)), y = dev_.from_host(std::vector<float>(1000, 2.0f));
+  const std::uint64_t compiles = tack::backends::hip::hiprtc_compile_count();
+  saxpy()(y, x, 3.0f);
+  EXPECT_EQ(tack::backends::hip::hiprtc_compile_count(), compiles) << "the code object came from the cache";
+  EXPECT_GE(stored, 1);
+  EXPECT_EQ(count(fake_hip::take_calls(), "hipEventSynchronize"), 0) << "the launch is queued, not waited for";
+  std::vector<float> out = y.to_host<float>();
+  const Log log;
+  const int launch = tack_test::find_entry(log, "launch ");
+  ASSERT_GE(launch, 0) << "no launch in the log";
+  EXPECT_EQ(log[launch].what, "launch tack_kernel_saxpy");
+  const int up_x = tack_test::find_entry(log, "htod", 0, ptr(x)), up_y = tack_test::find_entry(log, "htod", 0, ptr(y));
+  const int sync = tack_test::find_entry(log, "event_sync", launch);
+  const int down = tack_test::find_entry(log, "dtoh", launch, ptr(y));
+  EXPECT_LT(up_x, launch);
+  EXPECT_LT(up_y, launch);
+  EXPECT_GT(sync, launch) << "to_host waits on an event after the launch";
+  EXPECT_GT(down, sync) << "and then copies";
+  EXPECT_EQ(log[launch].stream, log[up_x].stream) << "copies and launches share the device's one stream";
+  EXPECT_EQ(log[down].stream, log[launch].stream);
+  EXPECT_EQ(out, std::vector<float>(1000, 2.0f)) << "the fake runs nothing";
+}
+
+TEST_F(HipLaunch, LaunchGeometryAndParameters) {
+  for (std::int64_t n : {1, 255, 256, 257, 100000}) {
+    fake_hip::reset();
+    tack::Array x = dev_.zeros(tack::DType::F32, {n}), y = dev_.zeros(tack::DType::F32, {n});
+    saxpy()(y, x, 1.0f);
+    const fake_hip::Launch l = only_launch();
+    EXPECT_EQ(l.name, "tack_kernel_saxpy");
+    EXPECT_EQ(l.block[0], 256u) << "n = " << n;
+    EXPECT_EQ(l.block[1] * l.block[2] * l.grid[1] * l.grid[2], 1u);
+    EXPECT_EQ(l.grid[0], static_cast<unsigned>((n + 255) / 256)) << "n = " << n;
+    EXPECT_EQ(l.shared_bytes, 0u);
+    // y, x, the scalar pack, __n__.
+    ASSERT_EQ(l.param_count, 4) << "the entry's signature was not read";
+    for (int p = 0; p < 4; ++p) EXPECT_EQ(l.param_size[p], 8u) << "parameter " << p;
+    EXPECT_EQ(tack_test::param_u64(l, 0), ptr(y));
+    EXPECT_EQ(tack_test::param_u64(l, 1), ptr(x));
+    EXPECT_EQ(static_cast<std::int64_t>(tack_test::param_u64(l, 3)), n) << "__n__";
+  }
+}
+
+// Every launch writes its own scalars into the variant's pack buffer, queued just before it, so launches queued
+// back to back, never waited for in between, each read their own value when they run.
+TEST_F(HipLaunch, EachQueuedLaunchReadsItsOwnScalarPack) {
+  tack::Array x = dev_.zeros(tack::DType::F32, {512}), y = dev_.zeros(tack::DType::F32, {512});
+  saxpy()(y, x, 0.5f);
+  fake_hip::reset();
+  for (int i = 1; i <= 4; ++i) saxpy()(y, x, static_cast<float>(i));
+  const std::vector<fake_hip::Launch> ls = fake_hip::launches();
+  ASSERT_EQ(ls.size(), 4u);
+  const Log log;
+  int previous = -1;
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_TRUE(tack_test::pack_holds(log, ls[i], previous, static_cast<float>(i + 1), {ptr(x), ptr(y)}))
+        << "launch " << i << " does not read a pack uploaded just before it with a = " << i + 1;
+    EXPECT_EQ(tack_test::param_u64(ls[i], 2), tack_test::param_u64(ls[0], 2)) << "one pack buffer per variant";
+    previous = ls[i].log_index;
+  }
+  EXPECT_EQ(tack_test::find_entry(log, "event_sync"), -1) << "launches return without waiting";
+  EXPECT_EQ(count(fake_hip::take_calls(), "hipMalloc"), 0) << "the pack buffer is made once, with the variant";
+}
+
+TEST_F(HipLaunch, FourThreadsKeepTheirOwnScalars) {
+  constexpr int kThreads = 4;
+  std::vector<tack::Array> xs, ys;
+  for (int t = 0; t < kThreads; ++t) {
+    xs.push_back(dev_.zeros(tack::DType::F32, {256}));
+    ys.push_back(dev_.zeros(tack::DType::F32, {256}));
+  }
+  saxpy()(ys[0], xs[0], 0.25f);
+  fake_hip::reset();
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&, t] { saxpy()(ys[t], xs[t], static_cast<float>(t + 1)); });
+    for (auto& th : threads) th.join();
+  }
+  const std::vector<fake_hip::Launch> ls = fake_hip::launches();
+  ASSERT_EQ(ls.size(), 20u * kThreads);
+  std::vector<std::uint64_t> arrays;
+  for (int t = 0; t < kThreads; ++t) {
+    arrays.push_back(ptr(xs[t]));
+    arrays.push_back(ptr(ys[t]));
+  }
+  const Log log;
+  int previous = -1;
+  for (const fake_hip::Launch& l : ls) {
+    int t = -1;
+    for (int i = 0; i < kThreads; ++i)
+      if (tack_test::param_u64(l, 0) == ptr(ys[i])) t = i;
+    ASSERT_GE(t, 0) << "a launch on an unknown array";
+    EXPECT_TRUE(tack_test::pack_holds(log, l, previous, static_cast<float>(t + 1), arrays))
+        << "thread " << t << "'s launch reads another thread's scalars";
+    EXPECT_EQ(tack_test::param_u64(l, 1), ptr(xs[t]));
+    previous = l.log_index;
+  }
+}
+
+TEST_F(HipLaunch, EmptyRangeLaunchesNothing) {
+  tack::Array y = dev_.zeros(tack::DType::F32, {16});
+  fill_n()(y, std::int64_t{4});
+  ASSERT_EQ(fake_hip::launches().size(), 1u);
+  fill_n()(y, std::int64_t{0});
+  EXPECT_EQ(fake_hip::launches().size(), 1u);
+}
+
+TEST_F(HipLaunch, LaunchLargerThanTheGridIsRefused) {
+  struct Restore {
+    ~Restore() { fake_hip::state().max_grid_dim_x = 2147483647; }
+  } restore;
+  fake_hip::state().max_grid_dim_x = 4;  // 4 blocks of 256
+  tack::Device small = tack::device("hip", {{"device", std::int64_t{0}}});
+  tack::Array y = small.zeros(tack::DType::F32, {4 * 256 + 1});
+  fill_n()(y, std::int64_t{4 * 256});
+  ASSERT_EQ(fake_hip::launches().size(), 1u);
+  EXPECT_EQ(fake_hip::launches()[0].grid[0], 4u);
+  try {
+    fill_n()(y, std::int64_t{4 * 256 + 1});
+    ADD_FAILURE() << "a launch of 5 blocks on a device of 4 was accepted";
+  } catch (const tack::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("fill_n"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(fake_hip::launches().size(), 1u) << "nothing launched for the refused call";
+}
+
+// The runtime refuses the launch itself: BackendError at the call, naming it; nothing is queued, and the next
+// launch goes ahead.
+TEST_F(HipLaunch, ARefusedLaunchRaisesAtTheCall) {
+  tack::Array x = dev_.zeros(tack::DType::F32, {300}), y = dev_.zeros(tack::DType::F32, {300});
+  saxpy()(y, x, 2.0f);
+  fake_hip::fail("hipModuleLaunchKernel", 1, 1);  // hipErrorInvalidValue
+  try {
+    saxpy()(y, x, 2.0f);
+    ADD_FAILURE() << "the refused launch returned";
+  } catch (const tack::BackendError& e) {
+    EXPECT_NE(std::string(e.what()).find("hipModuleLaunchKernel"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("hipErrorInvalidValue"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(fake_hip::launches().size(), 1u);
+  EXPECT_NO_THROW(saxpy()(y, x, 2.0f));
+  EXPECT_EQ(fake_hip::launches().size(), 2u);
+}
+
+// The device faults while running a launch: the runtime reports it at the next wait on the stream, which raises
+// it as a BackendError, through Device::synchronize, Array::to_host and tack::sync alike.
+TEST_F(HipLaunch, AFailedLaunchSurfacesAtTheNextWait) {
+  tack::Array x = dev_.zeros(tack::DType::F32, {300}), y = dev_.zeros(tack::DType::F32, {300});
+  saxpy()(y, x, 2.0f);
+  dev_.synchronize();
+  fake_hip::fail("hipEventSynchronize", 719, 1);  // hipErrorLaunchFailure
+  EXPECT_NO_THROW(saxpy()(y, x, 2.0f)) << "a launch returns before the kernel runs";
+  try {
+    dev_.synchronize();
+    ADD_FAILURE() << "Device::synchronize did not raise the launch failure";
+  } catch (const tack::BackendError& e) {
+    EXPECT_NE(std::string(e.what()).find("hipEventSynchronize"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("hipErrorLaunchFailure"), std::string::npos) << e.what();
+  }
+  fake_hip::fail("hipEventSynchronize", 719, 1);
+  saxpy()(y, x, 2.0f);
+  try {
+    (void)y.to_host<float>();
+    ADD_FAILURE() << "to_host did not raise the launch failure";
+  } catch (const tack::BackendError& e) {
+    EXPECT_NE(std::string(e.what()).find("hipErrorLaunchFailure"), std::string::npos) << e.what();
+  }
+  fake_hip::fail("hipEventSynchronize", 719, 1);
+  saxpy()(y, x, 2.0f);
+  EXPECT_THROW(tack::sync(), tack::BackendError);
+  EXPECT_NO_THROW(dev_.synchronize()) << "the fake's fault is not sticky";
+}
+
+// With TACK_WAIT_TIMEOUT_S set the wait polls hipEventQuery: a fault it reports ends the poll at once and is
+// raised, not taken for work still running until the deadline.
+TEST_F(HipLaunch, AFailedLaunchSurfacesAtABoundedWaitWithoutWaitingOut) {
+  tack::Array x = dev_.zeros(tack::DType::F32, {300}), y = dev_.zeros(tack::DType::F32, {300});
+  struct Restore {
+    ~Restore() { tack::runtime::set_wait_timeout_s(0); }
+  } restore;
+  tack::runtime::set_wait_timeout_s(30);
+  saxpy()(y, x, 2.0f);
+  fake_hip::fail("hipEventQuery", 719, 1);
+  fake_hip::fail("hipEventSynchronize", 719, 1);  // which then returns the same error, as the runtime does
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    dev_.synchronize();
+    ADD_FAILURE() << "Device::synchronize did not raise the launch failure";
+  } catch (const tack::BackendError& e) {
+    EXPECT_NE(std::string(e.what()).find("hipErrorLaunchFailure"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+}
+
+// A wait past TACK_WAIT_TIMEOUT_S names the kernel queued last, for the user to find the one that hangs.
+TEST_F(HipLaunch, WaitPastTheTimeoutNamesTheLastKernel) {
+  tack::Array x = dev_.zeros(tack::DType::F32, {300}), y = dev_.zeros(tack::DType::F32, {300});
+  saxpy()(y, x, 2.0f);
+  WorkThatNeverEnds hang(0.2);
+  try {
+    dev_.synchronize();
+    ADD_FAILURE() << "Device::synchronize did not time out";
+  } catch (const tack::BackendError& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel 'saxpy'"), std::string::npos) << e.what();
+  }
+}
+
+// The buffer cache through launches: a dropped array's buffer is never freed while its launch may run (hipFree
+// would wait for the device); it serves the next array of its capacity class, whose upload is queued behind the
+// launch on the one stream, and an array of another class gets a buffer of its own.
+TEST_F(HipLaunch, ADroppedArraysBufferIsReusedByItsClassBehindItsLaunch) {
+  tack::Array y = dev_.zeros(tack::DType::F32, {1000});
+  std::uint64_t dropped = 0;
+  {
+    tack::Array x = dev_.from_host(std::vector<float>(1000, 1.0f));
+    dropped = ptr(x);
+    saxpy()(y, x, 2.0f);
+  }                                                                                // dropped with its launch queued
+  const tack::Array same_class = dev_.from_host(std::vector<float>(990, 3.0f));    // 3960 bytes: the 4096 class
+  const tack::Array other_class = dev_.from_host(std::vector<float>(1300, 4.0f));  // 5200 bytes: the 6144 class
+  const Log log;
+  EXPECT_EQ(log.count("free"), 0) << "nothing is freed: the cache keeps dropped buffers";
+  EXPECT_EQ(ptr(same_class), dropped) << "the dropped buffer serves the next array of its class";
+  const int launch = tack_test::find_entry(log, "launch ");
+  ASSERT_GE(launch, 0);
+  EXPECT_EQ(tack_test::param_u64(only_launch(), 1), dropped);
+  const int reuse = tack_test::find_entry(log, "htod", launch + 1, dropped);
+  EXPECT_GT(reuse, launch) << "the new array's upload is queued after the launch that read the old one";
+  EXPECT_EQ(log[reuse].stream, log[launch].stream);
+  EXPECT_NE(ptr(other_class), dropped);
+  const int alloc = tack_test::find_entry(log, "alloc", launch + 1, ptr(other_class));
+  ASSERT_GE(alloc, 0) << "an array of another class is a new hipMalloc";
+  EXPECT_EQ(log[alloc].bytes, tack::backends::hip::BufferCache::capacity_class(5200));
+  EXPECT_EQ(log[alloc].bytes, 6144u);
+}
+
+// TACK_HIP_ALLOCATOR=pool: arrays and pack buffers come from hipMallocAsync on the device's stream, and an array
+// dropped while its launch is queued goes back with hipFreeAsync on that stream, after the launch.
+TEST_F(HipLaunch, PoolFreesADroppedArrayInStreamOrderAfterItsLaunch) {
+  const tack_test::ScopedEnv pool("TACK_HIP_ALLOCATOR", "pool");
+  tack::Device d = tack::device("hip", {{"device", std::int64_t{0}}});  // a device of its own, opened now
+  tack::Array y = d.zeros(tack::DType::F32, {1000});
+  std::uint64_t dropped = 0;
+  {
+    tack::Array x = d.from_host(std::vector<float>(1000, 1.0f));
+    dropped = ptr(x);
+    saxpy()(y, x, 2.0f);
+    EXPECT_EQ(tack_test::find_entry(Log{}, "free_async", 0, dropped), -1) << "freed while alive";
+  }
+  const Log log;
+  const int launch = tack_test::find_entry(log, "launch ");
+  ASSERT_GE(launch, 0);
+  EXPECT_EQ(tack_test::param_u64(only_launch(), 1), dropped);
+  const int freed = tack_test::find_entry(log, "free_async", 0, dropped);
+  ASSERT_GE(freed, 0) << "the dropped array's memory goes back to the pool";
+  EXPECT_GT(freed, launch) << "after the launch that reads it";
+  EXPECT_EQ(log[freed].stream, log[launch].stream) << "in stream order";
+  const int pack_alloc = tack_test::find_entry(log, "alloc_async", 0, tack_test::param_u64(only_launch(), 2));
+  EXPECT_GE(pack_alloc, 0) << "the scalar pack's buffer comes from the pool too";
+  EXPECT_EQ(log.count("alloc"), 0) << "no hipMalloc";
+  EXPECT_EQ(log.count("free"), 0) << "no hipFree";
+}
+
+// Array::sum/min/max of f32 through the device reduction kernels, as any launch: the result word filled with the
+// op's identity, one launch of the op's kernel over x in ceil(5000 / 256) groups of 256 with x's element count in its
+// scalar pack, then the word read back after the launch (the fake runs nothing, so it still holds the identity).
+TEST_F(HipLaunch, SumMinAndMaxRunTheirDeviceKernels) {
+  using tack::runtime::ReduceOp;
+  tack::Array x = dev_.from_host(std::vector<float>(5000, 1.0f));
+  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max}) {
+    const std::string name = op == ReduceOp::Sum ? "sum" : op == ReduceOp::Min ? "min" : "max";
+    SCOPED_TRACE(name);
+    fake_hip::reset();
+    const std::uint64_t reductions = tack::runtime::DeviceReductions::launch_count();
+    const float got = op == ReduceOp::Sum ? x.sum<float>() : op == ReduceOp::Min ? x.min<float>() : x.max<float>();
+    EXPECT_EQ(tack::runtime::DeviceReductions::launch_count(), reductions + 1) << "reduced on the device";
+    const fake_hip::Launch l = only_launch();
+    EXPECT_EQ(l.name, tack::codegen::kernel_entry_name(tack::runtime::array_reduction_kernel(op).name()));
+    EXPECT_EQ(l.grid[0], 20u) << "the groups";
+    EXPECT_EQ(l.block[0], 256u);
+    // x, the result, the scalar pack, __n__ (the groups).
+    ASSERT_EQ(l.param_count, 4);
+    EXPECT_EQ(tack_test::param_u64(l, 0), ptr(x));
+    EXPECT_EQ(tack_test::param_u64(l, 3), 20u) << "__n__: the groups";
+    const Log log;
+    const std::uint64_t result = tack_test::param_u64(l, 1), pack = tack_test::param_u64(l, 2);
+    const int fill = tack_test::find_entry(log, "memset", 0, result);
+    ASSERT_GE(fill, 0) << "the result word is filled";
+    EXPECT_LT(fill, l.log_index);
+    EXPECT_EQ(log[fill].bytes, 4u);
+    int upload = -1;
+    for (int i = l.log_index - 1; i >= 0 && upload < 0; --i)
+      if (log[i].what == "htod" && log[i].pointer == pack) upload = i;
+    ASSERT_GE(upload, 0) << "the scalar pack is written before the launch";
+    std::int64_t n = 0;
+    ASSERT_GE(log[upload].payload.size(), sizeof n);
+    std::memcpy(&n, log[upload].payload.data(), sizeof n);
+    EXPECT_EQ(n, 5000) << "the pack holds x's element count, 64-bit";
+    const int read = tack_test::find_entry(log, "dtoh", l.log_index, result);
+    ASSERT_GT(read, l.log_index) << "the result is read after the launch";
+    EXPECT_GT(read, tack_test::find_entry(log, "event_sync", l.log_index)) << "behind a wait";
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(got), tack::runtime::reduction_identity_bits(op))
+        << "the fake runs nothing: the result word keeps the identity";
+  }
+}
+
 // DESIGN §5's warm path, as on cuda and level_zero: once a variant is built and
 // its arrays exist, a launch allocates nothing in Tack, on any thread, by new or
-// malloc (the fake runtime's own call log is left out). hipRTC cannot compile
-// without a GPU, so the kernel's code object is put in the disk cache under the
-// key its build asks for (the typed IR the specialize observer sees); the fake
-// loads it and records the launches.
-TEST_F(HipCachedCodeObject, AWarmLaunchAllocatesNothing) {
-  const std::string name = "hip_warm_" + std::to_string(::getpid());  // no other run's entry
-  bool stored = false;
-  tack::runtime::set_specialize_observer([&](const tack::ir::Kernel& typed) {
-    if (typed.name != name) return;
-    const std::optional<tack::runtime::CacheKey> key =
-        tack::backends::hip::cache_key(device->info().arch, device->info().runtime_version, major, minor,
-                                       tack::ir::to_string(typed), typed.fp_contract);
-    if (!key) return;
-    cache.store(tack::runtime::key_text(*key),
-                tack::runtime::encode_cached_binary(tack::codegen::kernel_entry_name(name), "CODE"));
-    stored = true;
-  });
-  struct Cleanup {
-    Cleanup() { fake_hip::state().modules_load = true; }
-    ~Cleanup() {
-      fake_hip::state().modules_load = false;
-      tack::runtime::set_specialize_observer({});
-    }
-  } cleanup;
-  tack::Device d = hip();
-  const tack::Kernel k = tack::kernel(
-      name, [](Array y, Array x, Scalar a) { parallel_for(y.size(), [&](Index i) { y[i] = a * x[i] + y[i]; }); });
-  tack::Array x = d.from_host(std::vector<float>(1000, 1.0f)), y = d.from_host(std::vector<float>(1000, 2.0f));
-  const std::uint64_t compiles = tack::backends::hip::hiprtc_compile_count();
+// malloc (the fake runtime's own call log is left out).
+TEST_F(HipLaunch, AWarmLaunchAllocatesNothing) {
+  tack::Array x = dev_.from_host(std::vector<float>(1000, 1.0f)), y = dev_.from_host(std::vector<float>(1000, 2.0f));
+  const tack::Kernel& k = saxpy();
   k(y, x, 3.0f);
-  ASSERT_TRUE(stored) << "the hip key could not be made";
-  ASSERT_EQ(tack::backends::hip::hiprtc_compile_count(), compiles) << "the code object came from the cache";
   k(y, x, 2.0f);  // the variant's pack buffers and scratch are made by now
-  fake_hip::take_calls();
+  fake_hip::reset();
   ASSERT_EQ(alloc_count::self_check("tack_fake_hip"), "") << "the counter counts";
   const int allocations = alloc_count::count_in("tack_fake_hip", [&] { k(y, x, 1.5f); });
   EXPECT_EQ(allocations, 0) << "first allocation from " << alloc_count::first_caller();
-  EXPECT_EQ(count(fake_hip::take_calls(), "hipModuleLaunchKernel"), 1) << "the warm call launched";
+  EXPECT_EQ(fake_hip::launches().size(), 1u) << "the warm call launched";
 }
 
 TEST(HipFakeRuntime, ExportsEveryEntryTheTableResolves) {

@@ -1,9 +1,11 @@
 // The stand-in HIP runtime (fake_hip.hpp).
 #include "support/fake_hip/fake_hip.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 namespace fake_hip {
 
@@ -19,17 +21,98 @@ std::vector<std::string> take_calls() {
   return out;
 }
 
+void reset() {
+  std::lock_guard lock(state().mutex);
+  state().calls.clear();
+  state().log.clear();
+  state().launches.clear();
+  state().failures.clear();
+}
+
+void fail(const std::string& call, int code, int times) {
+  std::lock_guard lock(state().mutex);
+  state().failures[call] = {code, times};
+}
+
+std::vector<Op> log() {
+  std::lock_guard lock(state().mutex);
+  return state().log;
+}
+
+std::vector<Launch> launches() {
+  std::lock_guard lock(state().mutex);
+  return state().launches;
+}
+
 }  // namespace fake_hip
 
 namespace {
 
-void record(const char* name) {
-  std::lock_guard lock(fake_hip::state().mutex);
-  fake_hip::state().calls.emplace_back(name);
+// Records the call and returns the failure a test injected into it (0: none, the call goes ahead).
+int record(const char* name) {
+  auto& s = fake_hip::state();
+  std::lock_guard lock(s.mutex);
+  s.calls.emplace_back(name);
+  for (auto& [call, failure] : s.failures) {
+    auto& [code, times] = failure;
+    if (times == 0 || std::strncmp(name, call.c_str(), call.size()) != 0) continue;
+    if (name[call.size()] != '\0' && name[call.size()] != '(') continue;  // "hipMalloc" is not "hipMallocAsync"
+    if (times > 0) --times;
+    return code;
+  }
+  return 0;
+}
+
+int log_op(const char* what, const void* pointer, std::size_t bytes, const void* stream,
+           const void* payload = nullptr) {
+  auto& s = fake_hip::state();
+  std::lock_guard lock(s.mutex);
+  fake_hip::Op op{what, reinterpret_cast<std::uint64_t>(pointer), bytes, {}, stream};
+  if (payload)
+    op.payload.assign(static_cast<const unsigned char*>(payload), static_cast<const unsigned char*>(payload) + bytes);
+  s.log.push_back(std::move(op));
+  return static_cast<int>(s.log.size()) - 1;
+}
+
+// A loaded module: its image's text, where it is generated HIP C, gives each entry's parameter sizes.
+struct Function {
+  std::string name;
+  std::vector<std::size_t> param_sizes;
+};
+struct Module {
+  bool has_signatures = false;
+  std::vector<std::unique_ptr<Function>> functions;
+};
+
+// `extern "C" __global__ void [__launch_bounds__(256)] name(float* p0, ..., long long __n__)`: a pointer or a
+// 64-bit integer is 8 bytes, any other parameter 4 (Tack passes only the former).
+void parse_entries(const std::string& text, Module& m) {
+  std::size_t at = 0;
+  while ((at = text.find("__global__ void", at)) != std::string::npos) {
+    at += 15;
+    if (text.compare(text.find_first_not_of(' ', at), 18, "__launch_bounds__(") == 0) at = text.find(')', at) + 1;
+    const std::size_t open = text.find('(', at), close = text.find(')', open);
+    if (open == std::string::npos || close == std::string::npos) break;
+    auto f = std::make_unique<Function>();
+    const std::size_t name_begin = text.find_first_not_of(' ', at);
+    f->name = text.substr(name_begin, open - name_begin);
+    std::size_t p = open + 1;
+    while (p < close) {
+      std::size_t end = std::min(text.find(',', p), close);
+      const std::string decl = text.substr(p, end - p);
+      if (decl.find_first_not_of(' ') != std::string::npos)
+        f->param_sizes.push_back(
+            decl.find('*') != std::string::npos || decl.find("long long") != std::string::npos ? 8 : 4);
+      p = end + 1;
+    }
+    m.functions.push_back(std::move(f));
+    m.has_signatures = true;
+    at = close;
+  }
 }
 
 int g_current = 0;
-int g_stream_tag = 0, g_event_tag = 0, g_module_tag = 0;
+int g_stream_tag = 0, g_event_tag = 0;
 
 }  // namespace
 
@@ -41,7 +124,15 @@ FAKE_HIP hipRuntimeGetVersion(int* v) {
   return 0;
 }
 extern "C" __attribute__((visibility("default"))) const char* hipGetErrorName(int e) {
-  return e == 0 ? "hipSuccess" : e == 2 ? "hipErrorOutOfMemory" : "hipErrorUnknown";
+  switch (e) {
+    case 0: return "hipSuccess";
+    case 1: return "hipErrorInvalidValue";
+    case 2: return "hipErrorOutOfMemory";
+    case 500: return "hipErrorNotFound";
+    case 600: return "hipErrorNotReady";
+    case 719: return "hipErrorLaunchFailure";
+    default: return "hipErrorUnknown";
+  }
 }
 extern "C" __attribute__((visibility("default"))) const char* hipGetErrorString(int e) {
   return e == 0 ? "no error" : "fake error";
@@ -99,47 +190,58 @@ FAKE_HIP hipEventCreateWithFlags(void** event, unsigned flags) {
   *event = &g_event_tag;
   return 0;
 }
-FAKE_HIP hipEventRecord(void*, void*) {
-  record("hipEventRecord");
+FAKE_HIP hipEventRecord(void*, void* stream) {
+  if (const int e = record("hipEventRecord")) return e;
+  log_op("event_record", nullptr, 0, stream);
   return 0;
 }
+// A failure a test injects here is what a kernel that faulted reports at the next wait.
 FAKE_HIP hipEventSynchronize(void*) {
-  record("hipEventSynchronize");
+  if (const int e = record("hipEventSynchronize")) return e;
+  log_op("event_sync", nullptr, 0, nullptr);
   return 0;
 }
 FAKE_HIP hipEventQuery(void*) {
-  record("hipEventQuery");
+  if (const int e = record("hipEventQuery")) return e;
   std::lock_guard lock(fake_hip::state().mutex);
   return fake_hip::state().event_query;
 }
 FAKE_HIP hipEventDestroy(void*) { return 0; }
 
 namespace {
-int allocate(void** ptr, std::size_t bytes, const char* name) {
-  record(name);
+int allocate(void** ptr, std::size_t bytes, const char* name, const char* op, const void* stream) {
+  if (const int e = record(name)) return e;
   auto& s = fake_hip::state();
-  std::lock_guard lock(s.mutex);
-  std::size_t used = 0;
-  for (auto& [p, n] : s.live) used += n;
-  if (used + bytes > s.total_memory) return 2;
-  *ptr = std::calloc(1, bytes);
-  s.live[*ptr] = bytes;
+  {
+    std::lock_guard lock(s.mutex);
+    std::size_t used = 0;
+    for (auto& [p, n] : s.live) used += n;
+    if (used + bytes > s.total_memory) return 2;
+    *ptr = std::calloc(1, bytes);
+    s.live[*ptr] = bytes;
+  }
+  log_op(op, *ptr, bytes, stream);
   return 0;
 }
-int release(void* ptr, const char* name) {
+int release(void* ptr, const char* name, const char* op, const void* stream) {
   record(name);
   auto& s = fake_hip::state();
-  std::lock_guard lock(s.mutex);
-  s.live.erase(ptr);
-  std::free(ptr);
+  {
+    std::lock_guard lock(s.mutex);
+    s.live.erase(ptr);
+    std::free(ptr);
+  }
+  log_op(op, ptr, 0, stream);
   return 0;
 }
 }  // namespace
 
-FAKE_HIP hipMalloc(void** ptr, std::size_t bytes) { return allocate(ptr, bytes, "hipMalloc"); }
-FAKE_HIP hipFree(void* ptr) { return release(ptr, "hipFree"); }
-FAKE_HIP hipMallocAsync(void** ptr, std::size_t bytes, void*) { return allocate(ptr, bytes, "hipMallocAsync"); }
-FAKE_HIP hipFreeAsync(void* ptr, void*) { return release(ptr, "hipFreeAsync"); }
+FAKE_HIP hipMalloc(void** ptr, std::size_t bytes) { return allocate(ptr, bytes, "hipMalloc", "alloc", nullptr); }
+FAKE_HIP hipFree(void* ptr) { return release(ptr, "hipFree", "free", nullptr); }
+FAKE_HIP hipMallocAsync(void** ptr, std::size_t bytes, void* stream) {
+  return allocate(ptr, bytes, "hipMallocAsync", "alloc_async", stream);
+}
+FAKE_HIP hipFreeAsync(void* ptr, void* stream) { return release(ptr, "hipFreeAsync", "free_async", stream); }
 FAKE_HIP hipDeviceGetDefaultMemPool(void** pool, int) {
   static int tag;
   *pool = &tag;
@@ -150,33 +252,39 @@ FAKE_HIP hipMemPoolSetAttribute(void*, int attribute, void* value) {
                                                                              : "hipMemPoolSetAttribute(other)");
   return 0;
 }
-FAKE_HIP hipMemcpyHtoDAsync(void* dst, void* src, std::size_t bytes, void*) {
-  record("hipMemcpyHtoDAsync");
+FAKE_HIP hipMemcpyHtoDAsync(void* dst, void* src, std::size_t bytes, void* stream) {
+  if (const int e = record("hipMemcpyHtoDAsync")) return e;
+  log_op("htod", dst, bytes, stream, src);
   std::memcpy(dst, src, bytes);
   return 0;
 }
-FAKE_HIP hipMemcpyDtoHAsync(void* dst, void* src, std::size_t bytes, void*) {
-  record("hipMemcpyDtoHAsync");
+FAKE_HIP hipMemcpyDtoHAsync(void* dst, void* src, std::size_t bytes, void* stream) {
+  if (const int e = record("hipMemcpyDtoHAsync")) return e;
+  log_op("dtoh", src, bytes, stream);
   std::memcpy(dst, src, bytes);
   return 0;
 }
-FAKE_HIP hipMemcpyDtoDAsync(void* dst, void* src, std::size_t bytes, void*) {
-  record("hipMemcpyDtoDAsync");
+FAKE_HIP hipMemcpyDtoDAsync(void* dst, void* src, std::size_t bytes, void* stream) {
+  if (const int e = record("hipMemcpyDtoDAsync")) return e;
+  log_op("dtod", dst, bytes, stream);
   std::memmove(dst, src, bytes);
   return 0;
 }
-FAKE_HIP hipMemsetD8Async(void* dst, unsigned char v, std::size_t n, void*) {
+FAKE_HIP hipMemsetD8Async(void* dst, unsigned char v, std::size_t n, void* stream) {
   record("hipMemsetD8Async");
+  log_op("memset", dst, n, stream);
   std::memset(dst, v, n);
   return 0;
 }
-FAKE_HIP hipMemsetD16Async(void* dst, unsigned short v, std::size_t n, void*) {
+FAKE_HIP hipMemsetD16Async(void* dst, unsigned short v, std::size_t n, void* stream) {
   record("hipMemsetD16Async");
+  log_op("memset", dst, 2 * n, stream);
   for (std::size_t i = 0; i < n; ++i) std::memcpy(static_cast<char*>(dst) + 2 * i, &v, 2);
   return 0;
 }
-FAKE_HIP hipMemsetD32Async(void* dst, int v, std::size_t n, void*) {
+FAKE_HIP hipMemsetD32Async(void* dst, int v, std::size_t n, void* stream) {
   record("hipMemsetD32Async");
+  log_op("memset", dst, 4 * n, stream);
   for (std::size_t i = 0; i < n; ++i) std::memcpy(static_cast<char*>(dst) + 4 * i, &v, 4);
   return 0;
 }
@@ -197,7 +305,7 @@ struct FakeMemcpy3D {  // hipMemcpy3DParms
   int kind;
 };
 FAKE_HIP hipMalloc3DArray(void** array, const int* channel, FakeExtent extent, unsigned) {
-  record("hipMalloc3DArray");
+  if (const int e = record("hipMalloc3DArray")) return e;
   if (channel[0] != 32 || channel[4] != 2) return 1;  // Tack asks for one f32 channel only
   std::lock_guard lock(fake_hip::state().mutex);
   auto texels = std::vector<float>(extent.width * extent.height * extent.depth);
@@ -206,12 +314,12 @@ FAKE_HIP hipMalloc3DArray(void** array, const int* channel, FakeExtent extent, u
   return 0;
 }
 FAKE_HIP hipFreeArray(void* array) {
-  record("hipFreeArray");
+  if (const int e = record("hipFreeArray")) return e;
   std::lock_guard lock(fake_hip::state().mutex);
   return fake_hip::state().arrays.erase(array) ? 0 : 1;
 }
 FAKE_HIP hipMemcpy3DAsync(const FakeMemcpy3D* copy, void*) {
-  record("hipMemcpy3DAsync");
+  if (const int e = record("hipMemcpy3DAsync")) return e;
   std::lock_guard lock(fake_hip::state().mutex);
   auto it = fake_hip::state().arrays.find(copy->dstArray);
   const std::size_t n = copy->extent.width * copy->extent.height * copy->extent.depth;
@@ -222,7 +330,7 @@ FAKE_HIP hipMemcpy3DAsync(const FakeMemcpy3D* copy, void*) {
   return 0;
 }
 FAKE_HIP hipCreateTextureObject(void** object, const void* resource, const int* texture, const void*) {
-  record("hipCreateTextureObject");
+  if (const int e = record("hipCreateTextureObject")) return e;
   // resType 0 (array), the array at offset 8; clamp x3, linear, element type, normalized coordinates.
   void* array = nullptr;
   std::memcpy(&array, static_cast<const char*>(resource) + 8, sizeof array);
@@ -235,26 +343,62 @@ FAKE_HIP hipCreateTextureObject(void** object, const void* resource, const int* 
   return 0;
 }
 FAKE_HIP hipDestroyTextureObject(void* object) {
-  record("hipDestroyTextureObject");
+  if (const int e = record("hipDestroyTextureObject")) return e;
   std::lock_guard lock(fake_hip::state().mutex);
   if (!fake_hip::state().textures.erase(object)) return 1;
   delete static_cast<char*>(object);
   return 0;
 }
-FAKE_HIP hipModuleLoadData(void** module, const void*) {
-  record("hipModuleLoadData");
+FAKE_HIP hipModuleLoadData(void** module, const void* image) {
+  if (const int e = record("hipModuleLoadData")) return e;
   if (!fake_hip::state().modules_load) return 1;
-  *module = &g_module_tag;
+  auto* m = new Module;
+  parse_entries(static_cast<const char*>(image), *m);  // the images the tests store are text
+  std::lock_guard lock(fake_hip::state().mutex);
+  ++fake_hip::state().live_modules;
+  *module = m;
   return 0;
 }
-FAKE_HIP hipModuleUnload(void*) { return 0; }
-FAKE_HIP hipModuleGetFunction(void** function, void*, const char*) {
-  if (!fake_hip::state().modules_load) return 1;
-  *function = &g_module_tag;
+FAKE_HIP hipModuleUnload(void* module) {
+  delete static_cast<Module*>(module);
+  std::lock_guard lock(fake_hip::state().mutex);
+  --fake_hip::state().live_modules;
   return 0;
 }
-FAKE_HIP hipModuleLaunchKernel(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
-                               void**, void**) {
-  record("hipModuleLaunchKernel");
+FAKE_HIP hipModuleGetFunction(void** function, void* module, const char* name) {
+  if (!fake_hip::state().modules_load) return 1;
+  auto* m = static_cast<Module*>(module);
+  for (const auto& f : m->functions)
+    if (f->name == name) {
+      *function = f.get();
+      return 0;
+    }
+  if (m->has_signatures) return 500;  // hipErrorNotFound
+  m->functions.push_back(std::make_unique<Function>(Function{name, {}}));
+  *function = m->functions.back().get();
+  return 0;
+}
+FAKE_HIP hipModuleLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                               unsigned bz, unsigned shared_bytes, void* stream, void** params, void** extra) {
+  if (const int e = record("hipModuleLaunchKernel")) return e;
+  const auto* f = static_cast<const Function*>(function);
+  if (!params && !f->param_sizes.empty()) return 1;  // Tack passes kernelParams, never `extra`
+  if (extra) return 1;
+  fake_hip::Launch l;
+  l.name = f->name;
+  l.grid[0] = gx, l.grid[1] = gy, l.grid[2] = gz;
+  l.block[0] = bx, l.block[1] = by, l.block[2] = bz;
+  l.shared_bytes = shared_bytes;
+  l.stream = stream;
+  l.param_count = static_cast<int>(std::min<std::size_t>(f->param_sizes.size(), 32));
+  for (int i = 0; i < l.param_count; ++i) {
+    l.param_size[i] = f->param_sizes[static_cast<std::size_t>(i)];
+    std::memcpy(l.params[i], params[i], std::min<std::size_t>(16, l.param_size[i]));
+  }
+  auto& s = fake_hip::state();
+  std::lock_guard lock(s.mutex);  // the log's order is the launches' order, whichever thread launches
+  l.log_index = static_cast<int>(s.log.size());
+  s.log.push_back({"launch " + f->name, 0, 0, {}, stream});
+  s.launches.push_back(l);
   return 0;
 }
