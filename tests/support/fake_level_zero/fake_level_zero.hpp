@@ -16,8 +16,12 @@
 //     binary, what zeModuleGetNativeBinary returned ("FAKE-NATIVE\n" + the
 //     SPIR-V) unless told to refuse it; zeKernelCreate wants a name that occurs
 //     in the module's bytes;
-//   - freeing or copying memory that is not a live allocation is a "misuse".
+//   - freeing or copying memory that is not a live allocation is a "misuse";
+//   - each allocation remembers its context, device and kind, which
+//     zeMemGetAllocProperties reports (unknown for another context's).
 #pragma once
+
+#include "drivers/level_zero_api.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -74,6 +78,16 @@ int fake_ze_launch(int index, FakeZeLaunch* out);
 // Live device + host allocations, and live contexts made by zeContextCreate.
 int fake_ze_live_allocations();
 int fake_ze_live_contexts();
+// The context of the allocation holding ptr (a backend's, for its array), and the device zeDeviceGet reports
+// (other = 0) or one it never reports (other = 1): for tests that allocate memory themselves.
+tack::drivers::ze::ze_context_handle_t fake_ze_context_of(const void* ptr);
+tack::drivers::ze::ze_device_handle_t fake_ze_device(int other);
+// Besides the table's entry points the fake exports zeMemAllocShared (as the specification declares it).
+tack::drivers::ze::ze_result_t zeMemAllocShared(tack::drivers::ze::ze_context_handle_t context,
+                                                const tack::drivers::ze::ze_device_mem_alloc_desc_t* device_desc,
+                                                const tack::drivers::ze::ze_host_mem_alloc_desc_t* host_desc,
+                                                std::size_t bytes, std::size_t alignment,
+                                                tack::drivers::ze::ze_device_handle_t device, void** ptr);
 // The build flags of the last zeModuleCreate.
 const char* fake_ze_last_build_flags();
 
