@@ -19,6 +19,7 @@ struct State {
   std::mutex mutex;
   std::vector<std::string> calls;     // entry point names, in call order
   std::map<void*, std::size_t> live;  // allocations by address
+  std::map<void*, int> device_of;     // the device current at each allocation (hipPointerGetAttribute)
   int max_grid_dim_x = 2147483647;
   int device_count = 1;
   int memory_pools = 1;
