@@ -186,3 +186,22 @@ def test_read_only_numpy_is_refused_and_stays_the_producers():
     with pytest.raises(tack.InvalidArgument, match="read-only"):
         tack.from_dlpack(host)
     np.testing.assert_array_equal(host, [0, 1, 2, 3])
+
+
+def test_array_from_ptr_wraps_an_opencl_buffer():
+    try:
+        dev = tack.device("opencl")
+    except tack.BackendUnavailable as e:
+        pytest.skip(f"opencl is unavailable here: {e}")
+    a = dev.array(np.arange(8, dtype=np.float32))
+    mem = a.share()
+    assert mem.kind == "opencl"
+    b = tack.array_from_ptr(dev, mem.handle, np.float32, 8, keep_alive=a)
+    assert b.shared() and b.share().handle == mem.handle
+    add_one(b)
+    np.testing.assert_array_equal(a.numpy(), np.arange(8) + 1)
+    c = tack.from_dlpack(a)  # kDLOpenCL: the same cl_mem
+    c.fill(3)
+    np.testing.assert_array_equal(b.numpy(), np.full(8, 3))
+    with pytest.raises(tack.InvalidArgument, match="is a cl_mem of 32 bytes, but the array needs 36"):
+        tack.array_from_ptr(dev, mem.handle, np.float32, 9)

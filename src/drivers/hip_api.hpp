@@ -43,6 +43,8 @@ inline constexpr int hipDeviceAttributeMemoryPoolsSupported = 88;
 inline constexpr int hipDeviceAttributeImageSupport = 10014;  // hipDeviceAttributeAmdSpecificBegin + 14
 
 inline constexpr int hipMemPoolAttrReleaseThreshold = 4;
+// hipPointer_attribute: the device a pointer's memory belongs to (as CUDA's CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL).
+inline constexpr int HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
 inline constexpr unsigned hipStreamDefault = 0;  // blocking: ordered with the null stream
 inline constexpr unsigned hipEventBlockingSync = 1;
 inline constexpr unsigned hipEventDisableTiming = 2;
@@ -162,8 +164,12 @@ inline constexpr std::size_t kDevicePropBufferBytes = 4096;
 
 // Optional, resolved only once every entry above was: nullptr where the runtime lacks them.
 // hipGetDevicePropertiesR0600, ROCm 6+ only: the properties struct whose layout Tack knows, for gcnArchName.
-#define TACK_HIP_OPTIONAL_ENTRY_POINTS(X) \
-  X(hipGetDevicePropertiesR0600, hipError_t, (void* properties, int device))
+// hipPointerGetAttribute and hipMemGetAddressRange check memory from outside Tack (array_from_ptr); one
+// attribute is asked rather than hipPointerGetAttributes' struct, whose memory types ROCm 6 renumbered.
+#define TACK_HIP_OPTIONAL_ENTRY_POINTS(X)                                                                              \
+  X(hipGetDevicePropertiesR0600, hipError_t, (void* properties, int device))                                           \
+  X(hipPointerGetAttribute, hipError_t, (void* data, int attribute, hipDeviceptr_t ptr))                               \
+  X(hipMemGetAddressRange, hipError_t, (hipDeviceptr_t* base, std::size_t* size, hipDeviceptr_t ptr))
 // clang-format on
 
 // The table: a function pointer per row, in the lists' order, then what load() learnt.

@@ -52,6 +52,7 @@ inline constexpr int ZE_STRUCTURE_TYPE_EVENT_DESC = 0x11;
 inline constexpr int ZE_STRUCTURE_TYPE_IMAGE_DESC = 0x13;
 inline constexpr int ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC = 0x15;
 inline constexpr int ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC = 0x16;
+inline constexpr int ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES = 0x17;
 inline constexpr int ZE_STRUCTURE_TYPE_MODULE_DESC = 0x1b;
 inline constexpr int ZE_STRUCTURE_TYPE_KERNEL_DESC = 0x1d;
 inline constexpr int ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC = 0x1000a;
@@ -188,6 +189,20 @@ struct ze_host_mem_alloc_desc_t {
   std::uint32_t flags;
 };
 
+// ze_memory_type_t
+inline constexpr int ZE_MEMORY_TYPE_UNKNOWN = 0;  // not memory of the context asked
+inline constexpr int ZE_MEMORY_TYPE_HOST = 1;
+inline constexpr int ZE_MEMORY_TYPE_DEVICE = 2;
+inline constexpr int ZE_MEMORY_TYPE_SHARED = 3;
+
+struct ze_memory_allocation_properties_t {
+  int stype;
+  void* pNext;
+  int type;
+  std::uint64_t id;
+  std::uint64_t pageSize;
+};
+
 struct ze_memory_free_ext_desc_t {
   int stype;
   const void* pNext;
@@ -303,6 +318,12 @@ struct ze_image_region_t {
     (ze_context_handle_t context, const ze_host_mem_alloc_desc_t* desc, std::size_t bytes, std::size_t alignment,      \
      void** ptr))                                                                                                      \
   X(zeMemFree, ze_result_t, (ze_context_handle_t context, void* ptr))                                                  \
+  /* Memory from outside Tack (array_from_ptr): its kind, device and extent. */                                       \
+  X(zeMemGetAllocProperties, ze_result_t,                                                                              \
+    (ze_context_handle_t context, const void* ptr, ze_memory_allocation_properties_t* props,                          \
+     ze_device_handle_t* device))                                                                                      \
+  X(zeMemGetAddressRange, ze_result_t,                                                                                 \
+    (ze_context_handle_t context, const void* ptr, void** base, std::size_t* size))                                    \
   X(zeModuleCreate, ze_result_t,                                                                                       \
     (ze_context_handle_t context, ze_device_handle_t device, const ze_module_desc_t* desc, ze_module_handle_t* module, \
      ze_module_build_log_handle_t* log))                                                                               \

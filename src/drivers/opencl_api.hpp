@@ -67,6 +67,12 @@ inline constexpr cl_bitfield CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT = 1 << 7;
 
 inline constexpr cl_mem_flags CL_MEM_READ_WRITE = 1 << 0;
 
+// clGetMemObjectInfo, for a cl_mem from outside Tack (array_from_ptr).
+inline constexpr cl_uint CL_MEM_TYPE = 0x1100;
+inline constexpr cl_uint CL_MEM_SIZE = 0x1102;
+inline constexpr cl_uint CL_MEM_CONTEXT = 0x1106;
+inline constexpr cl_uint CL_MEM_OBJECT_BUFFER = 0x10F0;
+
 inline constexpr cl_uint CL_PROGRAM_BINARY_SIZES = 0x1165;
 inline constexpr cl_uint CL_PROGRAM_BINARIES = 0x1166;
 inline constexpr cl_uint CL_PROGRAM_BUILD_LOG = 0x1183;
@@ -97,6 +103,7 @@ using ContextCallback = void (*)(const char*, const void*, std::size_t, void*);
   X(clReleaseCommandQueue, cl_int, (cl_command_queue))                                                                 \
   X(clCreateBuffer, cl_mem, (cl_context, cl_mem_flags, std::size_t, void*, cl_int*))                                   \
   X(clReleaseMemObject, cl_int, (cl_mem))                                                                              \
+  X(clGetMemObjectInfo, cl_int, (cl_mem, cl_uint, std::size_t, void*, std::size_t*))                                   \
   X(clEnqueueWriteBuffer, cl_int,                                                                                      \
     (cl_command_queue, cl_mem, cl_bool, std::size_t, std::size_t, const void*, cl_uint, const cl_event*, cl_event*))   \
   X(clEnqueueReadBuffer, cl_int,                                                                                       \

@@ -97,6 +97,16 @@ TEST(Dlpack, MisalignedTensor) {
   EXPECT_TACK_ERROR(tack::from_dlpack(&odd.m), tack::InvalidArgument, "is not aligned to the 4 bytes of a f32 element");
 }
 
+// A kDLOpenCL tensor's data is a cl_mem handle, which no offset moves into; refused before any device opens.
+TEST(Dlpack, OpenCLTensorWithAnOffset) {
+  Tensor cl;
+  cl.m.dl_tensor.device = {kDLOpenCL, 0};
+  cl.m.dl_tensor.byte_offset = 16;
+  EXPECT_TACK_ERROR(tack::from_dlpack(&cl.m), tack::InvalidArgument,
+                    "from_dlpack: a kDLOpenCL tensor's data is a cl_mem, which Tack wraps whole; its byte_offset "
+                    "must be 0, not 16");
+}
+
 TEST(Dlpack, EmptyArray) {
   EXPECT_TACK_ERROR(tack::Array().to_dlpack(), tack::InvalidArgument, "to_dlpack() of an empty tack::Array");
 }

@@ -1,11 +1,17 @@
 // Errors of memory crossing Tack's edge: wrapping a null, misaligned or
-// mis-shaped pointer, wrapping or exporting where the device cannot, and using
+// mis-shaped pointer, wrapping or exporting where the device cannot, wrapping an
+// opencl buffer of another context or too small for the array, and using
 // an empty Array or Device.
 #include "errors/error_helpers.hpp"
+
+#include "backends/opencl/opencl_device.hpp"
+#include "drivers/opencl_api.hpp"
+#include "support/opencl_device_test.hpp"
 
 #include <tack/tack.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace {
@@ -37,16 +43,50 @@ TEST(SharedMemory, WrappingAnAddressRangeThatWrapsAround) {
 }
 
 TEST(SharedMemory, WrappingOnADeviceThatCannot) {
-  tack::Device cl;
-  try {
-    cl = tack::device("opencl");
-  } catch (const tack::BackendUnavailable& e) {
-    GTEST_SKIP() << "no opencl device to refuse the wrap: " << e.what();
+  for (const std::string& name : tack::backend_names()) {
+    tack::Device d;
+    try {
+      d = tack::device(name);
+    } catch (const tack::BackendUnavailable&) {
+      continue;
+    }
+    if (d.capabilities().supports_wrapped_memory) continue;
+    std::vector<float> host(4);
+    EXPECT_TACK_ERROR(tack::array_from_ptr(d, host.data(), tack::DType::F32, {4}), tack::InvalidArgument,
+                      "the " + name + " device cannot wrap memory from outside Tack");
+    return;
   }
-  ASSERT_FALSE(cl.capabilities().supports_wrapped_memory);
-  std::vector<float> host(4);
-  EXPECT_TACK_ERROR(tack::array_from_ptr(cl, host.data(), tack::DType::F32, {4}), tack::InvalidArgument,
-                    "the opencl device cannot wrap memory from outside Tack");
+  GTEST_SKIP() << "every device here wraps memory from outside Tack";
+}
+
+// The OpenCL refusals: a cl_mem of another context (one the test makes on the same device) and one smaller than
+// the array.
+class OpenCLWrapping : public tack_test::OpenCLDeviceTest {};
+
+TEST_F(OpenCLWrapping, ABufferOfAnotherContext) {
+  namespace cl = tack::drivers::cl;
+  const cl::Api* api = cl::load(nullptr);
+  ASSERT_NE(api, nullptr);
+  cl::cl_device_id id = tack::backends::opencl::choose_device({}).device;
+  cl::cl_int err = 0;
+  cl::cl_context other = api->clCreateContext(nullptr, 1, &id, nullptr, nullptr, &err);
+  ASSERT_EQ(err, cl::CL_SUCCESS);
+  cl::cl_mem theirs = api->clCreateBuffer(other, cl::CL_MEM_READ_WRITE, 16, nullptr, &err);
+  ASSERT_EQ(err, cl::CL_SUCCESS);
+  EXPECT_TACK_ERROR(tack::array_from_ptr(dev_, reinterpret_cast<std::uintptr_t>(theirs), tack::DType::F32, {4}),
+                    tack::InvalidArgument, "array_from_ptr: 0x",
+                    " is a cl_mem of another OpenCL context than this device's (",
+                    "pass one of the context of an opencl array's share()");
+  api->clReleaseMemObject(theirs);
+  api->clReleaseContext(other);
+}
+
+TEST_F(OpenCLWrapping, ABufferSmallerThanTheArray) {
+  tack::Array mine = dev_.zeros(tack::DType::F32, {4});
+  EXPECT_TACK_ERROR(tack::array_from_ptr(dev_, mine.share().handle, tack::DType::F32, {5}), tack::InvalidArgument,
+                    "is a cl_mem of 16 bytes, but the array needs 20");
+  EXPECT_TACK_ERROR(tack::array_from_ptr(dev_, mine.share().handle, tack::DType::I64, {2, 2}), tack::InvalidArgument,
+                    "is a cl_mem of 16 bytes, but the array needs 32");
 }
 
 TEST(SharedMemory, ExportingWhereThereIsNoExportableMemory) {

@@ -13,6 +13,9 @@
 #include "runtime/devices/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 #include "runtime/gpu/grid_launch.hpp"
+#include "runtime/memory/array_checks.hpp"
+
+#include <tack/error.hpp>
 
 #include <algorithm>
 
@@ -21,7 +24,11 @@ using namespace tack::runtime;
 namespace {
 namespace hp = hip::driver;
 
-Capabilities hip_capabilities() { return backend_description("hip").capabilities(); }
+Capabilities hip_capabilities() {
+  Capabilities c = backend_description("hip").capabilities();
+  c.supports_wrapped_memory = true;  // device memory of the device (HipBackend::wrap_memory)
+  return c;
+}
 
 GpuLimits hip_limits(const hip::DeviceInfo& d) {
   // The AMD dispatch packet holds the grid's work-item count in 32 bits (reference: HIP, Launch).
@@ -68,6 +75,38 @@ class HipBackend final : public GpuBackendOf<hip::Module> {
 
   void synchronize() override { device_->synchronize(); }
   std::unique_ptr<WaitMarker> async_marker() override { return std::make_unique<hip::StreamMarker>(device_->queue()); }
+
+  // Memory outside Tack must be this device's, with every byte of the array in one allocation, as on CUDA.
+  // A runtime without hipPointerGetAttribute cannot say whose memory it is, so nothing is wrapped there.
+  std::shared_ptr<Buffer> wrap_memory(std::uintptr_t address, std::size_t bytes,
+                                      std::shared_ptr<void> keep_alive) override {
+    const hp::Api& api = hp::api();
+    const hip::DeviceInfo& d = device_->info();
+    auto* ptr = reinterpret_cast<void*>(address);
+    if (!api.hipPointerGetAttribute)
+      throw InvalidArgument("array_from_ptr: this HIP runtime (" + api.library +
+                            ") has no hipPointerGetAttribute, so Tack cannot check that " + address_text(address) +
+                            " is memory of the device");
+    int ordinal = -1;
+    if (const hp::hipError_t r = api.hipPointerGetAttribute(&ordinal, hp::HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
+        r != hp::hipSuccess)
+      throw InvalidArgument("array_from_ptr: " + address_text(address) +
+                            " is not HIP device memory (hipPointerGetAttribute: " + hp::error_text(r) + ")");
+    if (ordinal != d.ordinal)
+      throw InvalidArgument("array_from_ptr: " + address_text(address) + " is memory of HIP device " +
+                            std::to_string(ordinal) + ", not of this device (" + std::to_string(d.ordinal) + ", " +
+                            d.name + ")");
+    hp::hipDeviceptr_t base = nullptr;
+    std::size_t size = 0;
+    if (api.hipMemGetAddressRange && api.hipMemGetAddressRange(&base, &size, ptr) == hp::hipSuccess) {
+      const std::size_t from = address - reinterpret_cast<std::uintptr_t>(base);
+      if (from + bytes > size)
+        throw InvalidArgument("array_from_ptr: the allocation holding " + address_text(address) + " has " +
+                              std::to_string(size - from) + " bytes from there, but the array needs " +
+                              std::to_string(bytes));
+    }
+    return DeviceBuffer::wrap(device_, hip::BufferCache::Block{ptr, bytes}, bytes, std::move(keep_alive));
+  }
 
  private:
   std::unique_ptr<hip::Module> build(const BuildRequest& request) override {

@@ -12,6 +12,9 @@
 #include "backends/level_zero/level_zero_queue.hpp"
 #include "backends/level_zero/level_zero_texture.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
+#include "runtime/memory/array_checks.hpp"
+
+#include <tack/error.hpp>
 
 #include <algorithm>
 #include <array>
@@ -59,6 +62,40 @@ class LevelZeroBackend final : public GpuBackendOf<level_zero::Module> {
             {"API", std::to_string(d.api_version >> 16) + "." + std::to_string(d.api_version & 0xffff)}};
   }
   std::unique_ptr<WaitMarker> async_marker() override { return Queue::marker(queue_); }
+
+  // Memory outside Tack is USM device or shared memory of this backend's context and device (a shared allocation
+  // made for no device in particular included), with every byte of the array in one allocation. Host USM and
+  // other contexts' memory are refused: zeMemGetAllocProperties reports the latter as unknown.
+  std::shared_ptr<Buffer> wrap_memory(std::uintptr_t address, std::size_t bytes,
+                                      std::shared_ptr<void> keep_alive) override {
+    const ze::Api& api = ze::api();
+    const level_zero::DeviceInfo& d = queue_->device();
+    auto* ptr = reinterpret_cast<void*>(address);
+    const std::string what = "array_from_ptr: " + address_text(address);
+    ze::ze_memory_allocation_properties_t props{ze::ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES, nullptr, 0, 0, 0};
+    ze::ze_device_handle_t owner = nullptr;
+    ze::check(api.zeMemGetAllocProperties(d.context, ptr, &props, &owner), "zeMemGetAllocProperties");
+    switch (props.type) {
+      case ze::ZE_MEMORY_TYPE_DEVICE:
+      case ze::ZE_MEMORY_TYPE_SHARED: break;
+      case ze::ZE_MEMORY_TYPE_HOST:
+        throw InvalidArgument(what + " is Level Zero host memory; pass USM device or shared memory of the device");
+      default:
+        throw InvalidArgument(what + " is not Level Zero memory of this device's context (" + d.name +
+                              "); pass USM device or shared memory allocated in it");
+    }
+    if (owner && owner != d.device)
+      throw InvalidArgument(what + " is Level Zero memory of another device than this one (" + d.name + ")");
+    void* base = nullptr;
+    std::size_t size = 0;
+    ze::check(api.zeMemGetAddressRange(d.context, ptr, &base, &size), "zeMemGetAddressRange");
+    const std::size_t from = address - reinterpret_cast<std::uintptr_t>(base);
+    if (from + bytes > size)
+      throw InvalidArgument("array_from_ptr: the allocation holding " + address_text(address) + " has " +
+                            std::to_string(size - from) + " bytes from there, but the array needs " +
+                            std::to_string(bytes));
+    return DeviceBuffer::wrap(queue_, ptr, bytes, std::move(keep_alive));
+  }
 
  private:
   std::unique_ptr<level_zero::Module> build(const BuildRequest& request) override {

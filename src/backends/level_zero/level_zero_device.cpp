@@ -151,6 +151,7 @@ Capabilities capabilities(const DeviceInfo& d) {
           .capabilities(d.fp64_flags != 0, (d.module_flags & drivers::ze::ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS) != 0);
   // Workgroup kernels are compiled for groups of exactly 256 (reqd_work_group_size).
   c.supports_workgroups = d.group_size() >= kMaxGroupSize;
+  c.supports_wrapped_memory = true;  // USM device or shared memory of the context (level_zero_backend.cpp)
   return c;
 }
 

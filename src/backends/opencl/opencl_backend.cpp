@@ -10,9 +10,13 @@
 #include "backends/opencl/opencl_memory.hpp"
 #include "backends/opencl/opencl_queue.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
+#include "runtime/memory/array_checks.hpp"
+
+#include <tack/error.hpp>
 
 #include <algorithm>
 #include <limits>
+#include <string>
 
 namespace tack::backends::opencl {
 using namespace tack::runtime;
@@ -50,6 +54,33 @@ class OpenCLBackend final : public GpuBackendOf<opencl::Program> {
             {"compiles", d.c_std}};
   }
   std::unique_ptr<WaitMarker> async_marker() override { return opencl::Queue::enqueue_marker(queue_); }
+
+  // Memory outside Tack is a cl_mem buffer of this backend's context (Array::share() of an opencl array gives
+  // one, and a context's buffers are the only memory its kernels bind), covering the array. The address must be
+  // a cl_mem: OpenCL cannot tell another pointer from one, and its ICD loader reads through it.
+  std::shared_ptr<Buffer> wrap_memory(std::uintptr_t address, std::size_t bytes,
+                                      std::shared_ptr<void> keep_alive) override {
+    const cl::Api& api = cl::api();
+    auto* mem = reinterpret_cast<cl::cl_mem>(address);
+    const std::string what = "array_from_ptr: " + address_text(address);
+    cl::cl_context context = nullptr;
+    if (const cl::cl_int r = api.clGetMemObjectInfo(mem, cl::CL_MEM_CONTEXT, sizeof context, &context, nullptr);
+        r != cl::CL_SUCCESS)
+      throw InvalidArgument(what + " is not an OpenCL memory object (clGetMemObjectInfo: " + cl::error_name(r) +
+                            "); pass a cl_mem buffer of the device's context");
+    if (context != queue_->context())
+      throw InvalidArgument(what + " is a cl_mem of another OpenCL context than this device's (" +
+                            queue_->device().label() + "); pass one of the context of an opencl array's share()");
+    cl::cl_uint type = 0;
+    std::size_t size = 0;
+    cl::check(api.clGetMemObjectInfo(mem, cl::CL_MEM_TYPE, sizeof type, &type, nullptr), "clGetMemObjectInfo");
+    if (type != cl::CL_MEM_OBJECT_BUFFER) throw InvalidArgument(what + " is an OpenCL image or pipe, not a buffer");
+    cl::check(api.clGetMemObjectInfo(mem, cl::CL_MEM_SIZE, sizeof size, &size, nullptr), "clGetMemObjectInfo");
+    if (size < bytes)
+      throw InvalidArgument(what + " is a cl_mem of " + std::to_string(size) + " bytes, but the array needs " +
+                            std::to_string(bytes));
+    return DeviceBuffer::wrap(queue_, mem, bytes, std::move(keep_alive));
+  }
 
  private:
   std::unique_ptr<opencl::Program> build(const BuildRequest& request) override {

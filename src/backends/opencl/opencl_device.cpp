@@ -207,6 +207,7 @@ Capabilities capabilities(const DeviceInfo& d) {
   c.display_name += " (" + d.device_name + ")";
   // Workgroup kernels need groups of 256 and their shared arrays in local memory.
   c.supports_workgroups = d.max_work_group_size >= kGroupSize && d.local_mem_size >= kLocalMemNeeded;
+  c.supports_wrapped_memory = true;  // a cl_mem of the device's context (opencl_backend.cpp)
   return c;
 }
 

@@ -3,8 +3,10 @@
 // stream orders every use of it, so writes and fills are queued and return,
 // and reads wait (reference: "How each backend queues and waits"). The owner
 // supplies the operations, which differ by API: allocate, free, write_buffer,
-// read_buffer, fill_buffer, copy_buffer and native_memory over its handle. CUDA's buffers
-// are not of this kind: they also move between the pool and exportable memory.
+// read_buffer, fill_buffer, copy_buffer and native_memory over its handle. A wrapped
+// buffer (wrap) is over memory outside Tack instead, which it never frees (reference:
+// "Memory outside Tack"). CUDA's buffers are not of this kind: they also move
+// between the pool and exportable memory.
 #pragma once
 
 #include "ir/check.hpp"
@@ -24,8 +26,19 @@ class DeviceBufferOf final : public Buffer {
  public:
   DeviceBufferOf(std::shared_ptr<Owner> owner, std::size_t bytes)
       : Buffer(bytes), owner_(std::move(owner)), handle_(owner_->allocate(bytes)) {}
-  // The owner frees it after the work queued on it (each API's deferred free, or a wait).
-  ~DeviceBufferOf() override { owner_->free(handle_); }
+  // Over memory outside Tack (array_from_ptr), which the caller has checked is of the owner's device: never
+  // freed, and keep_alive is released with the buffer. It is shared, so every launch that binds it completes
+  // before returning and none is queued on it when the buffer goes.
+  static std::unique_ptr<DeviceBufferOf> wrap(std::shared_ptr<Owner> owner, Handle handle, std::size_t bytes,
+                                              std::shared_ptr<void> keep_alive) {
+    std::unique_ptr<DeviceBufferOf> b(new DeviceBufferOf(std::move(owner), handle, bytes, std::move(keep_alive)));
+    b->mark_external();
+    return b;
+  }
+  // The owner frees its own after the work queued on it (each API's deferred free, or a wait).
+  ~DeviceBufferOf() override {
+    if (!wrapped_) owner_->free(handle_);
+  }
 
   void write(std::size_t offset, const void* src, std::size_t bytes) override {
     TACK_CHECK(offset <= this->bytes() && bytes <= this->bytes() - offset);
@@ -52,10 +65,16 @@ class DeviceBufferOf final : public Buffer {
 
   const Handle& handle() const { return handle_; }
   const std::shared_ptr<Owner>& owner() const { return owner_; }
+  bool wrapped() const { return wrapped_; }
 
  private:
+  DeviceBufferOf(std::shared_ptr<Owner> owner, Handle handle, std::size_t bytes, std::shared_ptr<void> keep_alive)
+      : Buffer(bytes), owner_(std::move(owner)), handle_(handle), wrapped_(true), keep_alive_(std::move(keep_alive)) {}
+
   std::shared_ptr<Owner> owner_;  // the owner (and its queue) outlives its buffers
   Handle handle_;
+  const bool wrapped_ = false;        // memory outside Tack: not freed here
+  std::shared_ptr<void> keep_alive_;  // wrapped: whatever keeps that memory alive
 };
 
 // The buffer of `array` when it lives on `backend`'s device, else InvalidArgument naming `backend`.

@@ -161,6 +161,12 @@ Array from_dlpack(DLManagedTensor* tensor, const Device& device) {
       expect *= shape[static_cast<std::size_t>(i)];
     }
   }
+  // An OpenCL tensor's data is a cl_mem handle, not an address an offset could move into.
+  if (d->type == kDLOpenCL && t.byte_offset != 0)
+    throw InvalidArgument(
+        "from_dlpack: a kDLOpenCL tensor's data is a cl_mem, which Tack wraps whole; its "
+        "byte_offset must be 0, not " +
+        std::to_string(t.byte_offset));
   Device target = detail::Access::backend(device) ? device : default_device(*d);
   const std::string& name = target.name();
   const bool host_device = name == "cpu" || name == "interp";

@@ -219,6 +219,7 @@ int allocate(void** ptr, std::size_t bytes, const char* name, const char* op, co
     if (used + bytes > s.total_memory) return 2;
     *ptr = std::calloc(1, bytes);
     s.live[*ptr] = bytes;
+    s.device_of[*ptr] = g_current;
   }
   log_op(op, *ptr, bytes, stream);
   return 0;
@@ -229,14 +230,43 @@ int release(void* ptr, const char* name, const char* op, const void* stream) {
   {
     std::lock_guard lock(s.mutex);
     s.live.erase(ptr);
+    s.device_of.erase(ptr);
     std::free(ptr);
   }
   log_op(op, ptr, 0, stream);
   return 0;
 }
+
+// The live allocation holding p: its base and size, or false.
+bool containing(const void* p, void** base, std::size_t* size) {
+  auto& s = fake_hip::state();
+  auto it = s.live.upper_bound(const_cast<void*>(p));
+  if (it == s.live.begin()) return false;
+  --it;
+  const auto* b = static_cast<const char*>(it->first);
+  if (static_cast<const char*>(p) >= b + it->second) return false;
+  *base = it->first;
+  *size = it->second;
+  return true;
+}
 }  // namespace
 
 FAKE_HIP hipMalloc(void** ptr, std::size_t bytes) { return allocate(ptr, bytes, "hipMalloc", "alloc", nullptr); }
+// Only the device ordinal is asked (attribute 9); other memory is hipErrorInvalidValue (1).
+FAKE_HIP hipPointerGetAttribute(void* data, int attribute, void* ptr) {
+  if (const int e = record("hipPointerGetAttribute")) return e;
+  std::lock_guard lock(fake_hip::state().mutex);
+  void* base = nullptr;
+  std::size_t size = 0;
+  if (attribute != 9 || !containing(ptr, &base, &size)) return 1;
+  *static_cast<int*>(data) = fake_hip::state().device_of[base];
+  return 0;
+}
+FAKE_HIP hipMemGetAddressRange(void** base, std::size_t* size, void* ptr) {
+  if (const int e = record("hipMemGetAddressRange")) return e;
+  std::lock_guard lock(fake_hip::state().mutex);
+  return containing(ptr, base, size) ? 0 : 1;
+}
 FAKE_HIP hipFree(void* ptr) { return release(ptr, "hipFree", "free", nullptr); }
 FAKE_HIP hipMallocAsync(void** ptr, std::size_t bytes, void* stream) {
   return allocate(ptr, bytes, "hipMallocAsync", "alloc_async", stream);

@@ -56,6 +56,7 @@ struct State {
   std::vector<Launch> launches;
   std::map<std::string, std::pair<int, int>> failures;  // by entry point: the code and how many calls left
   int live_modules = 0;
+  std::map<void*, int> device_of;     // the device current at each allocation (hipPointerGetAttribute)
   int max_grid_dim_x = 2147483647;
   int device_count = 1;
   int memory_pools = 1;

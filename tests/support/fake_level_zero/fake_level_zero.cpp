@@ -48,6 +48,9 @@ namespace {
 struct Alloc {
   std::size_t bytes;
   bool host;
+  ze_context_handle_t context = nullptr;
+  ze_device_handle_t device = nullptr;  // nullptr for host memory and shared memory of no device
+  int type = ZE_MEMORY_TYPE_DEVICE;
 };
 
 struct Op {
@@ -60,6 +63,7 @@ struct State {
   std::recursive_mutex mutex;
   _ze_driver_handle_t driver;
   _ze_device_handle_t device;
+  _ze_device_handle_t other_device;  // never reported by zeDeviceGet
   std::uint32_t max_total = 1024, max_x = 1024, max_count = 65535;
   std::uint32_t fp64 = 0x3f, module_flags = 1u << 2, device_id = 0x0bd5, api_version = (1u << 16) | 6u;
   bool free_ext = true, refuse_native = false;
@@ -222,6 +226,15 @@ int fake_ze_launch(int i, FakeZeLaunch* out) {
 int fake_ze_live_allocations() {
   std::lock_guard lock(st().mutex);
   return static_cast<int>(st().allocs.size());
+}
+ze_context_handle_t fake_ze_context_of(const void* ptr) {
+  std::lock_guard lock(st().mutex);
+  const Alloc* a = find_alloc(ptr, 1);
+  return a ? a->context : nullptr;
+}
+ze_device_handle_t fake_ze_device(int other) {
+  std::lock_guard lock(st().mutex);
+  return other ? &st().other_device : &st().device;
 }
 int fake_ze_live_contexts() {
   std::lock_guard lock(st().mutex);
@@ -445,21 +458,21 @@ ze_result_t zeCommandListHostSynchronize(ze_command_list_handle_t, std::uint64_t
   record("list_sync");
   return ZE_RESULT_SUCCESS;
 }
-ze_result_t zeMemAllocDevice(ze_context_handle_t, const ze_device_mem_alloc_desc_t* d, std::size_t bytes,
-                             std::size_t alignment, ze_device_handle_t, void** ptr) {
+ze_result_t zeMemAllocDevice(ze_context_handle_t c, const ze_device_mem_alloc_desc_t* d, std::size_t bytes,
+                             std::size_t alignment, ze_device_handle_t device, void** ptr) {
   FAKE_ENTER(zeMemAllocDevice);
   if (d->stype != ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC) misuse("zeMemAllocDevice: wrong stype");
   *ptr = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-  st().allocs[*ptr] = {bytes, false};
+  st().allocs[*ptr] = {bytes, false, c, device, ZE_MEMORY_TYPE_DEVICE};
   record("alloc_device", {*ptr, nullptr, bytes, 0, nullptr});
   return ZE_RESULT_SUCCESS;
 }
-ze_result_t zeMemAllocHost(ze_context_handle_t, const ze_host_mem_alloc_desc_t* d, std::size_t bytes, std::size_t,
+ze_result_t zeMemAllocHost(ze_context_handle_t c, const ze_host_mem_alloc_desc_t* d, std::size_t bytes, std::size_t,
                            void** ptr) {
   FAKE_ENTER(zeMemAllocHost);
   if (d->stype != ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC) misuse("zeMemAllocHost: wrong stype");
   *ptr = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-  st().allocs[*ptr] = {bytes, true};
+  st().allocs[*ptr] = {bytes, true, c, nullptr, ZE_MEMORY_TYPE_HOST};
   record("alloc_host", {*ptr, nullptr, bytes, 1, nullptr});
   return ZE_RESULT_SUCCESS;
 }
@@ -476,6 +489,37 @@ ze_result_t free_ptr(void* ptr, const char* what) {
   return ZE_RESULT_SUCCESS;
 }
 }  // namespace
+// Not in Tack's table: for tests that hand the backend shared memory.
+ze_result_t zeMemAllocShared(ze_context_handle_t c, const ze_device_mem_alloc_desc_t*, const ze_host_mem_alloc_desc_t*,
+                             std::size_t bytes, std::size_t, ze_device_handle_t device, void** ptr) {
+  FAKE_ENTER(zeMemAllocShared);
+  *ptr = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  st().allocs[*ptr] = {bytes, false, c, device, ZE_MEMORY_TYPE_SHARED};
+  record("alloc_shared", {*ptr, nullptr, bytes, 0, nullptr});
+  return ZE_RESULT_SUCCESS;
+}
+// Memory of another context is unknown to this one, as on a real driver.
+ze_result_t zeMemGetAllocProperties(ze_context_handle_t c, const void* ptr, ze_memory_allocation_properties_t* p,
+                                    ze_device_handle_t* device) {
+  FAKE_ENTER(zeMemGetAllocProperties);
+  if (p->stype != ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES) misuse("zeMemGetAllocProperties: wrong stype");
+  const Alloc* a = find_alloc(ptr, 1);
+  if (a && a->context != c) a = nullptr;
+  p->type = a ? a->type : ZE_MEMORY_TYPE_UNKNOWN;
+  p->id = 0;
+  p->pageSize = 4096;
+  if (device) *device = a ? a->device : nullptr;
+  return ZE_RESULT_SUCCESS;
+}
+ze_result_t zeMemGetAddressRange(ze_context_handle_t c, const void* ptr, void** base, std::size_t* size) {
+  FAKE_ENTER(zeMemGetAddressRange);
+  const void* b = nullptr;
+  const Alloc* a = find_alloc(ptr, 1, &b);
+  if (!a || a->context != c) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+  if (base) *base = const_cast<void*>(b);
+  if (size) *size = a->bytes;
+  return ZE_RESULT_SUCCESS;
+}
 ze_result_t zeMemFree(ze_context_handle_t, void* ptr) {
   FAKE_ENTER(zeMemFree);
   return free_ptr(ptr, "free");

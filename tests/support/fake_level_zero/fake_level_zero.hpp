@@ -19,8 +19,12 @@
 //   - images are host memory too: a copy into one keeps the texels, and a
 //     3D image of anything but one 32-bit float channel, or past
 //     maxImageDims3D, is a "misuse";
-//   - freeing or copying memory that is not a live allocation is a "misuse".
+//   - freeing or copying memory that is not a live allocation is a "misuse";
+//   - each allocation remembers its context, device and kind, which
+//     zeMemGetAllocProperties reports (unknown for another context's).
 #pragma once
+
+#include "drivers/level_zero_api.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -82,6 +86,16 @@ int fake_ze_launch(int index, FakeZeLaunch* out);
 // Live device + host allocations, and live contexts made by zeContextCreate.
 int fake_ze_live_allocations();
 int fake_ze_live_contexts();
+// The context of the allocation holding ptr (a backend's, for its array), and the device zeDeviceGet reports
+// (other = 0) or one it never reports (other = 1): for tests that allocate memory themselves.
+tack::drivers::ze::ze_context_handle_t fake_ze_context_of(const void* ptr);
+tack::drivers::ze::ze_device_handle_t fake_ze_device(int other);
+// Besides the table's entry points the fake exports zeMemAllocShared (as the specification declares it).
+tack::drivers::ze::ze_result_t zeMemAllocShared(tack::drivers::ze::ze_context_handle_t context,
+                                                const tack::drivers::ze::ze_device_mem_alloc_desc_t* device_desc,
+                                                const tack::drivers::ze::ze_host_mem_alloc_desc_t* host_desc,
+                                                std::size_t bytes, std::size_t alignment,
+                                                tack::drivers::ze::ze_device_handle_t device, void** ptr);
 // The build flags of the last zeModuleCreate.
 const char* fake_ze_last_build_flags();
 
