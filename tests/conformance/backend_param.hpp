@@ -254,6 +254,11 @@ class BackendTest : public ::testing::TestWithParam<std::string> {
   bool on_interp() const { return GetParam() == "interp"; }
   const tack::Capabilities& caps() const { return device_.capabilities(); }
   const std::string& backend() const { return GetParam(); }
+  // Whether array_from_ptr takes a host pointer here: the host devices, whose arrays are host memory (the GPU
+  // backends wrap their own device memory only).
+  bool wraps_host_memory() const {
+    return caps().supports_wrapped_memory && (backend() == "cpu" || backend() == "interp");
+  }
 
   // Whether the backend holds arrays of T; when it does not, the rows are
   // skipped and the test reports it (TearDown).

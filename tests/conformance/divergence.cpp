@@ -149,7 +149,7 @@ TEST_P(Divergence, MaskedOffLanesNeverTouchTheirOutOfRangeElements) {
     std::vector<std::unique_ptr<tack_test::GuardedMemory>> guarded;
     // An array of `values`, in guarded memory where the device can wrap it.
     auto array = [&](const char* name, const std::vector<std::int32_t>& values) {
-      if (!dev().capabilities().supports_wrapped_memory) return dev().from_host(values);
+      if (!wraps_host_memory()) return dev().from_host(values);
       constexpr std::size_t kGuard = std::size_t{12} << 20;
       auto& memory = guarded.emplace_back(
           std::make_unique<tack_test::GuardedMemory>(name, values.size() * sizeof(std::int32_t), kGuard));
