@@ -791,7 +791,9 @@ CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D* c, CUstream stream) {
           dst.base + c->dstXInBytes + (c->dstY + y) * dst.pitch + (c->dstZ + z) * dst.pitch * dst.height;
       std::memcpy(to, from, c->WidthInBytes);
     }
-  log_op(s, "memcpy3d", 0, c->WidthInBytes * height * depth, stream);
+  // The pointer logged is the source's device address (0 for another kind of source).
+  log_op(s, "memcpy3d", c->srcMemoryType == CU_MEMORYTYPE_DEVICE ? c->srcDevice : 0, c->WidthInBytes * height * depth,
+         stream);
   return CUDA_SUCCESS;
 }
 

@@ -64,7 +64,7 @@ int fake_cuda_live_allocations();
 int fake_cuda_log_size();
 const char* fake_cuda_log_entry(int index);  // valid until the next call into the fake
 // Details of one log entry: the device pointer written (htod, memset, dtod,
-// alloc*, free*) or read (dtoh), the byte count, and for htod a copy of the
+// alloc*, free*) or read (dtoh, and memcpy3d from device memory), the byte count, and for htod a copy of the
 // bytes uploaded (nullptr otherwise). The context current during the call.
 struct FakeCudaOp {
   std::uint64_t pointer;
