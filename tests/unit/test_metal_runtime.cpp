@@ -1,16 +1,21 @@
 // What of the metal backend can be tested off Apple platforms: the MSL of its
 // device reductions (Tack kernels, generated as any kernel), the launch limit,
-// the batching constants and TACK_DUMP_MSL.
+// the batching constants, TACK_DUMP_MSL, the checks on a wrapped id<MTLBuffer>
+// and the refusal of a kDLMetal tensor with a byte offset.
 // The Objective-C++ itself is parsed by compile_checks.metal_runtime and runs
 // only on a Mac.
 #include <gtest/gtest.h>
 
 #include "backends/metal/metal_kernel.hpp"
+#include "backends/metal/metal_memory.hpp"
 #include "backends/metal/metal_queue.hpp"
 #include "runtime/reductions/array_reduction_kernel.hpp"
 #include "support/scoped_env.hpp"
 
 #include <tack/error.hpp>
+#include <tack/tack.hpp>
+
+#include <dlpack/dlpack.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -110,3 +115,45 @@ TEST(MetalDumpMsl, WritesTheSourceOnlyWhenSet) {
 }
 
 }  // namespace
+
+// array_from_ptr on metal (MetalBuffer::wrap): an id<MTLBuffer> of the device, in shared storage, covering the array.
+TEST(MetalWrappedMemory, RefusalNamesWhatIsWrong) {
+  EXPECT_EQ(metal::wrapped_buffer_refusal(true, true, 64, 64, "Apple M2"), "");
+  EXPECT_EQ(metal::wrapped_buffer_refusal(true, true, 100, 64, "Apple M2"), "");
+  EXPECT_EQ(metal::wrapped_buffer_refusal(true, true, 0, 0, "Apple M2"), "");
+  const std::string device = metal::wrapped_buffer_refusal(false, true, 64, 64, "Apple M2");
+  EXPECT_TRUE(has(device, "another MTLDevice")) << device;
+  EXPECT_TRUE(has(device, "Apple M2")) << device;
+  const std::string storage = metal::wrapped_buffer_refusal(true, false, 64, 64, "Apple M2");
+  EXPECT_TRUE(has(storage, "MTLStorageModeShared")) << storage;
+  const std::string length = metal::wrapped_buffer_refusal(true, true, 63, 64, "Apple M2");
+  EXPECT_TRUE(has(length, "of 63 bytes, but the array needs 64")) << length;
+  // The device is checked first: another device's buffer is refused for that, whatever its length.
+  EXPECT_TRUE(has(metal::wrapped_buffer_refusal(false, true, 1, 64, "Apple M2"), "another MTLDevice"));
+}
+
+TEST(MetalWrappedMemory, DlpackRefusalNoteSaysWhyAndWhatToDo) {
+  const std::string note = metal::kDlpackRefusalNote;
+  EXPECT_TRUE(has(note, "page-aligned")) << note;
+  EXPECT_TRUE(has(note, "from_host")) << note;
+}
+
+// A kDLMetal tensor's data is an id<MTLBuffer>, wrapped whole: an offset into it is refused before any device
+// is asked for, so this runs where there is no metal device.
+TEST(MetalWrappedMemory, DlpackByteOffsetRefused) {
+  std::int64_t shape[1] = {4};
+  DLManagedTensor t{};
+  t.dl_tensor.data = reinterpret_cast<void*>(std::uintptr_t{0x1000});
+  t.dl_tensor.device = {kDLMetal, 0};
+  t.dl_tensor.ndim = 1;
+  t.dl_tensor.dtype = {kDLFloat, 32, 1};
+  t.dl_tensor.shape = shape;
+  t.dl_tensor.byte_offset = 16;
+  try {
+    (void)tack::from_dlpack(&t);
+    FAIL() << "a kDLMetal tensor with a byte offset was taken";
+  } catch (const tack::InvalidArgument& e) {
+    EXPECT_TRUE(has(e.what(), "kDLMetal tensor's data is an id<MTLBuffer>")) << e.what();
+    EXPECT_TRUE(has(e.what(), "byte_offset must be 0, not 16")) << e.what();
+  }
+}

@@ -47,7 +47,14 @@ struct MetalVariant final : CompiledVariant {
   std::size_t width = kGroup;  // threads per threadgroup
 };
 
-Capabilities metal_capabilities() { return backend_description("metal").capabilities(); }
+Capabilities metal_capabilities() {
+  Capabilities c = backend_description("metal").capabilities();
+  c.supports_wrapped_memory = true;  // an id<MTLBuffer> of the device (MetalBuffer::wrap)
+  // No supports_exportable_memory: Array::export_memory() hands out a POSIX fd, which an MTLBuffer has none of;
+  // the reference's Metal export_memory() (the id<MTLBuffer>, after the queued launches) is Array::share().
+  c.dlpack_refusal_note = metal::kDlpackRefusalNote;
+  return c;
+}
 
 class MetalBackend final : public Backend {
  public:
@@ -192,6 +199,13 @@ class MetalBackend final : public Backend {
           }
           [pass endEncoding];
         });
+  }
+
+  // Memory outside Tack is an id<MTLBuffer> of this device (Array::share() of a metal array gives one, and a
+  // kDLMetal DLPack tensor's data is one), covering the array.
+  std::shared_ptr<Buffer> wrap_memory(std::uintptr_t address, std::size_t bytes,
+                                      std::shared_ptr<void> keep_alive) override {
+    return MetalBuffer::wrap(device_, queue_, address, bytes, std::move(keep_alive));
   }
 
   void synchronize() override { queue_->synchronize(); }

@@ -5,6 +5,7 @@
 #include "backends/metal/metal_objc.h"
 #include "backends/metal/metal_queue.hpp"
 #include "ir/check.hpp"
+#include "runtime/memory/array_checks.hpp"
 
 #include <tack/error.hpp>
 
@@ -38,6 +39,39 @@ MetalBuffer::MetalBuffer(std::shared_ptr<Device> device, std::weak_ptr<Queue> qu
   }
   // Metal does not promise zeroed memory. No queued launch can use a buffer not yet returned, so no wait.
   if (zeroed && bytes) std::memset(contents(), 0, bytes);
+}
+
+MetalBuffer::MetalBuffer(Wrapped, std::shared_ptr<Device> device, std::weak_ptr<Queue> queue, std::size_t bytes,
+                         std::shared_ptr<void> keep_alive)
+    : Buffer(bytes),
+      device_(std::move(device)),
+      queue_(std::move(queue)),
+      keep_alive_(std::move(keep_alive)),
+      objects_(std::make_unique<BufferObjects>()) {
+  mark_external();  // may overlap any other array's memory, and every launch that binds it completes
+}
+
+std::shared_ptr<MetalBuffer> MetalBuffer::wrap(std::shared_ptr<Device> device, std::weak_ptr<Queue> queue,
+                                               std::uintptr_t address, std::size_t bytes,
+                                               std::shared_ptr<void> keep_alive) {
+  const std::string what = "array_from_ptr: " + address_text(address);
+  // Metal cannot tell an object from another pointer: the address must be an Objective-C object, which is asked
+  // whether it is a buffer before anything else is read from it.
+  id object = (__bridge id) reinterpret_cast<void*>(address);
+  if (![object conformsToProtocol:@protocol(MTLBuffer)])
+    throw InvalidArgument(what + " is not an id<MTLBuffer>; pass one such as a metal array's share() gives");
+  id<MTLBuffer> buffer = object;
+  std::string refusal;
+  @autoreleasepool {
+    refusal =
+        wrapped_buffer_refusal(buffer.device == device->objects().device, buffer.storageMode == MTLStorageModeShared,
+                               buffer.length, bytes, device->info().name);
+  }
+  if (!refusal.empty()) throw InvalidArgument(what + " " + refusal);
+  auto out = std::shared_ptr<MetalBuffer>(
+      new MetalBuffer(Wrapped{}, std::move(device), std::move(queue), bytes, std::move(keep_alive)));
+  out->objects_->buffer = buffer;  // a strong reference: the MTLBuffer lives as long as the array
+  return out;
 }
 
 MetalBuffer::~MetalBuffer() = default;  // launches hold their buffers (Encoding::holds), so nothing to wait for

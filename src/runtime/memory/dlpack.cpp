@@ -161,19 +161,23 @@ Array from_dlpack(DLManagedTensor* tensor, const Device& device) {
       expect *= shape[static_cast<std::size_t>(i)];
     }
   }
-  // An OpenCL tensor's data is a cl_mem handle, not an address an offset could move into.
-  if (d->type == kDLOpenCL && t.byte_offset != 0)
-    throw InvalidArgument(
-        "from_dlpack: a kDLOpenCL tensor's data is a cl_mem, which Tack wraps whole; its "
-        "byte_offset must be 0, not " +
-        std::to_string(t.byte_offset));
+  // An OpenCL tensor's data is a cl_mem handle and a Metal one's an id<MTLBuffer>, not an address an offset could
+  // move into.
+  if ((d->type == kDLOpenCL || d->type == kDLMetal) && t.byte_offset != 0)
+    throw InvalidArgument("from_dlpack: a " + std::string(d->name) + " tensor's data is " +
+                          (d->type == kDLOpenCL ? "a cl_mem" : "an id<MTLBuffer>") +
+                          ", which Tack wraps whole; its byte_offset must be 0, not " + std::to_string(t.byte_offset));
   Device target = detail::Access::backend(device) ? device : default_device(*d);
   const std::string& name = target.name();
   const bool host_device = name == "cpu" || name == "interp";
-  if (d->type == kDLCPU ? !host_device : name != d->backend)
+  if (d->type == kDLCPU ? !host_device : name != d->backend) {
+    // The device's own reason where the device type does not convey it (metal: Capabilities::dlpack_refusal_note).
+    const std::string& note = target.capabilities().dlpack_refusal_note;
     throw InvalidArgument("from_dlpack: a " + std::string(d->name) + " tensor cannot be used on the " + name +
                           " device" +
-                          (d->type == kDLCPU ? " (use cpu or interp)" : " (use " + std::string(d->backend) + ")"));
+                          (d->type == kDLCPU ? " (use cpu or interp)" : " (use " + std::string(d->backend) + ")") +
+                          (note.empty() ? "" : ": " + note));
+  }
   const auto address = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
   // Owned only once the array exists: until then an error leaves the tensor to the caller.
   auto owner = std::make_shared<TensorOwner>();

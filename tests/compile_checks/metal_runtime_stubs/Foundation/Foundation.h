@@ -17,8 +17,11 @@ typedef long NSInteger;
 typedef unsigned long NSStringEncoding;
 enum : NSStringEncoding { NSUTF8StringEncoding = 4 };
 
+@class Protocol;  // <objc/NSObject.h>
+
 @protocol NSObject
 - (BOOL)respondsToSelector:(SEL)aSelector;
+- (BOOL)conformsToProtocol:(Protocol*)aProtocol;
 @end
 
 @interface NSObject <NSObject>

@@ -61,6 +61,8 @@ typedef struct {
 @protocol MTLCommandBuffer;
 
 @protocol MTLResource <NSObject>
+@property(readonly) id<MTLDevice> device;
+@property(readonly) MTLStorageMode storageMode;
 @end
 
 @protocol MTLBuffer <MTLResource>
