@@ -62,6 +62,11 @@ class Device {
   Array from_host(const std::vector<T>& data, std::vector<std::int64_t> shape = {}) const;
   Array zeros(DType dtype, std::vector<std::int64_t> shape) const;
   Array empty(DType dtype, std::vector<std::int64_t> shape) const;  // contents unspecified
+  // In one of capabilities().device_memory_spaces (the first is where the overloads above allocate): e.g.
+  // "cuda_pinned" (page-locked host memory the device maps) or "cuda_managed" (memory the driver migrates).
+  // InvalidArgument for a space the device does not list.
+  Array zeros(DType dtype, std::vector<std::int64_t> shape, std::string_view memory_space) const;
+  Array empty(DType dtype, std::vector<std::int64_t> shape, std::string_view memory_space) const;
   // An array in memory that Array::export_memory() hands out without a copy
   // (CUDA virtual memory); contents unspecified. InvalidArgument where
   // capabilities().supports_exportable_memory is false.

@@ -189,6 +189,10 @@ void bind_host(nb::module_& m) {
       .def("_from_buffer", &from_buffer, nb::arg("data"), nb::arg("dtype"), nb::arg("shape"))
       .def("_zeros", [](const Device& d, DType t, const Shape& s) { return to_python(d.zeros(t, s)); })
       .def("_empty", [](const Device& d, DType t, const Shape& s) { return to_python(d.empty(t, s)); })
+      .def("_zeros_in", [](const Device& d, DType t, const Shape& s,
+                           const std::string& space) { return to_python(d.zeros(t, s, space)); })
+      .def("_empty_in", [](const Device& d, DType t, const Shape& s,
+                           const std::string& space) { return to_python(d.empty(t, s, space)); })
       .def("_empty_exportable",
            [](const Device& d, DType t, const Shape& s) { return to_python(d.empty_exportable(t, s)); })
       .def("synchronize", &Device::synchronize, nb::call_guard<nb::gil_scoped_release>(),

@@ -105,16 +105,22 @@ class Device(_core.Device):
             out.requires_grad = True
         return out
 
-    def zeros(self, shape, dtype=np.float32, requires_grad=False):
-        """A zero-filled array (requires_grad as array's)."""
-        out = self._zeros(to_dtype(dtype), shape_list(shape))
+    def zeros(self, shape, dtype=np.float32, requires_grad=False, memory_space=None):
+        """A zero-filled array (requires_grad as array's), in memory_space when given: one of
+        capabilities.device_memory_spaces, e.g. "cuda_pinned" or "cuda_managed"."""
+        if memory_space is None:
+            out = self._zeros(to_dtype(dtype), shape_list(shape))
+        else:
+            out = self._zeros_in(to_dtype(dtype), shape_list(shape), memory_space)
         if requires_grad:
             out.requires_grad = True
         return out
 
-    def empty(self, shape, dtype=np.float32):
-        """An array whose contents are unspecified until written."""
-        return self._empty(to_dtype(dtype), shape_list(shape))
+    def empty(self, shape, dtype=np.float32, memory_space=None):
+        """An array whose contents are unspecified until written, in memory_space when given (as zeros)."""
+        if memory_space is None:
+            return self._empty(to_dtype(dtype), shape_list(shape))
+        return self._empty_in(to_dtype(dtype), shape_list(shape), memory_space)
 
     def empty_exportable(self, shape, dtype=np.float32):
         """An array in memory export_memory() hands out without a copy (CUDA)."""

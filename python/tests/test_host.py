@@ -129,6 +129,21 @@ def test_zeros_empty_fill(device):
         z.fill("3")
 
 
+def test_memory_spaces(device):
+    """zeros and empty take one of the device's memory spaces (the first is the default) and refuse any other."""
+    spaces = list(device.capabilities.device_memory_spaces)
+    for space in spaces:
+        z = device.zeros(4, np.float32, memory_space=space)
+        np.testing.assert_array_equal(z.numpy(), np.zeros(4, np.float32))
+        e = device.empty(4, np.int32, memory_space=space)
+        e.fill(3)
+        np.testing.assert_array_equal(e.numpy(), np.full(4, 3, np.int32))
+    with pytest.raises(tack.InvalidArgument, match=f"the {device.name} device has no memory space 'nowhere'"):
+        device.zeros(4, np.float32, memory_space="nowhere")
+    with pytest.raises(tack.InvalidArgument, match="has no memory space 'nowhere'"):
+        device.empty(4, memory_space="nowhere")
+
+
 def test_reductions(device):
     host = np.linspace(-2, 3, 1001).astype(np.float32)
     a = device.array(host)

@@ -23,13 +23,26 @@ using runtime::check_dtype;
 using runtime::checked_count;
 using runtime::shape_text;
 
-Array make_array(const Device& dev, DType dtype, std::vector<std::int64_t> shape, bool zeroed, const char* what) {
+// In `memory_space`, or where the device allocates by default when it is empty.
+Array make_array(const Device& dev, DType dtype, std::vector<std::int64_t> shape, bool zeroed, const char* what,
+                 std::string_view memory_space = {}) {
   if (!detail::Access::backend(dev)) throw InvalidArgument(std::string(what) + " on an empty tack::Device");
   check_dtype(dev, dtype, what);
+  const std::vector<std::string>& spaces = dev.capabilities().device_memory_spaces;
+  if (!memory_space.empty() && std::find(spaces.begin(), spaces.end(), memory_space) == spaces.end()) {
+    std::string listed;
+    for (const std::string& s : spaces) listed += (listed.empty() ? "'" : ", '") + s + "'";
+    throw InvalidArgument(std::string(what) + ": the " + dev.name() + " device has no memory space '" +
+                          std::string(memory_space) + "' (" +
+                          (listed.empty() ? std::string("it lists none") : "it has " + listed) + ")");
+  }
   const std::int64_t count = checked_count(shape, dtype, what);
   const std::shared_ptr<runtime::Backend>& backend = detail::Access::backend(dev);
-  return runtime::new_array(backend, dtype, std::move(shape), count,
-                            backend->allocate(static_cast<std::size_t>(count) * dtype_size(dtype), zeroed));
+  const std::size_t bytes = static_cast<std::size_t>(count) * dtype_size(dtype);
+  const bool default_space = memory_space.empty() || memory_space == spaces.front();
+  return runtime::new_array(
+      backend, dtype, std::move(shape), count,
+      default_space ? backend->allocate(bytes, zeroed) : backend->allocate_in(memory_space, bytes, zeroed));
 }
 
 }  // namespace
@@ -111,6 +124,12 @@ Array Device::zeros(DType dtype, std::vector<std::int64_t> shape) const {
 }
 Array Device::empty(DType dtype, std::vector<std::int64_t> shape) const {
   return make_array(*this, dtype, std::move(shape), false, "empty");
+}
+Array Device::zeros(DType dtype, std::vector<std::int64_t> shape, std::string_view memory_space) const {
+  return make_array(*this, dtype, std::move(shape), true, "zeros", memory_space);
+}
+Array Device::empty(DType dtype, std::vector<std::int64_t> shape, std::string_view memory_space) const {
+  return make_array(*this, dtype, std::move(shape), false, "empty", memory_space);
 }
 
 Array Device::empty_exportable(DType dtype, std::vector<std::int64_t> shape) const {

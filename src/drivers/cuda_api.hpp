@@ -56,6 +56,8 @@ inline constexpr int CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4;
 inline constexpr unsigned CU_STREAM_DEFAULT = 0;
 inline constexpr unsigned CU_EVENT_BLOCKING_SYNC = 1;
 inline constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
+inline constexpr unsigned kMemHostAllocDeviceMap = 0x02;  // CU_MEMHOSTALLOC_DEVICEMAP (a macro in cuda.h)
+inline constexpr unsigned CU_MEM_ATTACH_GLOBAL = 0x1;
 
 // CUjit_option
 inline constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
@@ -184,6 +186,10 @@ struct CUmemAccessDesc {
   X(cuMemAlloc_v2, CUresult, (CUdeviceptr* ptr, std::size_t bytes))                                                    \
   X(cuMemFree_v2, CUresult, (CUdeviceptr ptr))                                                                         \
   X(cuMemAllocAsync, CUresult, (CUdeviceptr* ptr, std::size_t bytes, CUstream stream))                                 \
+  X(cuMemHostAlloc, CUresult, (void** ptr, std::size_t bytes, unsigned flags))                                          \
+  X(cuMemHostGetDevicePointer_v2, CUresult, (CUdeviceptr* device, void* host, unsigned flags))                         \
+  X(cuMemFreeHost, CUresult, (void* ptr))                                                                              \
+  X(cuMemAllocManaged, CUresult, (CUdeviceptr* ptr, std::size_t bytes, unsigned flags))                                \
   X(cuMemFreeAsync, CUresult, (CUdeviceptr ptr, CUstream stream))                                                      \
   X(cuDeviceGetDefaultMemPool, CUresult, (CUmemoryPool* pool, CUdevice device))                                        \
   X(cuMemPoolSetAttribute, CUresult, (CUmemoryPool pool, int attribute, void* value))                                  \

@@ -43,6 +43,8 @@ inline constexpr int hipDeviceAttributeMemoryPoolsSupported = 88;
 inline constexpr int hipDeviceAttributeImageSupport = 10014;  // hipDeviceAttributeAmdSpecificBegin + 14
 
 inline constexpr int hipMemPoolAttrReleaseThreshold = 4;
+inline constexpr unsigned hipHostMallocMapped = 0x2;
+inline constexpr unsigned hipMemAttachGlobal = 0x1;
 // hipPointer_attribute: the device a pointer's memory belongs to (as CUDA's CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL).
 inline constexpr int HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
 inline constexpr unsigned hipStreamDefault = 0;  // blocking: ordered with the null stream
@@ -142,6 +144,10 @@ inline constexpr std::size_t kDevicePropBufferBytes = 4096;
   X(hipFreeAsync, hipError_t, (void* ptr, hipStream_t stream))                                                         \
   X(hipDeviceGetDefaultMemPool, hipError_t, (hipMemPool_t* pool, int device))                                          \
   X(hipMemPoolSetAttribute, hipError_t, (hipMemPool_t pool, int attribute, void* value))                               \
+  X(hipHostMalloc, hipError_t, (void** ptr, std::size_t bytes, unsigned flags))                                        \
+  X(hipHostGetDevicePointer, hipError_t, (void** device, void* host, unsigned flags))                                  \
+  X(hipHostFree, hipError_t, (void* ptr))                                                                              \
+  X(hipMallocManaged, hipError_t, (void** ptr, std::size_t bytes, unsigned flags))                                     \
   X(hipMemcpyHtoDAsync, hipError_t, (hipDeviceptr_t dst, void* src, std::size_t bytes, hipStream_t stream))            \
   X(hipMemcpyDtoHAsync, hipError_t, (void* dst, hipDeviceptr_t src, std::size_t bytes, hipStream_t stream))            \
   X(hipMemcpyDtoDAsync, hipError_t, (hipDeviceptr_t dst, hipDeviceptr_t src, std::size_t bytes, hipStream_t stream))   \

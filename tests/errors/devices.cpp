@@ -75,4 +75,11 @@ TEST(Devices, CapabilitiesAreDerivedConsistently) {
             std::vector<tack::DType>(std::begin(tack::kNumericDTypes), std::end(tack::kNumericDTypes)));
 }
 
+TEST(Devices, AMemorySpaceTheDeviceDoesNotListIsRefused) {
+  EXPECT_TACK_ERROR(tack::device("cpu").zeros(tack::DType::F32, {4}, "cuda_pinned"), tack::InvalidArgument,
+                    "zeros: the cpu device has no memory space 'cuda_pinned' (it lists none)");
+  EXPECT_TACK_ERROR(tack::device("interp").empty(tack::DType::F32, {4}, "managed"), tack::InvalidArgument,
+                    "empty: the interp device has no memory space 'managed' (it lists none)");
+}
+
 }  // namespace

@@ -91,7 +91,7 @@ class WorkThatNeverEnds {
 TEST(HipRuntime, OpensTheFakeDevice) {
   tack::Device d = hip();
   EXPECT_EQ(d.name(), "hip");
-  EXPECT_EQ(d.capabilities().device_memory_spaces, std::vector<std::string>{"hip"});
+  EXPECT_EQ(d.capabilities().device_memory_spaces, (std::vector<std::string>{"hip", "hip_pinned", "hip_managed"}));
 }
 
 TEST(HipRuntime, WritesAreQueuedAndReadsWaitOnAnEventFirst) {

@@ -10,10 +10,11 @@
 #include "backends/cuda/cuda_kernel.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "backends/cuda/cuda_texture.hpp"
-#include "runtime/memory/array_checks.hpp"
+#include "ir/check.hpp"
 #include "runtime/devices/backend_description.hpp"
 #include "runtime/gpu/gpu_backend.hpp"
 #include "runtime/gpu/grid_launch.hpp"
+#include "runtime/memory/array_checks.hpp"
 #include "runtime/waits/wait_marker.hpp"
 
 #include <tack/error.hpp>
@@ -152,6 +153,11 @@ class CudaBackend final : public GpuBackendOf<cuda::Module> {
   std::size_t group_limit(const cuda::Module& m) const override { return m.group_limit(); }
   std::unique_ptr<Buffer> new_buffer(std::size_t bytes) override {
     return std::make_unique<DeviceBuffer>(context_, bytes);
+  }
+  std::unique_ptr<Buffer> new_buffer_in(std::string_view space, std::size_t bytes) override {
+    if (space == "cuda_pinned") return DeviceBuffer::pinned(context_, bytes);
+    TACK_CHECK(space == "cuda_managed");
+    return DeviceBuffer::managed(context_, bytes);
   }
   std::uint64_t argument(const Buffer& b) const override { return static_cast<const DeviceBuffer&>(b).pointer(); }
   std::uint64_t texture_argument(const TextureImage& image) const override {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 #include <shared_mutex>
+#include <string>
 
 namespace tack::backends::cuda {
 using namespace tack::runtime;
@@ -27,6 +28,39 @@ std::shared_ptr<DeviceBuffer> DeviceBuffer::exportable(std::shared_ptr<Context> 
   std::shared_ptr<DeviceBuffer> b(new DeviceBuffer(context, bytes, Origin::Virtual));
   b->virtual_ = std::make_unique<VirtualAllocation>(std::move(context), bytes);
   b->ptr_.store(b->virtual_->pointer(), std::memory_order_release);
+  return b;
+}
+
+std::unique_ptr<DeviceBuffer> DeviceBuffer::pinned(std::shared_ptr<Context> context, std::size_t bytes) {
+  std::unique_ptr<DeviceBuffer> b(new DeviceBuffer(context, bytes, Origin::Pinned));
+  Context::Scope scope(*context);
+  cu::CUresult r = cu::api().cuMemHostAlloc(&b->host_, bytes ? bytes : 4, cu::kMemHostAllocDeviceMap);
+  if (r == cu::CUDA_ERROR_OUT_OF_MEMORY)
+    throw BackendError("cuda: out of page-locked host memory allocating " + std::to_string(bytes) +
+                       " bytes (cuMemHostAlloc, memory space 'cuda_pinned')");
+  cu::check(r, "cuMemHostAlloc");
+  cu::CUdeviceptr device = 0;
+  r = cu::api().cuMemHostGetDevicePointer_v2(&device, b->host_, 0);
+  if (r != cu::CUDA_SUCCESS) {
+    cu::api().cuMemFreeHost(b->host_);
+    b->host_ = nullptr;
+    cu::check(r, "cuMemHostGetDevicePointer");
+  }
+  b->ptr_.store(device, std::memory_order_release);
+  return b;
+}
+
+std::unique_ptr<DeviceBuffer> DeviceBuffer::managed(std::shared_ptr<Context> context, std::size_t bytes) {
+  std::unique_ptr<DeviceBuffer> b(new DeviceBuffer(context, bytes, Origin::Managed));
+  Context::Scope scope(*context);
+  cu::CUdeviceptr ptr = 0;
+  const cu::CUresult r = cu::api().cuMemAllocManaged(&ptr, bytes ? bytes : 4, cu::CU_MEM_ATTACH_GLOBAL);
+  if (r == cu::CUDA_ERROR_OUT_OF_MEMORY)
+    throw BackendError("cuda: out of memory allocating " + std::to_string(bytes) +
+                       " bytes (cuMemAllocManaged, memory space 'cuda_managed')");
+  cu::check(r, "cuMemAllocManaged");
+  b->ptr_.store(ptr, std::memory_order_release);
+  b->host_ = reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr));  // one address on host and device
   return b;
 }
 
@@ -52,6 +86,19 @@ DeviceBuffer::~DeviceBuffer() {
       virtual_.reset();
       return;
     case Origin::Outside: return;  // shared: every launch using it has completed
+    case Origin::Pinned:
+    case Origin::Managed:
+      // Neither free is stream-ordered: the launches queued on the memory finish first.
+      try {
+        Context::Scope scope(*context_);
+        if (cu::CUstream stream = context_->stream()) cu::api().cuStreamSynchronize(stream);
+        if (origin_ == Origin::Pinned)
+          cu::api().cuMemFreeHost(host_);
+        else
+          cu::api().cuMemFree_v2(pointer());
+      } catch (const Error&) {
+      }
+      return;
   }
 }
 
@@ -69,6 +116,10 @@ void DeviceBuffer::read(std::size_t offset, void* dst, std::size_t bytes) {
   // Wait in cuStreamSynchronize, which holds nothing a launch from another thread needs; a copy to pageable
   // memory behind queued work would wait inside the driver with the context held.
   context_->synchronize();
+  if (host_) {  // pinned or managed: the host reads the memory itself once the stream is idle
+    std::memcpy(dst, static_cast<const char*>(host_) + offset, bytes);
+    return;
+  }
   Context::Scope scope(*context_);
   cu::check(cu::api().cuMemcpyDtoH_v2(dst, pointer() + offset, bytes), "cuMemcpyDtoH");
 }
@@ -135,6 +186,10 @@ ExportedMemory DeviceBuffer::export_memory() {
     throw InvalidArgument(
         "export_memory(): the array wraps memory from outside Tack (array_from_ptr), which only its owner can "
         "export");
+  if (origin_ == Origin::Pinned || origin_ == Origin::Managed)
+    throw InvalidArgument(std::string("export_memory(): the array lives in the '") +
+                          (origin_ == Origin::Pinned ? "cuda_pinned" : "cuda_managed") +
+                          "' memory space; only device memory ('cuda', or empty_exportable) is exported");
   mark_shared();  // before the wait, so a launch another thread makes meanwhile completes
   // No launch, copy or fill may read the address while the memory moves.
   std::unique_lock moving(context_->relocation());

@@ -25,6 +25,11 @@ class DeviceBuffer final : public Buffer {
   DeviceBuffer(std::shared_ptr<Context> context, std::size_t bytes);
   // In exportable (virtual) memory.
   static std::shared_ptr<DeviceBuffer> exportable(std::shared_ptr<Context> context, std::size_t bytes);
+  // In page-locked host memory the device maps (cuMemHostAlloc, "cuda_pinned") or in managed memory
+  // (cuMemAllocManaged, "cuda_managed"): both host-addressable, so a read waits for the stream and copies with
+  // memcpy instead of a device-to-host copy.
+  static std::unique_ptr<DeviceBuffer> pinned(std::shared_ptr<Context> context, std::size_t bytes);
+  static std::unique_ptr<DeviceBuffer> managed(std::shared_ptr<Context> context, std::size_t bytes);
   // Over device memory outside Tack; keep_alive is released with the buffer.
   static std::shared_ptr<DeviceBuffer> wrap(std::shared_ptr<Context> context, drivers::cu::CUdeviceptr ptr,
                                             std::size_t bytes, std::shared_ptr<void> keep_alive);
@@ -48,7 +53,7 @@ class DeviceBuffer final : public Buffer {
   ExportedMemory export_memory();
 
  private:
-  enum class Origin { Pool, Virtual, Outside };
+  enum class Origin { Pool, Virtual, Outside, Pinned, Managed };
   DeviceBuffer(std::shared_ptr<Context> context, std::size_t bytes, Origin origin);
   void queue_fill(const void* element, std::size_t element_size, std::size_t count);
 
@@ -58,6 +63,7 @@ class DeviceBuffer final : public Buffer {
   std::atomic<drivers::cu::CUdeviceptr> ptr_{0};
   std::unique_ptr<VirtualAllocation> virtual_;  // Origin::Virtual
   std::shared_ptr<void> keep_alive_;            // Origin::Outside
+  void* host_ = nullptr;                        // Origin::Pinned and Managed: the host address of the memory
 };
 
 // The device address of a cuda array (for benchmarks, interop and texture uploads).

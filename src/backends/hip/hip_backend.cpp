@@ -117,6 +117,9 @@ class HipBackend final : public GpuBackendOf<hip::Module> {
   std::unique_ptr<Buffer> new_buffer(std::size_t bytes) override {
     return std::make_unique<DeviceBuffer>(device_, bytes);
   }
+  std::unique_ptr<Buffer> new_buffer_in(std::string_view space, std::size_t bytes) override {
+    return std::make_unique<DeviceBuffer>(device_, device_->allocate_in(space, bytes), bytes);
+  }
   std::uint64_t argument(const Buffer& b) const override {
     return reinterpret_cast<std::uintptr_t>(static_cast<const DeviceBuffer&>(b).handle().ptr);
   }

@@ -44,6 +44,10 @@ class BufferCache : support::NoCopy {
   struct Block {
     void* ptr = nullptr;
     std::size_t capacity = 0;
+    // Outside the cache: page-locked host memory the device maps ("hip_pinned", host is its host address) or
+    // managed memory ("hip_managed", host == ptr); never given back to the cache.
+    enum class Space : unsigned char { Device, Pinned, Managed } space = Space::Device;
+    void* host = nullptr;
   };
   // A cached buffer of the request's class, else a new one; when the allocator is out of memory the cache
   // releases everything it holds and asks once more. nullptr ptr: still out of memory.

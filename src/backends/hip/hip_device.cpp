@@ -2,6 +2,7 @@
 #include "backends/hip/hip_device.hpp"
 
 #include "backends/hip/hip_driver.hpp"
+#include "ir/check.hpp"
 #include "runtime/gpu/device_ordinal.hpp"
 #include "support/env.hpp"
 
@@ -10,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace tack::backends::hip {
@@ -135,8 +138,55 @@ BufferCache::Block Device::allocate(std::size_t bytes) {
   return block;
 }
 
+BufferCache::Block Device::allocate_in(std::string_view space, std::size_t bytes) {
+  const std::size_t request = bytes ? bytes : 1;
+  BufferCache::Block block;
+  block.capacity = request;
+  DeviceScope scope(info_.ordinal);
+  const hp::Api& api = hp::api();
+  const bool pinned = space == "hip_pinned";
+  hp::hipError_t r = 0;
+  if (pinned) {
+    block.space = BufferCache::Block::Space::Pinned;
+    r = api.hipHostMalloc(&block.host, request, hp::hipHostMallocMapped);
+  } else {
+    TACK_CHECK(space == "hip_managed");
+    block.space = BufferCache::Block::Space::Managed;
+    r = api.hipMallocManaged(&block.ptr, request, hp::hipMemAttachGlobal);
+    block.host = block.ptr;  // one address on host and device
+  }
+  if (r == hp::hipErrorOutOfMemory)
+    throw BackendError("hip: out of memory allocating " + std::to_string(bytes) + " bytes in '" + std::string(space) +
+                       "' on " + info_.name + (pinned ? " (hipHostMalloc)" : " (hipMallocManaged)"));
+  hp::check(r, pinned ? "hipHostMalloc" : "hipMallocManaged");
+  if (pinned) {
+    r = api.hipHostGetDevicePointer(&block.ptr, block.host, 0);
+    if (r != hp::hipSuccess) {
+      api.hipHostFree(block.host);
+      hp::check(r, "hipHostGetDevicePointer");
+    }
+  }
+  return block;
+}
+
 void Device::free(BufferCache::Block block) noexcept {
   if (!block.ptr) return;
+  if (block.space != BufferCache::Block::Space::Device) {
+    // Neither free is stream-ordered: the launches queued on the memory finish first.
+    try {
+      synchronize();
+    } catch (const Error&) {
+    }
+    try {
+      DeviceScope scope(info_.ordinal);
+      if (block.space == BufferCache::Block::Space::Pinned)
+        hp::api().hipHostFree(block.host);
+      else
+        hp::api().hipFree(block.ptr);
+    } catch (const Error&) {
+    }
+    return;
+  }
   if (allocator_ == AllocatorKind::Cache) {
     cache_.give_back(block);  // reused in stream order: see hip_buffer_cache.hpp
     return;

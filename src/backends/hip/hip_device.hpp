@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace tack::backends::hip {
 using namespace tack::runtime;
@@ -53,6 +54,9 @@ class Device : support::NoCopy {
   // Device memory: through the buffer cache, or the runtime's pool (TACK_HIP_ALLOCATOR=pool, on a device with
   // memory pools). Throws BackendError when the device is out of memory.
   BufferCache::Block allocate(std::size_t bytes);
+  // In "hip_pinned" (hipHostMalloc, mapped) or "hip_managed" (hipMallocManaged): host-addressable, so a read
+  // waits for the stream and copies with memcpy.
+  BufferCache::Block allocate_in(std::string_view space, std::size_t bytes);
   void free(BufferCache::Block block) noexcept;
   // A DeviceBuffer's operations on its block (hip_memory.cpp), queued on the stream; a read waits first.
   void write_buffer(const BufferCache::Block& block, std::size_t offset, const void* src, std::size_t bytes);

@@ -31,6 +31,10 @@ void Device::read_buffer(const BufferCache::Block& block, std::size_t offset, vo
   // Wait on an event first: a copy to pageable memory behind queued work waits inside hipMemcpyAsync with the
   // stream held, so another thread could not launch meanwhile (about 8 us when the stream is idle).
   synchronize();
+  if (block.host) {  // pinned or managed: the host reads the memory itself once the stream is idle
+    std::memcpy(dst, at(block.host, offset), bytes);
+    return;
+  }
   DeviceScope scope(info_.ordinal);
   hp::check(hp::api().hipMemcpyDtoHAsync(dst, at(block.ptr, offset), bytes, stream()), "hipMemcpyDtoHAsync");
   synchronize();  // a pageable copy has finished already; this makes it so for a pinned one too

@@ -18,6 +18,10 @@ ExportedMemory Backend::export_memory(ArrayStorage&) {
   TACK_UNREACHABLE("export_memory asked of a backend without exportable memory");
 }
 
+std::shared_ptr<Buffer> Backend::allocate_in(std::string_view, std::size_t, bool) {
+  TACK_UNREACHABLE("allocate_in asked of a backend with one memory space");
+}
+
 std::shared_ptr<Buffer> Backend::wrap_memory(std::uintptr_t, std::size_t, std::shared_ptr<void>) {
   TACK_UNREACHABLE("wrap_memory asked of a backend that cannot wrap memory");
 }

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -160,6 +161,8 @@ class Backend : public std::enable_shared_from_this<Backend> {
   // Memory Array::export_memory() can hand out as an OS handle; asked only where
   // caps().supports_exportable_memory.
   virtual std::shared_ptr<Buffer> allocate_exportable(std::size_t /*bytes*/) { return nullptr; }
+  // In one of caps().device_memory_spaces after the first (asked only for a listed one).
+  virtual std::shared_ptr<Buffer> allocate_in(std::string_view space, std::size_t bytes, bool zeroed);
   // The array's memory as an OS handle, first moving it into exportable memory
   // if it is not there; asked only where caps().supports_exportable_memory.
   virtual ExportedMemory export_memory(ArrayStorage& array);

@@ -26,6 +26,9 @@ class DeviceBufferOf final : public Buffer {
  public:
   DeviceBufferOf(std::shared_ptr<Owner> owner, std::size_t bytes)
       : Buffer(bytes), owner_(std::move(owner)), handle_(owner_->allocate(bytes)) {}
+  // Over memory the owner allocated in another of its memory spaces: freed by the owner, as its own are.
+  DeviceBufferOf(std::shared_ptr<Owner> owner, Handle handle, std::size_t bytes)
+      : Buffer(bytes), owner_(std::move(owner)), handle_(handle) {}
   // Over memory outside Tack (array_from_ptr), which the caller has checked is of the owner's device: never
   // freed, and keep_alive is released with the buffer. It is shared, so every launch that binds it completes
   // before returning and none is queued on it when the buffer goes.

@@ -39,6 +39,20 @@ std::shared_ptr<Buffer> GpuBackend::allocate(std::size_t bytes, bool zeroed) {
   return buffer;
 }
 
+std::shared_ptr<Buffer> GpuBackend::allocate_in(std::string_view space, std::size_t bytes, bool zeroed) {
+  check_array_bytes(limits_, bytes, "an array");
+  std::shared_ptr<Buffer> buffer = new_buffer_in(space, bytes);
+  if (zeroed && bytes) {
+    const unsigned char zero = 0;
+    buffer->fill(&zero, 1, bytes);
+  }
+  return buffer;
+}
+
+std::unique_ptr<Buffer> GpuBackend::new_buffer_in(std::string_view, std::size_t) {
+  TACK_UNREACHABLE("new_buffer_in asked of a backend with one memory space");
+}
+
 std::unique_ptr<CompiledVariant> GpuBackend::compile(const CompileInput& input) {
   const ir::Kernel& typed = input.typed;
   auto v = std::make_unique<GpuVariant>();

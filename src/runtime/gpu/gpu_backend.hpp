@@ -65,6 +65,7 @@ class GpuBackend : public Backend {
   GpuBackend(Capabilities caps, GpuLimits limits) : Backend(std::move(caps)), limits_(std::move(limits)) {}
 
   std::shared_ptr<Buffer> allocate(std::size_t bytes, bool zeroed) final;
+  std::shared_ptr<Buffer> allocate_in(std::string_view space, std::size_t bytes, bool zeroed) final;
   std::unique_ptr<CompiledVariant> compile(const CompileInput& input) final;
   void check_launch_size(const ir::Kernel& typed, std::int64_t count) const final;
   void launch(const Launch& l) final;
@@ -79,6 +80,8 @@ class GpuBackend : public Backend {
   virtual void enqueue_erased(const GpuProgram& program, const GpuDispatch& d) = 0;
   // Device memory of `bytes`, and the 8-byte handle a kernel argument of it is.
   virtual std::unique_ptr<Buffer> new_buffer(std::size_t bytes) = 0;
+  // Memory of `bytes` in a memory space the device lists after its first (asked only for a listed one).
+  virtual std::unique_ptr<Buffer> new_buffer_in(std::string_view space, std::size_t bytes);
   virtual std::uint64_t argument(const Buffer& buffer) const = 0;
   // The handle of a texture kept in the texture hardware (asked only where create_texture_image made one).
   virtual std::uint64_t texture_argument(const TextureImage& image) const;

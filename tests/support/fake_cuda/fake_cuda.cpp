@@ -585,6 +585,43 @@ CUresult cuMemFree_v2(CUdeviceptr ptr) {
   return CUDA_SUCCESS;
 }
 
+// Pinned memory is one host allocation mapped at the same device address; managed memory an ordinary one.
+CUresult cuMemHostAlloc(void** ptr, std::size_t bytes, unsigned flags) {
+  FAKE_ENTER("cuMemHostAlloc", true);
+  if (bytes == 0 || flags != kMemHostAllocDeviceMap) return kInvalidValue;  // Tack asks for mapped memory only
+  const CUdeviceptr p = host_alloc(bytes);
+  s.allocations[p] = bytes;
+  *ptr = reinterpret_cast<void*>(p);
+  log_op(s, "alloc_host", p, bytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr* device, void* host, unsigned flags) {
+  FAKE_ENTER("cuMemHostGetDevicePointer_v2", true);
+  if (flags != 0 || !s.allocations.count(reinterpret_cast<CUdeviceptr>(host))) return kInvalidValue;
+  *device = reinterpret_cast<CUdeviceptr>(host);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemFreeHost(void* ptr) {
+  FAKE_ENTER("cuMemFreeHost", false);
+  auto it = s.allocations.find(reinterpret_cast<CUdeviceptr>(ptr));
+  if (it == s.allocations.end()) return note_misuse(s, "cuMemFreeHost of an unknown pointer"), kInvalidValue;
+  log_op(s, "free_host", it->first, it->second);
+  s.allocations.erase(it);
+  std::free(ptr);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocManaged(CUdeviceptr* ptr, std::size_t bytes, unsigned flags) {
+  FAKE_ENTER("cuMemAllocManaged", true);
+  if (bytes == 0 || flags != CU_MEM_ATTACH_GLOBAL) return kInvalidValue;
+  *ptr = host_alloc(bytes);
+  s.allocations[*ptr] = bytes;
+  log_op(s, "alloc_managed", *ptr, bytes);
+  return CUDA_SUCCESS;
+}
+
 CUresult cuMemAllocAsync(CUdeviceptr* ptr, std::size_t bytes, CUstream stream) {
   FAKE_ENTER("cuMemAllocAsync", true);
   if (!s.attributes[CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED]) return kNotSupported;

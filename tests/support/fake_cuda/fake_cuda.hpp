@@ -58,7 +58,7 @@ std::size_t fake_cuda_live_bytes();
 int fake_cuda_live_allocations();
 
 // The operation log, in the order operations were queued: "alloc_async",
-// "free_async", "alloc", "free", "memset", "htod", "dtoh", "dtod",
+// "free_async", "alloc", "free", "alloc_host", "free_host", "alloc_managed", "memset", "htod", "dtoh", "dtod",
 // "launch <entry>", "memcpy3d", "stream_sync", "event_record", "event_sync",
 // "module_load", "stream_create".
 int fake_cuda_log_size();

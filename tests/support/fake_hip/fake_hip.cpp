@@ -267,6 +267,23 @@ FAKE_HIP hipMemGetAddressRange(void** base, std::size_t* size, void* ptr) {
   std::lock_guard lock(fake_hip::state().mutex);
   return containing(ptr, base, size) ? 0 : 1;
 }
+// Pinned memory is one host allocation, mapped at the same address; managed memory an ordinary one.
+FAKE_HIP hipHostMalloc(void** ptr, std::size_t bytes, unsigned flags) {
+  if (flags != 0x2) return 1;  // Tack asks for mapped memory only
+  return allocate(ptr, bytes, "hipHostMalloc", "alloc_host", nullptr);
+}
+FAKE_HIP hipHostGetDevicePointer(void** device, void* host, unsigned) {
+  if (const int e = record("hipHostGetDevicePointer")) return e;
+  std::lock_guard lock(fake_hip::state().mutex);
+  if (!fake_hip::state().live.count(host)) return 1;
+  *device = host;
+  return 0;
+}
+FAKE_HIP hipHostFree(void* ptr) { return release(ptr, "hipHostFree", "free_host", nullptr); }
+FAKE_HIP hipMallocManaged(void** ptr, std::size_t bytes, unsigned flags) {
+  if (flags != 0x1) return 1;  // hipMemAttachGlobal
+  return allocate(ptr, bytes, "hipMallocManaged", "alloc_managed", nullptr);
+}
 FAKE_HIP hipFree(void* ptr) { return release(ptr, "hipFree", "free", nullptr); }
 FAKE_HIP hipMallocAsync(void** ptr, std::size_t bytes, void* stream) {
   return allocate(ptr, bytes, "hipMallocAsync", "alloc_async", stream);
