@@ -260,7 +260,8 @@ constexpr bool has_version_suffix(std::string_view name) {
   X(cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync)                 \
   X(cuArray3DCreate_v2, cuArray3DCreate)                     \
   X(cuMemcpy3DAsync_v2, cuMemcpy3DAsync)                     \
-  X(cuMemGetAddressRange_v2, cuMemGetAddressRange)
+  X(cuMemGetAddressRange_v2, cuMemGetAddressRange)           \
+  X(cuMemHostGetDevicePointer_v2, cuMemHostGetDevicePointer)
 
 #define TACK_CHECK_RENAME(member, plain)                                                                      \
   static_assert(std::is_member_object_pointer_v<decltype(&cu::Api::member)>, #member " is not in the table"); \
