@@ -682,6 +682,57 @@ TEST_F(HipLaunch, SumMinAndMaxRunTheirDeviceKernels) {
   }
 }
 
+// Memory spaces through launches, as on cuda (test_cuda_memory_spaces.cpp): an array in hip_pinned or hip_managed
+// memory is a kernel argument like any other (its device address, from hipHostGetDevicePointer for pinned memory),
+// read by the host with memcpy once the stream has run the launch, and freed only after the stream's work.
+TEST_F(HipLaunch, KernelsRunOverPinnedAndManagedMemory) {
+  struct SpaceCase {
+    const char* space;
+    const char* alloc;  // the log's name of its allocation
+    const char* free;   // and of its free
+  };
+  for (const SpaceCase& c :
+       {SpaceCase{"hip_pinned", "alloc_host", "free_host"}, SpaceCase{"hip_managed", "alloc_managed", "free"}}) {
+    SCOPED_TRACE(c.space);
+    fake_hip::reset();
+    std::uint64_t y_address = 0;
+    {
+      tack::Array y = dev_.zeros(tack::DType::F32, {300}, c.space);
+      tack::Array x = dev_.from_host(std::vector<float>(300, 2.0f));
+      y_address = ptr(y);
+      saxpy()(y, x, 3.0f);
+      const fake_hip::Launch l = only_launch();
+      EXPECT_EQ(tack_test::param_u64(l, 0), y_address) << "the kernel gets the memory's device address";
+      EXPECT_EQ(tack_test::param_u64(l, 1), ptr(x));
+      const Log log;
+      const int alloc = tack_test::find_entry(log, c.alloc, 0, y_address);
+      ASSERT_GE(alloc, 0) << "allocated in its space, not from the buffer cache";
+      EXPECT_LT(alloc, l.log_index);
+      EXPECT_EQ(tack_test::find_entry(log, "alloc", 0, y_address), alloc) << "no hipMalloc of its own";
+      const int zeroed = tack_test::find_entry(log, "memset", alloc, y_address);
+      ASSERT_GE(zeroed, 0) << "zeros fills on the stream";
+      EXPECT_LT(zeroed, l.log_index);
+      EXPECT_EQ(log[zeroed].stream, log[l.log_index].stream);
+      const std::vector<float> host = y.to_host<float>();
+      const Log after;
+      EXPECT_EQ(tack_test::find_entry(after, "dtoh", l.log_index, y_address), -1) << "the host reads it itself";
+      EXPECT_GT(tack_test::find_entry(after, "event_sync", l.log_index), l.log_index) << "after the launch ran";
+      EXPECT_EQ(host, std::vector<float>(300, 0.0f)) << "the fake runs nothing: the zeros stay";
+      saxpy()(y, x, 1.0f);  // queued, never waited for: the drop below must wait
+    }
+    const Log log;
+    const std::vector<fake_hip::Launch> ls = fake_hip::launches();
+    ASSERT_EQ(ls.size(), 2u);
+    int free = -1;  // exactly c.free ("free" also starts "free_host" and "free_async")
+    for (int i = ls[1].log_index; i < log.size() && free < 0; ++i)
+      if (log[i].what == c.free && log[i].pointer == y_address) free = i;
+    ASSERT_GE(free, 0) << "freed when dropped, not kept in the buffer cache";
+    const int wait = tack_test::find_entry(log, "event_sync", ls[1].log_index);
+    EXPECT_GT(wait, ls[1].log_index);
+    EXPECT_LT(wait, free) << "the second launch may still use the memory: the stream is waited for first";
+  }
+}
+
 // DESIGN §5's warm path, as on cuda and level_zero: once a variant is built and
 // its arrays exist, a launch allocates nothing in Tack, on any thread, by new or
 // malloc (the fake runtime's own call log is left out).
