@@ -110,13 +110,16 @@ class Array {
   std::shared_ptr<runtime::ArrayStorage> storage_;
 };
 
-// An array over memory Tack did not allocate: a host pointer on cpu and interp,
-// a device pointer (CUdeviceptr) of the device on cuda. Tack never frees it;
-// keep_alive, if given, is held until the array and every launch using it are
-// done. The array is shared (see Array::share()). The address must be aligned to
-// the dtype; on cuda it must lie, with all its bytes, in one allocation of the
-// device. InvalidArgument otherwise, and on devices that cannot wrap memory
-// (capabilities().supports_wrapped_memory).
+// An array over memory Tack did not allocate, in the form share() hands out
+// (NativeMemory::kind): a host pointer on cpu and interp, a device pointer of the
+// device on cuda (CUdeviceptr) and hip, a USM device or shared pointer of the
+// context on level_zero, a cl_mem buffer of the context on opencl, an
+// id<MTLBuffer> of the device on metal. Tack never frees it; keep_alive, if
+// given, is held until the array and every launch using it are done. The array
+// is shared (see Array::share()). The address must be aligned to the dtype; a
+// device pointer must lie, with all its bytes, in one allocation of the device,
+// and a buffer handle must hold the array's bytes. InvalidArgument otherwise, and
+// on devices that cannot wrap memory (capabilities().supports_wrapped_memory).
 Array array_from_ptr(const Device& device, std::uintptr_t address, DType dtype, std::vector<std::int64_t> shape,
                      std::shared_ptr<void> keep_alive = {});
 inline Array array_from_ptr(const Device& device, void* pointer, DType dtype, std::vector<std::int64_t> shape,
@@ -127,8 +130,9 @@ inline Array array_from_ptr(const Device& device, void* pointer, DType dtype, st
 
 // An array over a DLPack tensor's memory (array_from_ptr), on `device`, or
 // when it is empty on the device the tensor names (kDLCPU: cpu, else interp;
-// kDLCUDA: tack::device("cuda"); a tensor of another CUDA device needs that
-// device passed). On success Tack owns the tensor and calls its deleter when the
+// kDLCUDA, kDLROCM, kDLOneAPI, kDLOpenCL, kDLMetal: tack::device("cuda"),
+// ("hip"), ("level_zero"), ("opencl"), ("metal"); a tensor of another device
+// of the API needs that device passed). On success Tack owns the tensor and calls its deleter when the
 // array is gone; on an error the caller still owns it. The tensor must be
 // row-major and contiguous, of a Tack dtype, with 1 to 4 dimensions.
 Array from_dlpack(DLManagedTensor* tensor, const Device& device = {});

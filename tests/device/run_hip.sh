@@ -3,11 +3,11 @@
 # its tests and benchmarks, runs on the hip device the conformance suite (the
 # integer-expression case included, an expected failure on ROCm 7.0/7.1), the
 # textures and reductions rows of it, the HIP unit tests and the backend over
-# the stand-in runtime, and tack_bench_kernels' streaming kernels on hip; then
-# prints a short table LAST (and writes it to $OUT/hip_results.md when OUT is
-# set). There is no foreign-memory test for hip yet: array_from_ptr is cpu,
-# interp and cuda only (docs/backends-hip.md), and share() is checked by the
-# conformance suite's Print rows. Every step runs under `timeout`, and the whole
+# the stand-in runtime (textures, wrapped memory, memory spaces among them), and
+# tack_bench_kernels' streaming kernels on hip; then prints a short table LAST
+# (and writes it to $OUT/hip_results.md when OUT is set). Foreign memory runs on
+# the GPU in the conformance suite's ForeignMemory rows (the device's own
+# memory, from share(), wrapped by array_from_ptr). Every step runs under `timeout`, and the whole
 # run stays within about 8 minutes on a 16-core machine. Without a GPU each step
 # reports its skips and the table says hip is unavailable; the script still
 # exits 0 unless a test FAILED.

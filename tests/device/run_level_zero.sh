@@ -2,12 +2,12 @@
 # One command for a machine with an Intel GPU and the Level Zero loader: builds
 # Tack (Release) with its tests and benchmarks, runs on the level_zero device
 # the conformance suite, the textures and reductions rows of it, the backend
-# over the stand-in loader (external handles among them), and
-# tack_bench_kernels' streaming kernels on level_zero; then prints a short
-# table LAST (and writes it to $OUT/level_zero_results.md when OUT is set).
-# There is no foreign-memory test for level_zero yet: array_from_ptr is cpu,
-# interp and cuda only, and share() is checked by the conformance suite's Print
-# rows. Every step runs under `timeout`, and the whole run stays within about 8
+# over the stand-in loader (external handles, images, texture copies and
+# wrapped memory among them), and tack_bench_kernels' streaming kernels on
+# level_zero; then prints a short table LAST (and writes it to
+# $OUT/level_zero_results.md when OUT is set). Foreign memory runs on the GPU in
+# the conformance suite's ForeignMemory rows (the device's own memory, from
+# share(), wrapped by array_from_ptr). Every step runs under `timeout`, and the whole run stays within about 8
 # minutes on a 16-core machine. Without a GPU each step reports its skips and
 # the table says level_zero is unavailable; the script still exits 0 unless a
 # test FAILED.

@@ -6,8 +6,7 @@
 
 #include "backends/opencl/opencl_device.hpp"
 #include "drivers/opencl_api.hpp"
-#include "runtime/devices/backend.hpp"
-#include "runtime/memory/host_buffer.hpp"
+#include "support/host_test_backend.hpp"
 #include "support/opencl_device_test.hpp"
 
 #include <tack/tack.hpp>
@@ -46,28 +45,10 @@ TEST(SharedMemory, WrappingAnAddressRangeThatWrapsAround) {
 
 // A device without wrapped memory (metal today; every backend built here wraps): a host-memory backend that
 // says so.
-class NoWrapBackend final : public tack::runtime::Backend {
- public:
-  NoWrapBackend() : Backend(caps()) {}
-  static tack::Capabilities caps() {
-    tack::Capabilities c;
-    c.name = "nowrap";
-    c.display_name = "test";
-    c.supported_dtypes = {tack::DType::F32};
-    return tack::runtime::derive_capabilities(c, {});
-  }
-  std::shared_ptr<tack::runtime::Buffer> allocate(std::size_t bytes, bool zeroed) override {
-    return std::make_shared<tack::runtime::HostBuffer>(bytes, zeroed);
-  }
-  std::unique_ptr<tack::runtime::CompiledVariant> compile(const tack::runtime::CompileInput&) override {
-    return std::make_unique<tack::runtime::CompiledVariant>();
-  }
-  std::string source(const tack::ir::Kernel&) override { return ""; }
-  void launch(const tack::runtime::Launch&) override {}
-};
 
 TEST(SharedMemory, WrappingOnADeviceThatCannot) {
-  tack::Device d(std::make_shared<NoWrapBackend>());
+  tack::Device d(
+      std::make_shared<tack_test::HostTestBackend>(tack_test::host_test_capabilities("nowrap", {tack::DType::F32})));
   ASSERT_FALSE(d.capabilities().supports_wrapped_memory);
   std::vector<float> host(4);
   EXPECT_TACK_ERROR(tack::array_from_ptr(d, host.data(), tack::DType::F32, {4}), tack::InvalidArgument,
@@ -108,6 +89,8 @@ TEST(SharedMemory, ExportingWhereThereIsNoExportableMemory) {
   tack::Device cpu = tack::device("cpu");
   tack::Array a = cpu.zeros(tack::DType::F32, {4});
   EXPECT_TACK_ERROR(a.export_memory(), tack::InvalidArgument, "the cpu device has no exportable memory");
+  // The way out, and on metal the reference's export_memory() itself (an MTLBuffer has no fd to export).
+  EXPECT_TACK_ERROR(a.export_memory(), tack::InvalidArgument, "use share() for its native handle");
   EXPECT_FALSE(a.shared());
   EXPECT_TACK_ERROR(cpu.empty_exportable(tack::DType::F32, {4}), tack::InvalidArgument,
                     "empty_exportable: the cpu device has no exportable memory");
