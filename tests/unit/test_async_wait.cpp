@@ -7,9 +7,8 @@
 #include <tack/tack.hpp>
 
 #include "runtime/memory/access.hpp"
-#include "runtime/devices/backend.hpp"
-#include "runtime/memory/host_buffer.hpp"
 #include "runtime/waits/wait_marker.hpp"
+#include "support/host_test_backend.hpp"
 
 #include <pthread.h>
 
@@ -255,24 +254,12 @@ class GatedMarker final : public tack::runtime::WaitMarker {
 };
 
 // Host memory; a marker per wait when `gated`, else none and a synchronize() that may fail.
-class GatedBackend final : public tack::runtime::Backend {
+class GatedBackend final : public tack_test::HostTestBackend {
  public:
-  GatedBackend(std::shared_ptr<Gate> gate, bool gated) : Backend(caps()), gate_(std::move(gate)), gated_(gated) {}
-  static tack::Capabilities caps() {
-    tack::Capabilities c;
-    c.name = "gated";
-    c.display_name = "test";
-    c.supported_dtypes = {tack::DType::I32};
-    return tack::runtime::derive_capabilities(c, {});
-  }
-  std::shared_ptr<tack::runtime::Buffer> allocate(std::size_t bytes, bool zeroed) override {
-    return std::make_shared<tack::runtime::HostBuffer>(bytes, zeroed);
-  }
-  std::unique_ptr<tack::runtime::CompiledVariant> compile(const tack::runtime::CompileInput&) override {
-    return std::make_unique<tack::runtime::CompiledVariant>();
-  }
-  std::string source(const tack::ir::Kernel&) override { return ""; }
-  void launch(const tack::runtime::Launch&) override {}
+  GatedBackend(std::shared_ptr<Gate> gate, bool gated)
+      : HostTestBackend(tack_test::host_test_capabilities("gated", {tack::DType::I32})),
+        gate_(std::move(gate)),
+        gated_(gated) {}
   void synchronize() override {
     if (gate_->fail) throw tack::BackendError("gated: the launch failed on the device");
   }

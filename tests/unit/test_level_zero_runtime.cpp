@@ -9,6 +9,7 @@
 // below sets it to the fake this executable was built with.
 #include "support/alloc_count.hpp"
 #include "support/fake_driver.hpp"
+#include "support/fake_level_zero/adopted_device.hpp"
 #include "support/fake_level_zero/fake_level_zero.hpp"
 
 #include "backends/level_zero/level_zero_driver.hpp"
@@ -86,24 +87,6 @@ const tack::Kernel& fill_n() {
   return k;
 }
 
-// A device of its own (a new backend, properties read now): the fake's own driver and device, and a context
-// made for it, adopted through the external handles.
-tack::Device fresh_device() {
-  const ze::Api& api = ze::api();
-  std::uint32_t count = 1;
-  ze::ze_driver_handle_t driver = nullptr;
-  ze::ze_device_handle_t device = nullptr;
-  ze::ze_context_handle_t context = nullptr;
-  api.zeDriverGet(&count, &driver);
-  count = 1;
-  api.zeDeviceGet(driver, &count, &device);
-  ze::ze_context_desc_t desc{ze::ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
-  api.zeContextCreate(driver, &desc, &context);  // leaked: an adopted context is the application's
-  auto h = [](void* p) { return static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(p)); };
-  return tack::device(
-      "level_zero", {{"external_driver", h(driver)}, {"external_device", h(device)}, {"external_context", h(context)}});
-}
-
 class LevelZeroRuntime : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -141,7 +124,7 @@ TEST_F(LevelZeroRuntime, DeviceQueriesFeedTheCapabilities) {
 
   fake_ze_set_module(0, 0);  // no fp64, no 64-bit atomics
   fake_ze_set_compute(128, 1024, 65535);
-  tack::Device small = fresh_device();
+  tack::Device small = tack_test::fresh_level_zero_device();
   const tack::Capabilities& s = small.capabilities();
   EXPECT_FALSE(s.supports_f64) << "fp64flags == 0 removes f64";
   EXPECT_FALSE(s.supports(tack::DType::F64));
@@ -190,12 +173,12 @@ TEST_F(LevelZeroRuntime, PartialExternalHandlesAreRefused) {
 }
 
 TEST_F(LevelZeroRuntime, OneAsynchronousListOnTheComputeGroupElseASynchronousOne) {
-  tack::Device d = fresh_device();
+  tack::Device d = tack_test::fresh_level_zero_device();
   EXPECT_GE(find_entry("list_async"), 0) << "API 1.6: an asynchronous immediate list";
   EXPECT_EQ(find_entry("list_sync_mode"), -1);
   fake_ze_reset();
   fake_ze_set_api_version((1u << 16) | 5u);  // before zeCommandListHostSynchronize
-  tack::Device old = fresh_device();
+  tack::Device old = tack_test::fresh_level_zero_device();
   EXPECT_GE(find_entry("list_sync_mode"), 0) << "API 1.5: a synchronous list";
   tack::Array a = old.from_host(std::vector<float>(8, 1.0f));
   EXPECT_EQ(a.to_host<float>(), std::vector<float>(8, 1.0f));
@@ -211,7 +194,7 @@ TEST_F(LevelZeroRuntime, GroupSizeIsTheSmallestOf256AndTheDeviceLimits) {
   for (Case c : {Case{1024, 1024, 256}, Case{128, 1024, 128}, Case{1024, 64, 64}, Case{512, 200, 200}}) {
     fake_ze_reset();
     fake_ze_set_compute(c.total, c.x, 65535);
-    tack::Device d = fresh_device();
+    tack::Device d = tack_test::fresh_level_zero_device();
     const std::int64_t n = 1000;
     tack::Array y = d.zeros(tack::DType::F32, {n});
     compile_or_skip([&] { fill_n()(y, n); });
@@ -225,7 +208,7 @@ TEST_F(LevelZeroRuntime, GroupSizeIsTheSmallestOf256AndTheDeviceLimits) {
 
 TEST_F(LevelZeroRuntime, LaunchBeyondMaxGroupCountXIsRefused) {
   fake_ze_set_compute(1024, 1024, 4);
-  tack::Device d = fresh_device();
+  tack::Device d = tack_test::fresh_level_zero_device();
   tack::Array y = d.zeros(tack::DType::F32, {4 * 256 + 1});
   compile_or_skip([&] { fill_n()(y, std::int64_t{4 * 256}); });
   ASSERT_EQ(fake_ze_launch_count(), 1);
@@ -416,7 +399,7 @@ TEST_F(LevelZeroRuntime, DroppedArraysAreFreedWithTheDeferredPolicy) {
   EXPECT_EQ(find_entry("list_sync"), -1) << "a deferred free waits for nothing";
 
   fake_ze_set_free_policies_extension(0);
-  tack::Device d = fresh_device();
+  tack::Device d = tack_test::fresh_level_zero_device();
   {
     tack::Array a = d.from_host(std::vector<float>(32, 1.0f));
     p = ptr_of(a);
@@ -541,7 +524,7 @@ TEST_F(LevelZeroRuntime, NativeBinaryCacheRoundTripAndRefusedBinaries) {
   tack::Kernel k = unique_kernel();
   const auto ocloc = l0::ocloc_compile_count(), natives = l0::native_load_count(), refused = l0::native_refused_count();
   {
-    tack::Device a = fresh_device();
+    tack::Device a = tack_test::fresh_level_zero_device();
     tack::Array y = a.zeros(tack::DType::F32, {8});
     compile_or_skip([&] { k(y); });
   }
@@ -550,7 +533,7 @@ TEST_F(LevelZeroRuntime, NativeBinaryCacheRoundTripAndRefusedBinaries) {
 
   fake_ze_reset();
   {
-    tack::Device b = fresh_device();  // a new backend: its variant cache is empty
+    tack::Device b = tack_test::fresh_level_zero_device();  // a new backend: its variant cache is empty
     tack::Array y = b.zeros(tack::DType::F32, {8});
     k(y);
   }
@@ -562,7 +545,7 @@ TEST_F(LevelZeroRuntime, NativeBinaryCacheRoundTripAndRefusedBinaries) {
   fake_ze_reset();
   fake_ze_refuse_native_binaries(1);  // a new driver: the stored binary is refused
   {
-    tack::Device c = fresh_device();
+    tack::Device c = tack_test::fresh_level_zero_device();
     tack::Array y = c.zeros(tack::DType::F32, {8});
     k(y);
   }
@@ -635,7 +618,7 @@ TEST_F(LevelZeroRuntime, SumRunsOnTheDeviceWithGroupsOf256) {
   // Group limits below 256: the host reduces (the fake's copies are real, so the sum is).
   fake_ze_reset();
   fake_ze_set_compute(128, 128, 65535);
-  tack::Device small = fresh_device();
+  tack::Device small = tack_test::fresh_level_zero_device();
   tack::Array y = small.from_host(std::vector<float>(5000, 1.0f));
   EXPECT_EQ(y.sum<float>(), 5000.0f);
   EXPECT_EQ(fake_ze_launch_count(), 0);

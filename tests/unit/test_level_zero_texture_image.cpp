@@ -9,6 +9,7 @@
 // compile the generated OpenCL C with the real libocloc where it is installed
 // (and skip where not); the stand-in never runs kernels. Linked into
 // tack_level_zero_runtime_tests.
+#include "support/fake_level_zero/adopted_device.hpp"
 #include "support/fake_level_zero/fake_level_zero.hpp"
 
 #include "backends/level_zero/level_zero_memory.hpp"
@@ -30,24 +31,6 @@ namespace {
 using namespace tack::lang;
 namespace l0 = tack::backends::level_zero;
 namespace ze = tack::drivers::ze;
-
-// A device of its own, so the image properties set now are the ones it reads (as test_level_zero_runtime.cpp).
-tack::Device fresh_device() {
-  std::string why;
-  const ze::Api& api = *ze::load(&why);
-  std::uint32_t count = 1;
-  ze::ze_driver_handle_t driver = nullptr;
-  ze::ze_device_handle_t device = nullptr;
-  ze::ze_context_handle_t context = nullptr;
-  api.zeDriverGet(&count, &driver);
-  count = 1;
-  api.zeDeviceGet(driver, &count, &device);
-  ze::ze_context_desc_t desc{ze::ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
-  api.zeContextCreate(driver, &desc, &context);  // leaked: an adopted context is the application's
-  auto h = [](void* p) { return static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(p)); };
-  return tack::device(
-      "level_zero", {{"external_driver", h(driver)}, {"external_device", h(device)}, {"external_context", h(context)}});
-}
 
 std::vector<std::string> entries_from(int from) {
   std::vector<std::string> out;
@@ -92,7 +75,7 @@ class LevelZeroTextureImage : public ::testing::Test {
 
 TEST_F(LevelZeroTextureImage, ImageMadeAndFilledFromDeviceMemory) {
   fake_ze_set_images(2048, 16);
-  tack::Device d = fresh_device();
+  tack::Device d = tack_test::fresh_level_zero_device();
   const std::vector<float> data = ramp(24, 1.0f);
   tack::Array a = d.from_host(data);
   const int from = fake_ze_log_size();
@@ -139,7 +122,7 @@ TEST_F(LevelZeroTextureImage, ImageMadeAndFilledFromDeviceMemory) {
 
 TEST_F(LevelZeroTextureImage, LaunchBindsTheImageHandle) {
   fake_ze_set_images(2048, 16);
-  tack::Device d = fresh_device();
+  tack::Device d = tack_test::fresh_level_zero_device();
   tack::Array a = d.from_host(ramp(24, 0.0f));
   tack::Texture t = tack::texture3d(a, {4, 3, 2});
   tack::Array out = d.zeros(tack::DType::F32, {8});
@@ -167,7 +150,7 @@ TEST_F(LevelZeroTextureImage, SoftwareWithoutSamplersOrPastTheLimit) {
     SCOPED_TRACE(c.why);
     fake_ze_reset();
     fake_ze_set_images(c.dims, c.samplers);
-    tack::Device d = fresh_device();
+    tack::Device d = tack_test::fresh_level_zero_device();
     tack::Array a = d.from_host(ramp(24, 0.0f));
     tack::Texture t = tack::texture3d(a, {4, 3, 2});
     const auto& storage = *tack::detail::Access::storage(t);

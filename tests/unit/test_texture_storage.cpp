@@ -3,8 +3,7 @@
 // every call before the variant key is built, so a texture and the variant that
 // samples it always agree, and each choice gets a variant of its own.
 #include "runtime/memory/access.hpp"
-#include "runtime/devices/backend.hpp"
-#include "runtime/memory/host_buffer.hpp"
+#include "support/host_test_backend.hpp"
 #include "support/per_backend.hpp"
 
 #include <tack/tack.hpp>
@@ -18,25 +17,17 @@ namespace {
 using namespace tack::lang;
 
 // A host-memory backend that keeps textures of width 4 or more "in hardware" and records what it compiles.
-class ChoosingBackend final : public tack::runtime::Backend {
+class ChoosingBackend final : public tack_test::HostTestBackend {
  public:
-  ChoosingBackend() : Backend(caps()) {}
+  ChoosingBackend() : HostTestBackend(caps()) {}
   static tack::Capabilities caps() {
-    tack::Capabilities c;
-    c.name = "choosing";
-    c.display_name = "test";
-    c.supported_dtypes = {tack::DType::F32, tack::DType::I32, tack::DType::I64};
-    return tack::runtime::derive_capabilities(c, {});
-  }
-  std::shared_ptr<tack::runtime::Buffer> allocate(std::size_t bytes, bool zeroed) override {
-    return std::make_shared<tack::runtime::HostBuffer>(bytes, zeroed);
+    return tack_test::host_test_capabilities("choosing", {tack::DType::F32, tack::DType::I32, tack::DType::I64});
   }
   std::unique_ptr<tack::runtime::CompiledVariant> compile(const tack::runtime::CompileInput& input) override {
     for (const tack::ir::Param& p : input.typed.params)
       if (p.kind == tack::ir::ParamKind::Texture) compiled_hardware.push_back(p.hardware_texture);
     return std::make_unique<tack::runtime::CompiledVariant>();
   }
-  std::string source(const tack::ir::Kernel&) override { return ""; }
   void launch(const tack::runtime::Launch&) override { ++launches; }
   bool texture_in_hardware(const std::array<std::int64_t, 3>& shape) const override { return shape[0] >= 4; }
 
@@ -94,9 +85,9 @@ class RecordingImage final : public tack::runtime::TextureImage {
 
 // A backend with images: a texture it keeps in hardware is its image, uploaded at creation and at update(),
 // with no f32 copy; the kernel call finds the device from the texture alone.
-class ImageBackend final : public tack::runtime::Backend {
+class ImageBackend final : public tack_test::HostTestBackend {
  public:
-  ImageBackend() : Backend(ChoosingBackend::caps()) {}
+  ImageBackend() : HostTestBackend(ChoosingBackend::caps()) {}
   std::shared_ptr<tack::runtime::Buffer> allocate(std::size_t bytes, bool zeroed) override {
     ++allocations;
     return std::make_shared<tack::runtime::HostBuffer>(bytes, zeroed);
@@ -106,7 +97,6 @@ class ImageBackend final : public tack::runtime::Backend {
     v->typed = input.typed;
     return v;
   }
-  std::string source(const tack::ir::Kernel&) override { return ""; }
   void launch(const tack::runtime::Launch& l) override {
     for (std::size_t i = 0; i < l.arg_count; ++i)
       if (l.args[i].texture) {

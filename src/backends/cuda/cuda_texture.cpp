@@ -4,6 +4,7 @@
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_memory.hpp"
 #include "ir/check.hpp"
+#include "runtime/memory/array_checks.hpp"
 
 #include <tack/error.hpp>
 
@@ -13,13 +14,6 @@
 namespace tack::backends::cuda {
 using namespace tack::runtime;
 namespace cu = cuda::driver;
-namespace {
-
-std::string extents(const std::array<std::int64_t, 3>& s) {
-  return "{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + ", " + std::to_string(s[2]) + "}";
-}
-
-}  // namespace
 
 TextureImage3D::TextureImage3D(std::shared_ptr<Context> context, const std::array<std::int64_t, 3>& shape)
     : context_(std::move(context)), shape_(shape) {
@@ -27,8 +21,8 @@ TextureImage3D::TextureImage3D(std::shared_ptr<Context> context, const std::arra
   const std::array<std::int64_t, 3>& limit = context_->device().max_texture3d;
   for (int d = 0; d < 3; ++d)
     if (limit[d] > 0 && shape[d] > limit[d])
-      throw InvalidArgument("cuda: a texture of " + extents(shape) + " exceeds the 3D texture limits " +
-                            extents(limit) + " of " + context_->device().name);
+      throw InvalidArgument("cuda: a texture of " + shape_text(shape) + " exceeds the 3D texture limits " +
+                            shape_text(limit) + " of " + context_->device().name);
   const cu::Api& api = cu::api();
   Context::Scope scope(*context_);
 
@@ -41,7 +35,7 @@ TextureImage3D::TextureImage3D(std::shared_ptr<Context> context, const std::arra
   desc.Flags = 0;
   cu::CUresult r = api.cuArray3DCreate_v2(&array_, &desc);
   if (r == cu::CUDA_ERROR_OUT_OF_MEMORY)
-    throw BackendError("cuda: out of device memory creating a texture of " + extents(shape) + " on " +
+    throw BackendError("cuda: out of device memory creating a texture of " + shape_text(shape) + " on " +
                        context_->device().name + " (cuArray3DCreate)");
   cu::check(r, "cuArray3DCreate");
 

@@ -4,6 +4,7 @@
 #include "backends/hip/hip_driver.hpp"
 #include "backends/hip/hip_memory.hpp"
 #include "ir/check.hpp"
+#include "runtime/memory/array_checks.hpp"
 
 #include <tack/error.hpp>
 
@@ -12,13 +13,6 @@
 namespace tack::backends::hip {
 using namespace tack::runtime;
 namespace hp = hip::driver;
-namespace {
-
-std::string extents(const std::array<std::int64_t, 3>& s) {
-  return "{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + ", " + std::to_string(s[2]) + "}";
-}
-
-}  // namespace
 
 bool fits_texture_hardware(const DeviceInfo& device, const std::array<std::int64_t, 3>& shape) {
   if (!device.image_support) return false;
@@ -37,7 +31,7 @@ TextureImage3D::TextureImage3D(std::shared_ptr<Device> device, const std::array<
                              static_cast<std::size_t>(shape[2])};
   hp::hipError_t r = api.hipMalloc3DArray(&array_, &channel, extent, 0);
   if (r == hp::hipErrorOutOfMemory)
-    throw BackendError("hip: out of device memory creating a texture of " + extents(shape) + " on " +
+    throw BackendError("hip: out of device memory creating a texture of " + shape_text(shape) + " on " +
                        device_->info().name + " (hipMalloc3DArray)");
   hp::check(r, "hipMalloc3DArray");
 

@@ -14,13 +14,6 @@
 
 namespace tack::backends::metal {
 using namespace tack::runtime;
-namespace {
-
-std::string extents(const std::array<std::int64_t, 3>& s) {
-  return "{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + ", " + std::to_string(s[2]) + "}";
-}
-
-}  // namespace
 
 MetalBuffer::MetalBuffer(std::shared_ptr<Device> device, std::weak_ptr<Queue> queue, std::size_t bytes, bool zeroed)
     : Buffer(bytes), device_(std::move(device)), queue_(std::move(queue)), objects_(std::make_unique<BufferObjects>()) {
@@ -138,8 +131,8 @@ TextureImage3D::TextureImage3D(std::shared_ptr<Queue> queue, const std::array<st
   const DeviceInfo& d = device_->info();
   for (int a = 0; a < 3; ++a)
     if (shape[a] <= 0 || shape[a] > d.max_texture3d[a])
-      throw InvalidArgument("metal: a texture of " + extents(shape) + " exceeds the 3D texture limits " +
-                            extents(d.max_texture3d) + " of " + d.name);
+      throw InvalidArgument("metal: a texture of " + shape_text(shape) + " exceeds the 3D texture limits " +
+                            shape_text(d.max_texture3d) + " of " + d.name);
   @autoreleasepool {
     MTLTextureDescriptor* desc = [[MTLTextureDescriptor alloc] init];
     desc.textureType = MTLTextureType3D;
@@ -152,7 +145,7 @@ TextureImage3D::TextureImage3D(std::shared_ptr<Queue> queue, const std::array<st
     desc.storageMode = MTLStorageModePrivate;  // only the blit and the sampler touch it
     objects_->texture = [device_->objects().device newTextureWithDescriptor:desc];
     if (!objects_->texture)
-      throw BackendError("metal: " + d.name + " made no 3D R32Float texture of " + extents(shape) +
+      throw BackendError("metal: " + d.name + " made no 3D R32Float texture of " + shape_text(shape) +
                          " (newTextureWithDescriptor)");
   }
 }

@@ -5,6 +5,7 @@
 #include <tack/device.hpp>
 #include <tack/dtype.hpp>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -16,6 +17,10 @@ struct ArrayStorage;
 
 // "{2, 3}".
 std::string shape_text(const std::vector<std::int64_t>& shape);
+// A texture's or an image limit's "{64, 32, 16}".
+inline std::string shape_text(const std::array<std::int64_t, 3>& shape) {
+  return shape_text({shape.begin(), shape.end()});
+}
 // The element count of a valid shape (1 to 4 extents, none negative, bytes
 // addressable in 64 bits); InvalidArgument naming `what` otherwise.
 std::int64_t checked_count(const std::vector<std::int64_t>& shape, DType dtype, const char* what);
