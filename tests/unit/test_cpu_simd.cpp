@@ -157,7 +157,12 @@ TEST(CpuSimd, PlanFillsOneRegisterWithTheWidestVaryingValue) {
   EXPECT_EQ(plan_simd(typed_kernel(saxpy, {{DType::F32, 1}, {DType::F32, 1}, {DType::F32, 0}}), 512, true).lanes, 16u);
   EXPECT_EQ(plan_simd(typed_kernel(saxpy, {{DType::F64, 1}, {DType::F64, 1}, {DType::F64, 0}}), 512, true).lanes, 8u);
   EXPECT_EQ(plan_simd(typed_kernel(saxpy, {{DType::F32, 1}, {DType::F32, 1}, {DType::F32, 0}}), 256, true).lanes, 8u);
-  EXPECT_EQ(plan_simd(typed_kernel(saxpy, {{DType::I8, 1}, {DType::I8, 1}, {DType::I8, 0}}), 512, true).lanes, 16u);
+  // Narrower values count as 32 bits (a branch keeps an i8 kernel off the scalar path that a straight-line one
+  // takes: NarrowStraightLineIntegerKernelsTakeTheScalarPath).
+  auto clamp = tack::kernel("plan_clamp", [](Array y, Array x, Scalar a) {
+    parallel_for(y.size(), [&](Index i) { if_(x[i] > a, [&] { y[i] = a * x[i]; }); });
+  });
+  EXPECT_EQ(plan_simd(typed_kernel(clamp, {{DType::I8, 1}, {DType::I8, 1}, {DType::I8, 0}}), 512, true).lanes, 16u);
   // 64-bit integers are indices (most fold into scalar addresses): they do not halve the gang.
   EXPECT_EQ(plan_simd(typed_kernel(saxpy, {{DType::I64, 1}, {DType::I64, 1}, {DType::I64, 0}}), 512, true).lanes, 16u);
   tack::analysis::SimdPlan off =
@@ -201,6 +206,44 @@ TEST(CpuSimd, LocalArraysInDivergentLoopsKeepTheScalarPath) {
     });
   });
   EXPECT_EQ(plan_simd(typed_kernel(uniform, {{DType::F32, 2}, {DType::F32, 2}}), 512, true).lanes, 16u);
+}
+
+// A straight-line integer kernel over byte or 16-bit arrays (an image filter) takes the scalar path, whose loop
+// vectorizer packs 32 bytes a vector where a gang holds 8 lanes of 32-bit values; the same body over i32 arrays,
+// with a loop, with a branch or with a float value keeps the gangs.
+TEST(CpuSimd, NarrowStraightLineIntegerKernelsTakeTheScalarPath) {
+  using tack::analysis::plan_simd;
+  auto blur = tack::kernel("plan_blur", [](Array out, Array in) {
+    parallel_for({in.shape(0) - 2, in.shape(1) - 2}, [&](Index i, Index j) {
+      Value s =
+          cast<std::int32_t>(in(i, j)) + cast<std::int32_t>(in(i + 1, j + 1)) + cast<std::int32_t>(in(i + 2, j + 2));
+      out(i + 1, j + 1) = cast<std::uint8_t>((s + 1) / 3);
+    });
+  });
+  for (DType t : {DType::U8, DType::I8, DType::U16, DType::I16}) {
+    const tack::analysis::SimdPlan plan = plan_simd(typed_kernel(blur, {{t, 2}, {t, 2}}), 256, true);
+    EXPECT_EQ(plan.lanes, 0u) << tack::dtype_name(t);
+    EXPECT_NE(plan.why.find("a straight-line integer kernel over 8- and 16-bit arrays"), std::string::npos) << plan.why;
+  }
+  EXPECT_EQ(plan_simd(typed_kernel(blur, {{DType::U8, 2}, {DType::I32, 2}}), 256, true).lanes, 8u)
+      << "an i32 array: gangs";
+  EXPECT_EQ(plan_simd(typed_kernel(blur, {{DType::I32, 2}, {DType::I32, 2}}), 256, true).lanes, 8u);
+
+  auto looped = tack::kernel("plan_narrow_loop", [](Array out, Array in) {
+    parallel_for(out.size(), [&](Index i) {
+      Var s = 0;
+      for_range(0, 4, [&](Index k) { s = s + cast<std::int32_t>(in[i * 4 + k]); });
+      out[i] = cast<std::uint8_t>(s);
+    });
+  });
+  auto branched = tack::kernel("plan_narrow_branch", [](Array out, Array in) {
+    parallel_for(out.size(), [&](Index i) { if_(in[i] > 7, [&] { out[i] = in[i]; }); });
+  });
+  auto scaled = tack::kernel("plan_narrow_float", [](Array out, Array in) {
+    parallel_for(out.size(), [&](Index i) { out[i] = cast<std::uint8_t>(cast<float>(in[i]) * 0.5f); });
+  });
+  for (const tack::Kernel* k : {&looped, &branched, &scaled})
+    EXPECT_EQ(plan_simd(typed_kernel(*k, {{DType::U8, 1}, {DType::U8, 1}}), 256, true).lanes, 8u) << k->name();
 }
 
 TEST(CpuSimd, GathersInDivergentLoopsKeepTheScalarPath) {
