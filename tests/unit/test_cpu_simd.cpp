@@ -246,6 +246,73 @@ TEST(CpuSimd, NarrowStraightLineIntegerKernelsTakeTheScalarPath) {
     EXPECT_EQ(plan_simd(typed_kernel(*k, {{DType::U8, 1}, {DType::U8, 1}}), 256, true).lanes, 8u) << k->name();
 }
 
+// A work-item walking its own row (an index one apart from iteration to iteration of a for_range, not from
+// work-item to work-item) takes the scalar path, which runs along the row; a loop whose lanes read one column
+// (contiguous across the gang), a row index that is not the loop's plus a constant, or a row read at a gathered
+// offset keeps the gangs.
+TEST(CpuSimd, WorkItemsWalkingTheirOwnRowsTakeTheScalarPath) {
+  using tack::analysis::plan_simd;
+  auto row_sum = tack::kernel("plan_row_sum", [](Array y, Array x) {
+    Value cols = x.shape(1);
+    parallel_for(x.shape(0), [&](Index r) {
+      Value row = r * cols;
+      Var s = 0.0f;
+      for_range(0, cols, [&](Index j) { s = s + x[row + j]; });
+      y[r] = s;
+    });
+  });
+  auto backwards = tack::kernel("plan_row_backwards", [](Array y, Array x) {
+    parallel_for(x.shape(0), [&](Index r) {
+      for_range(0, x.shape(1), [&](Index j) { y(r, x.shape(1) - 1 - j) = x(r, j) * 2.0f; });
+    });
+  });
+  const std::vector<tack::passes::ParamType> f32_1_2 = {{DType::F32, 1}, {DType::F32, 2}};
+  for (const auto& [k, types] : {std::pair{&row_sum, f32_1_2}, {&backwards, {{DType::F32, 2}, {DType::F32, 2}}}}) {
+    const tack::analysis::SimdPlan plan = plan_simd(typed_kernel(*k, types), 256, true);
+    EXPECT_EQ(plan.lanes, 0u) << k->name();
+    EXPECT_NE(plan.why.find("each work-item walks its own row"), std::string::npos) << plan.why;
+  }
+
+  auto column_sum = tack::kernel("plan_column_sum", [](Array y, Array x) {
+    parallel_for(x.shape(1), [&](Index c) {
+      Var s = 0.0f;
+      for_range(0, x.shape(0), [&](Index i) { s = s + x(i, c); });  // lanes read one row's neighbours
+      y[c] = s;
+    });
+  });
+  auto strided = tack::kernel("plan_row_stride2", [](Array y, Array x) {
+    Value cols = x.shape(1);
+    parallel_for(y.size(), [&](Index r) {
+      Var s = 0.0f;
+      for_range(0, cols / 2, [&](Index j) { s = s + x[r * cols + 2 * j]; });  // two apart: not a row walk
+      y[r] = s;
+    });
+  });
+  auto gathered = tack::kernel("plan_row_gathered", [](Array y, Array x, Array offsets) {
+    parallel_for(y.size(), [&](Index r) {
+      Var s = 0.0f;
+      for_range(0, 8, [&](Index k) { s = s + x[r * 64 + offsets[k]]; });  // the offset is a load
+      y[r] = s;
+    });
+  });
+  EXPECT_EQ(plan_simd(typed_kernel(column_sum, f32_1_2), 256, true).lanes, 8u);
+  EXPECT_EQ(plan_simd(typed_kernel(strided, f32_1_2), 256, true).lanes, 8u);
+  EXPECT_EQ(plan_simd(typed_kernel(gathered, {{DType::F32, 1}, {DType::F32, 1}, {DType::I64, 1}}), 256, true).lanes,
+            8u);
+  // A short row of constant length (a small vector's components): gangs; one more trip makes it a row walk.
+  auto short_row = [](std::int64_t n) {
+    return tack::kernel("plan_short_row_" + std::to_string(n), [n](Array y, Array x) {
+      parallel_for(y.size(), [&](Index r) {
+        Var s = 0.0f;
+        for_range(0, n, [&](Index j) { s = s + x[r * n + j]; });
+        y[r] = s;
+      });
+    });
+  };
+  EXPECT_EQ(plan_simd(typed_kernel(short_row(16), f32_1_2), 256, true).lanes, 8u);
+  EXPECT_EQ(plan_simd(typed_kernel(short_row(17), f32_1_2), 256, true).lanes, 0u);
+}
+
 TEST(CpuSimd, GathersInDivergentLoopsKeepTheScalarPath) {
   using tack::analysis::plan_simd;
   // A level of a graph search: each node walks its own edges (a loop of its own length) and reaches the nodes
