@@ -68,6 +68,8 @@ class LaneUniformity : private Uniformity::Policy {
   // unknown. Integer wrap-around cannot break a stride of one: the scalar path computes the same wrapped
   // addresses. A contiguous access is one vector load or store; any other varying one a gather or scatter.
   std::optional<std::int64_t> lane_stride(const ir::Expr& index) const;
+  // Every Let of the kernel: its id and the value it binds.
+  const std::unordered_map<int, ir::Expr>& let_values() const { return let_values_; }
 
  private:
   struct Context {
