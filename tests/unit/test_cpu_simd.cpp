@@ -510,4 +510,51 @@ TEST(CpuSimd, InspectSaysAWorkgroupKernelRunsGangs) {
   }
 }
 
+// A varying if_ whose side is a few assignments that read no memory runs as selects: no branch on whether any
+// lane takes it (k-means' nearest centre). A side that loads keeps the branch, and both give the scalar path's
+// answers (the conformance suite runs every if_ on both paths).
+TEST(CpuSimd, CheapIfSidesRunWithoutABranch) {
+  auto nearest = tack::kernel("cheap_side", [](Array best, Array x, Array centres) {
+    parallel_for(x.size(), [&](Index i) {
+      Var best_d = 1e30f, at = 0;
+      for_range(0, centres.size(), [&](Index c) {
+        Value d = (x[i] - centres[c]) * (x[i] - centres[c]);
+        if_(d < best_d, [&] {
+          best_d = d;
+          at = c;
+        });
+      });
+      best[i] = at;
+    });
+  });
+  auto loads = tack::kernel("loading_side", [](Array y, Array x) {
+    parallel_for(x.size(), [&](Index i) {
+      Var v = 0.0f;
+      if_(x[i] > 0.0f, [&] { v = y[i + 1]; });
+      y[i] = v;
+    });
+  });
+  const tack::ArraySpec f32{DType::F32, 1};
+  const std::string cheap = tack::inspect(nearest, "cpu", f32, f32, f32).source;
+  const std::string loading = tack::inspect(loads, "cpu", f32, f32).source;
+  const char* env = std::getenv("TACK_CPU_SIMD");
+  if (!(env && std::string(env) == "0")) {
+    EXPECT_EQ(cheap.find("if.then"), std::string::npos) << cheap;
+    EXPECT_NE(loading.find("if.then"), std::string::npos) << loading;
+  }
+  tack::Device cpu = tack::device("cpu");
+  const std::vector<float> xs = {0.1f, 2.9f, 1.2f,  -4.0f, 7.5f, 3.1f, 0.9f, 5.5f, 2.0f,
+                                 2.5f, 6.0f, -1.0f, 4.4f,  1.6f, 3.3f, 0.0f, 8.0f, 2.2f};
+  const std::vector<float> cs = {0.0f, 2.0f, 4.0f, 6.0f};
+  tack::Array best = cpu.zeros(DType::F32, {std::int64_t(xs.size())});
+  nearest(best, cpu.from_host(xs), cpu.from_host(cs));
+  const std::vector<float> got = best.to_host<float>();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    int want = 0;
+    for (int c = 1; c < 4; ++c)
+      if ((xs[i] - cs[c]) * (xs[i] - cs[c]) < (xs[i] - cs[want]) * (xs[i] - cs[want])) want = c;
+    EXPECT_EQ(got[i], float(want)) << i;
+  }
+}
+
 }  // namespace

@@ -16,6 +16,8 @@ namespace tack::backends::cpu {
 
 struct CodegenOptions {
   bool noalias = false;  // the call's arrays are proven disjoint
+  // Adds into analysis::plan_private_adds' arrays are plain: the launch gives each thread a private copy.
+  bool private_adds = false;
   bool simd = true;      // SIMD gangs where the kernel allows (TACK_CPU_SIMD)
   // The process has loaded glibc's libmvec: the SIMD path's transcendentals call it (x86-64).
   bool vector_math = false;
@@ -28,7 +30,7 @@ struct CodegenOptions {
 class Compiler {
  public:
   // Bumped whenever this interface changes: a plugin of another version is refused.
-  static constexpr std::uint32_t kInterfaceVersion = 4;
+  static constexpr std::uint32_t kInterfaceVersion = 5;
 
   virtual ~Compiler() = default;
   // Generates, optimizes (llvm/pass_pipeline.hpp) and emits relocatable object code (PIC, small

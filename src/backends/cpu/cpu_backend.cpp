@@ -8,12 +8,14 @@
 #include "backends/cpu/cpu_backend.hpp"
 
 #include "abi/pack_layout.hpp"
+#include "analysis/private_adds.hpp"
 #include "analysis/row_scatter.hpp"
 #include "backends/cpu/core_count.hpp"
 #include "backends/cpu/host_cpu_name.hpp"
 #include "backends/cpu/jit.hpp"
 #include "backends/cpu/keep_freed_pages.hpp"
 #include "backends/cpu/launch_policy.hpp"
+#include "backends/cpu/private_adds.hpp"
 #include "backends/cpu/row_blocks.hpp"
 #include "backends/cpu/thread_pool.hpp"
 #include "ir/printer.hpp"
@@ -40,8 +42,12 @@ namespace {
 // Bump when generated code changes meaning for the same typed IR, so old cache files miss.
 // 2: position-independent, small code model; 3: the SIMD path's own pass pipeline (llvm/pass_pipeline.hpp);
 // 4: plain adds where analysis::plan_row_scatter allows them; 5: unmasked gathers and scatters, rows of plain adds
-// carried from gang to gang (codegen/llvm/llvm_gang_row_adds.cpp)
-constexpr const char* kCpuCacheFormat = "tack-cpu-object-5";
+// carried from gang to gang (codegen/llvm/llvm_gang_row_adds.cpp); 6: plain adds into private copies
+// (analysis/private_adds.hpp), a cheap if_ side run with no branch on its lanes, no cmov-to-branch conversion
+constexpr const char* kCpuCacheFormat = "tack-cpu-object-6";
+// The most bytes of arrays a launch gives each thread copies of (analysis/private_adds.hpp): a histogram of 8192
+// bins, k-means' centre sums. Each launch zeroes and adds up one copy per chunk, small enough for a core's L1/L2.
+constexpr std::size_t kPrivateAddBytes = std::size_t{32} << 10;
 constexpr int kMaxPackSlots = kMaxKernelParams * 6;
 
 using ChunkFn = void (*)(const std::uint64_t* pack, std::int64_t start, std::int64_t end);
@@ -54,12 +60,16 @@ struct CpuVariant final : CompiledVariant {
   // analysis::RowScatter::span where the code adds into some array plainly (the launch runs in two colors of
   // row blocks); -1 where it does not.
   std::int64_t scatter_span = -1;
+  std::vector<int> private_adds;  // the parameters whose adds go into private copies (analysis/private_adds.hpp)
 };
 
 struct ChunkContext {
   ChunkFn chunk;
   const std::uint64_t* pack;
   std::int64_t offset;
+  PrivateAdds* privates = nullptr;  // where the chunk adds into copies of its own
+  std::size_t pack_slots = 0;
+  bool launching_thread = false;  // with privates: the chunks that run serially on the launch's thread share one copy
 };
 
 // TACK_CPU_SIMD, read at each compile (tests switch it between kernels).
@@ -95,15 +105,25 @@ bool calls_transcendentals(const ir::Kernel& typed) {
 }
 
 // The options a compile of `typed` uses (the SIMD path's, where TACK_CPU_SIMD leaves it on).
-cpu::CodegenOptions codegen_options(const ir::Kernel& typed, bool noalias) {
+cpu::CodegenOptions codegen_options(const ir::Kernel& typed, bool noalias, bool private_adds) {
   const bool simd = simd_enabled();
   const bool vector_math = simd && calls_transcendentals(typed) && vector_math_loaded();
-  return cpu::CodegenOptions{.noalias = noalias, .simd = simd, .vector_math = vector_math, .pinned_x86_features = {}};
+  return cpu::CodegenOptions{.noalias = noalias,
+                             .private_adds = private_adds && noalias,
+                             .simd = simd,
+                             .vector_math = vector_math,
+                             .pinned_x86_features = {}};
 }
 
 void run_chunk(void* context, std::int64_t begin, std::int64_t end) {
   auto* c = static_cast<const ChunkContext*>(context);
-  c->chunk(c->pack, c->offset + begin, c->offset + end);
+  if (c->privates) {
+    std::array<std::uint64_t, kMaxPackSlots> pack;
+    c->privates->claim(c->offset + begin, c->pack, c->pack_slots, pack.data(), c->launching_thread);
+    c->chunk(pack.data(), c->offset + begin, c->offset + end);
+  } else {
+    c->chunk(c->pack, c->offset + begin, c->offset + end);
+  }
 }
 
 // One color of a launch whose adds into some array are plain (analysis/row_scatter.hpp): block b of a
@@ -188,16 +208,23 @@ class CpuBackend final : public Backend {
   std::unique_ptr<CompiledVariant> compile(const CompileInput& input) override {
     // The kernel as the pipeline lowered it for this row (workgroups as loops) is what the plugin compiles.
     const ir::Kernel& typed = input.lowered.kernel;
-    const cpu::CodegenOptions options = codegen_options(typed, (input.key.signature.flags & kSignatureNoalias) != 0);
+    const std::uint8_t flags = input.key.signature.flags;
+    const cpu::CodegenOptions options =
+        codegen_options(typed, (flags & kSignatureNoalias) != 0, (flags & kSignaturePrivateAdds) != 0);
     auto v = std::make_unique<CpuVariant>();
     v->layout = abi::pack_layout(typed);
     // The code generator decides the same from the same IR (codegen/llvm/llvm_gen.cpp).
     if (options.noalias) v->scatter_span = analysis::plan_row_scatter(typed).span;
+    if (options.private_adds) {
+      const std::vector<bool> copies = analysis::plan_private_adds(typed);
+      for (std::size_t p = 0; p < copies.size(); ++p)
+        if (copies[p]) v->private_adds.push_back(static_cast<int>(p));
+    }
     if (v->layout.slots > kMaxPackSlots) throw InvalidArgument("kernel '" + typed.name + "' has too many arguments");
     // The typed, optimized (and for workgroups lowered) IR decides the code; its text is the key, with the target.
     auto make_key = [&, code = ir::to_string(typed)] {
       std::string flags = std::string(options.noalias ? "noalias" : "") + (options.simd ? " simd" : "") +
-                          (options.vector_math ? " libmvec" : "");
+                          (options.vector_math ? " libmvec" : "") + (options.private_adds ? " private-adds" : "");
       return std::optional<CacheKey>(
           CacheKey{kCpuCacheFormat, "llvm", cpu::compiler_plugin_identity(), jit().target_id(), flags, code});
     };
@@ -239,7 +266,7 @@ class CpuBackend final : public Backend {
 
   // The LLVM IR the plugin makes from the lowered kernel (the row has no emitter of its own).
   std::string source(const ir::Kernel& lowered) override {
-    return jit().ir_text(lowered, codegen_options(lowered, true));
+    return jit().ir_text(lowered, codegen_options(lowered, true, false));
   }
 
   void launch(const Launch& l) override {
@@ -247,12 +274,31 @@ class CpuBackend final : public Backend {
     std::array<std::uint64_t, kMaxPackSlots> pack;
     fill_pack(v, l, pack.data());
     ChunkContext ctx{v.chunk, pack.data(), 0};
-    const std::int64_t count = l.count;
     cpu::ThreadPool& pool = cpu::global_pool(threads_);
+    if (!v.private_adds.empty()) {
+      // One copy for what runs serially on this thread (a sampled prefix, or everything), one per pool participant.
+      thread_local PrivateScratch scratch;
+      PrivateAdds privates(private_arrays(v, l, pack.data()), pool.threads() + 1, scratch);
+      ctx.privates = &privates;
+      ctx.pack_slots = v.layout.slots;
+      run(v, l, pool, ctx);
+      privates.finish();
+      return;
+    }
+    run(v, l, pool, ctx);
+  }
+
+  std::size_t private_add_bytes() const override { return kPrivateAddBytes; }
+
+ private:
+  void run(const CpuVariant& v, const Launch& l, cpu::ThreadPool& pool, ChunkContext& ctx) const {
+    const std::int64_t count = l.count;
     // A young variant times a short serial prefix; its cost per iteration then
     // decides whether the rest is worth the pool's measured fan-out cost.
     std::int64_t done = 0;
-    if (pool.threads() > 1 && v.policy.wants_sample()) done = v.policy.sample(count, run_chunk, &ctx);
+    ChunkContext serial = ctx;  // the chunks that run here, one after another
+    serial.launching_thread = true;
+    if (pool.threads() > 1 && v.policy.wants_sample()) done = v.policy.sample(count, run_chunk, &serial);
     if (done == count) return;
     if (v.scatter_span >= 0) {
       // Span 0 still needs whole rows per block: the work-items of one row may add into one element.
@@ -260,11 +306,20 @@ class CpuBackend final : public Backend {
     } else if (v.policy.fan_out(count - done, pool)) {
       pool.run_range(done, count, 1, run_chunk, &ctx);
     } else {
-      run_chunk(&ctx, done, count);
+      run_chunk(&serial, done, count);
     }
   }
 
- private:
+  static std::vector<PrivateArray> private_arrays(const CpuVariant& v, const Launch& l, const std::uint64_t* pack) {
+    std::vector<PrivateArray> arrays;
+    for (int p : v.private_adds) {
+      const ArrayStorage& a = *l.args[static_cast<std::size_t>(p)].array;
+      const std::size_t slot = v.layout.first_slot[static_cast<std::size_t>(p)];
+      arrays.push_back({slot, a.dtype, a.size, reinterpret_cast<void*>(static_cast<std::uintptr_t>(pack[slot]))});
+    }
+    return arrays;
+  }
+
   static void fill_pack(const CpuVariant& v, const Launch& l, std::uint64_t* pack) {
     for (std::size_t i = 0; i < l.arg_count; ++i) {
       const BoundArg& b = l.args[i];

@@ -8,12 +8,15 @@
 
 #include "codegen/llvm/llvm_ops.hpp"
 #include "ir/check.hpp"
+#include "ir/walk.hpp"
 
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
 
 #include <string>
+#include <unordered_set>
+#include <vector>
 
 namespace tack::codegen::detail {
 
@@ -60,9 +63,39 @@ void KernelEmitter::park(Value* lanes) {
   b_.CreateStore(b_.CreateOr(continued_lanes(), lanes), loops_.back().continued);
 }
 
-// Runs `side` with `lanes`, skipping it when none is set; returns the lanes still
-// running after it (less those that left through a break_ or continue_).
+// Whether a side is a few selects' worth of work that reads no memory, calls nothing and divides nothing (k-means'
+// `best_d = d; best = c`): running it for no lane costs less than a branch on whether any lane takes it, which the
+// lanes' data decide and the predictor often misses (bench kmeans_noatomic).
+bool KernelEmitter::cheaper_than_a_branch(const ir::Stmt& side) {
+  constexpr std::size_t kMaxStatements = 4;
+  const ir::Block* block = side.as<ir::Block>();
+  const std::vector<ir::Stmt> one{side};
+  const std::vector<ir::Stmt>& stmts = block ? block->stmts : one;
+  if (stmts.size() > kMaxStatements) return false;
+  bool pure = true;
+  for (const ir::Stmt& s : stmts) {
+    if (!s || (s->kind != ir::StmtKind::Assign && s->kind != ir::StmtKind::Let)) return false;
+    std::unordered_set<const ir::ExprNode*> seen;
+    for (const ir::Expr& root : ir::own_exprs(s))
+      ir::walk(root, seen, [&](const ir::Expr& e) {
+        const auto* op = e.as<ir::Op>();
+        const bool costly =
+            op && (ir::is_transcendental(op->op) || op->op == ir::OpCode::Div || op->op == ir::OpCode::Mod ||
+                   op->op == ir::OpCode::FloorDiv || op->op == ir::OpCode::FloorMod);
+        pure = pure && e->kind != ir::ExprKind::Load && e->kind != ir::ExprKind::TexSample && !costly;
+      });
+  }
+  return pure;
+}
+
+// Runs `side` with `lanes`, skipping it when none is set (unless that costs more than running it); returns the
+// lanes still running after it (less those that left through a break_ or continue_).
 Value* KernelEmitter::run_side(Value* lanes, const ir::Stmt& side, const char* name, const char* end_name) {
+  if (cheaper_than_a_branch(side) && !needs_a_lane(side)) {
+    set_exec(lanes);
+    stmt(side);
+    return exec();
+  }
   BasicBlock* run = block(name);
   BasicBlock* done = block(end_name);
   set_exec(lanes);

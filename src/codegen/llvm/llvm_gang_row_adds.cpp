@@ -44,7 +44,7 @@ llvm::Constant* nothing(const ir::Atomic* n, llvm::Type* scalar) {
 // A plain add on consecutive elements.
 bool KernelEmitter::row_add(const ir::Stmt& s) {
   const auto* n = s.as<ir::Atomic>();
-  return n && plain_atomic(n) && lanes_->lane_stride(n->index) == 1;
+  return n && row_scatter_add(n) && lanes_->lane_stride(n->index) == 1;
 }
 
 // How many statements from stmts[first] run as one row of adds (0 where none do): two or more adds, and the Lets

@@ -26,6 +26,7 @@
 //   may not); none at all in a kernel made with fp_contract off.
 #include "codegen/llvm/llvm_gen.hpp"
 
+#include "analysis/private_adds.hpp"
 #include "analysis/row_scatter.hpp"
 #include "codegen/identifiers.hpp"
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
@@ -73,7 +74,7 @@ std::vector<llvm::Type*> kernel_param_types(const ir::Kernel& k, llvm::LLVMConte
 }  // namespace
 
 LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias, unsigned lanes,
-                         const VectorMath& math) {
+                         const VectorMath& math, bool private_adds) {
   TACK_CHECK(typed.typed && typed.body);
   // Workgroup kernels come lowered (one launch iteration per group, no collectives left).
   TACK_CHECK(typed.launch == ir::LaunchKind::Parallel || typed.dims.size() == 1);
@@ -113,6 +114,7 @@ LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bo
   detail::KernelEmitter emitter(typed, m, fn, lanes, math);
   // With aliasing arrays another parameter may read what a plain add writes.
   if (noalias) emitter.set_plain_atomics(analysis::plan_row_scatter(typed).plain);
+  if (noalias && private_adds) emitter.set_private_adds(analysis::plan_private_adds(typed));
   emitter.emit();
   detail::emit_chunk(typed, m, fn, out.chunk_symbol);
 

@@ -27,8 +27,9 @@ struct LlvmModule {
 // by passes::lower_workgroups (one iteration per group). With `noalias`, array
 // pointers are marked noalias (the call's arrays are proven disjoint). `lanes`
 // > 0 runs a Parallel kernel's work-items in SIMD gangs of that many
-// (analysis::plan_simd chooses it); 0 runs them one at a time.
+// (analysis::plan_simd chooses it); 0 runs them one at a time. With `private_adds` (and `noalias`), the adds
+// into the arrays analysis::plan_private_adds names are plain: the launch hands each thread a private copy.
 LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bool noalias, unsigned lanes = 0,
-                         const VectorMath& math = {});
+                         const VectorMath& math = {}, bool private_adds = false);
 
 }  // namespace tack::codegen

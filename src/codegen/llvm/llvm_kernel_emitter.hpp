@@ -49,6 +49,8 @@ class KernelEmitter {
   // By parameter: atomic adds into it are plain read-modify-writes (analysis::plan_row_scatter; the runtime
   // schedules the launch so that no two threads reach one element).
   void set_plain_atomics(std::vector<bool> params) { plain_atomics_ = std::move(params); }
+  // Parameters whose adds go into a copy private to the running thread (analysis/private_adds.hpp): plain too.
+  void set_private_adds(std::vector<bool> params) { private_adds_ = std::move(params); }
 
  private:
   // ---- parameters and storage (llvm_kernel_emitter.cpp) ----
@@ -78,6 +80,7 @@ class KernelEmitter {
   void emit_atomic(const ir::Atomic* n);
   llvm::Value* atomic_at(const ir::Atomic* n, llvm::Value* ptr, llvm::Value* v, llvm::Value* compare);
   bool plain_atomic(const ir::Atomic* n) const;
+  bool row_scatter_add(const ir::Atomic* n) const;
   llvm::Value* plain_add_at(const ir::Atomic* n, llvm::Value* ptr, llvm::Value* v);
   template <class F>
   llvm::Value* cas_loop(llvm::Value* ptr, DType t, llvm::Align align, F&& f);
@@ -120,6 +123,7 @@ class KernelEmitter {
   llvm::Value* by_lanes_running(llvm::Value* mask, F&& emit);
   void gang_if(const ir::If* n, llvm::Value* cond);
   bool needs_a_lane(const ir::Stmt& s) const;
+  static bool cheaper_than_a_branch(const ir::Stmt& side);
   void gang_for(const ir::For* n);
   void gang_items(const ir::For* n);
   llvm::Value* gang_block(const ir::Op* n);
@@ -175,7 +179,8 @@ class KernelEmitter {
   std::unique_ptr<analysis::LaneUniformity> lanes_;
   llvm::AllocaInst* exec_ = nullptr;              // <gang x i1>: the lanes running now
   llvm::AllocaInst* scratch_ = nullptr;           // where gathers and scatters send the lanes not running
-  std::vector<bool> plain_atomics_;
+  std::vector<bool> plain_atomics_;               // analysis::plan_row_scatter's
+  std::vector<bool> private_adds_;
   analysis::IndexReader places_;  // where plain adds reach (gang_row_adds)
   // A row of adds whose values past the gang's window wait for the next gang (llvm_gang_row_adds.cpp).
   struct RowCarry {

@@ -180,10 +180,19 @@ void KernelEmitter::emit_atomic(const ir::Atomic* n) {
   b_.CreateStore(emit_cast(b_, t, let_dtype(n->result), atomic_at(n, ptr, v, compare)), let_slot(n->result));
 }
 
-bool KernelEmitter::plain_atomic(const ir::Atomic* n) const {
+// An add or sub that the row schedule makes safe as a plain read-modify-write (analysis/row_scatter.hpp).
+bool KernelEmitter::row_scatter_add(const ir::Atomic* n) const {
   const auto p = static_cast<std::size_t>(n->array.index);
   return n->array.space == ir::ArrayRef::Space::Param && p < plain_atomics_.size() && plain_atomics_[p] &&
          (n->op == ir::AtomicOp::Add || n->op == ir::AtomicOp::Sub);
+}
+
+// An add or sub that runs as a plain read-modify-write: a row scatter's, or one into the thread's private copy.
+bool KernelEmitter::plain_atomic(const ir::Atomic* n) const {
+  const auto p = static_cast<std::size_t>(n->array.index);
+  const bool private_add = n->array.space == ir::ArrayRef::Space::Param && p < private_adds_.size() &&
+                           private_adds_[p] && (n->op == ir::AtomicOp::Add || n->op == ir::AtomicOp::Sub);
+  return private_add || row_scatter_add(n);
 }
 
 // n's add or sub as a plain read, add and write of the element at ptr; returns the old value.

@@ -189,6 +189,10 @@ class Backend : public std::enable_shared_from_this<Backend> {
   // software over an f32 copy. Asked at every call, before the variant key is
   // built: the choice changes the generated code (reference: Textures).
   virtual bool texture_in_hardware(const std::array<std::int64_t, 3>& /*shape*/) const { return false; }
+  // The most bytes of arrays that this backend gives each thread private copies of where a kernel only
+  // atomic-adds into them (analysis/private_adds.hpp); 0: it never does. Asked at every call, before the variant
+  // key is built (kSignaturePrivateAdds): the choice changes the generated code.
+  virtual std::size_t private_add_bytes() const { return 0; }
   // The image of a texture of this {width, height, depth}, asked where texture_in_hardware(shape) is true;
   // nullptr (no image) keeps the texture's copy an f32 array.
   virtual std::shared_ptr<TextureImage> create_texture_image(const std::array<std::int64_t, 3>& /*shape*/) {

@@ -1,6 +1,7 @@
 // Tracing a kernel function into IR, once.
 #include "runtime/kernels/kernel_impl.hpp"
 
+#include "analysis/private_adds.hpp"
 #include "ir/printer.hpp"
 #include "ir/visitor.hpp"
 #include "lang/trace.hpp"
@@ -73,6 +74,7 @@ const ir::Kernel& KernelImpl::traced() {
   std::string lines = k.loc.str();
   ir::for_each_stmt(k.body, [&](const ir::Stmt& s) { lines += ";" + s->loc.str(); });
   locations_hash_ = XXH3_64bits(lines.data(), lines.size());
+  add_only_params_ = analysis::add_only_params(k);
   kernel_ = std::make_unique<ir::Kernel>(std::move(k));
   traced_ = true;
   trace_ms_ = ms_since(start);

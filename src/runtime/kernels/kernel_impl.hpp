@@ -44,6 +44,8 @@ struct KernelImpl {
   // A hash of every source location in the traced IR, which the IR hash leaves out:
   // two kernels that share a variant but not their lines differ here.
   std::uint64_t locations_hash() const { return locations_hash_; }
+  // The traced IR's analysis::add_only_params (the arrays it only atomic-adds into), found with the hash.
+  std::uint32_t add_only_params() const { return add_only_params_; }
 
  private:
   std::mutex trace_mutex_;
@@ -53,6 +55,7 @@ struct KernelImpl {
   ir::Kernel make_ir();  // the trace, or the derivative's IR
   const ir::Kernel* primal_ir_ = nullptr;  // the primal IR this derivative's IR was made from
   std::uint64_t hash_lo_ = 0, hash_hi_ = 0, locations_hash_ = 0;
+  std::uint32_t add_only_params_ = 0;
   double trace_ms_ = 0;
 };
 

@@ -111,6 +111,22 @@ bool overlap(const Buffer& a, const Buffer& b) {
   return x.handle < y_end && y.handle < x_end;
 }
 std::function<void(const ir::Kernel&)> g_observer;
+
+// kSignaturePrivateAdds where the arrays the kernel only atomic-adds into are together small enough for the
+// backend to give each thread copies of (an ArraySpec, in inspect, has no size: never).
+std::uint8_t private_adds(const KernelImpl& impl, const ResolvedCall& call, const Backend& backend) {
+  const std::uint32_t adds = impl.add_only_params();
+  const std::size_t limit = adds ? backend.private_add_bytes() : 0;
+  if (!limit) return 0;
+  std::size_t bytes = 0;
+  for (size_t i = 0; i < call.count; ++i) {
+    if (!(adds >> i & 1u)) continue;
+    const ArrayStorage* a = call.args[i].array;
+    if (!a) return 0;
+    bytes += static_cast<std::size_t>(a->size) * dtype_size(a->dtype);
+  }
+  return bytes <= limit ? kSignaturePrivateAdds : 0;
+}
 }  // namespace
 
 void set_specialize_observer(std::function<void(const ir::Kernel&)> observer) {
@@ -219,6 +235,7 @@ ResolvedCall check_call(KernelImpl& impl, std::span<const KernelArg> args, std::
       if (call.args[i].array && call.args[j].array && overlap(*call.args[i].array->buffer, *call.args[j].array->buffer))
         disjoint = false;
   if (disjoint) call.signature.flags |= kSignatureNoalias;
+  if (disjoint && !(call.signature.flags & kSignatureDebug)) call.signature.flags |= private_adds(impl, call, *backend);
   call.backend = std::move(backend);
   return call;
 }

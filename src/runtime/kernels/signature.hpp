@@ -14,11 +14,14 @@ namespace tack::runtime {
 inline constexpr int kMaxKernelParams = 32;
 inline constexpr std::uint8_t kSignatureDebug = 1;    // debug mode: checked accesses
 inline constexpr std::uint8_t kSignatureNoalias = 2;  // the call's arrays are proven disjoint
+// The arrays the kernel only atomic-adds into are small enough for the backend to privatize
+// (Backend::private_add_bytes, analysis/private_adds.hpp); set only with kSignatureNoalias, never in debug mode.
+inline constexpr std::uint8_t kSignaturePrivateAdds = 4;
 
 struct Signature {
   std::array<std::uint16_t, kMaxKernelParams> items{};  // by argument: ArgKey::encode()
   std::uint8_t count = 0;
-  std::uint8_t flags = 0;  // kSignatureDebug | kSignatureNoalias
+  std::uint8_t flags = 0;  // kSignatureDebug | kSignatureNoalias | kSignaturePrivateAdds
 
   bool operator==(const Signature& o) const {
     if (count != o.count || flags != o.flags) return false;

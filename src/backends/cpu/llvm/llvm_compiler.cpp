@@ -74,16 +74,21 @@ llvm::orc::JITTargetMachineBuilder detect_host() {
   return builder;
 }
 
-// The code generator's passes less Loop Strength Reduction, which was a
-// quarter to a half of a kernel's compile time (Jacobi 34 -> 13 ms, LBM 45 ->
-// 33 ms) for no measured run time: x86 addressing modes already take the
-// base + index * scale + offset these loops use. Dropped here, per pass
-// manager, rather than with LLVM's -disable-lsr option, which would change
-// every other user of libLLVM in the process.
+// The code generator's passes less two. Loop Strength Reduction was a quarter
+// to a half of a kernel's compile time (Jacobi 34 -> 13 ms, LBM 45 -> 33 ms)
+// for no measured run time: x86 addressing modes already take the
+// base + index * scale + offset these loops use. X86 cmov Conversion turns a
+// conditional move it guesses is on a loop's critical path into a branch:
+// a Needleman-Wunsch cell's chain of maxima became branches on the scores,
+// which no predictor follows (bench wavefront: 29-31 ms with it, 17-18.5 ms
+// without, C++ 16.5-18 ms; no other kernel of the table moved beyond its
+// noise, bench/RESULTS.md). Dropped here, per pass manager, rather than with
+// LLVM's -disable-lsr / -x86-cmov-converter options, which would change every
+// other user of libLLVM in the process.
 class CodegenPasses final : public llvm::legacy::PassManager {
  public:
   void add(llvm::Pass* pass) override {
-    if (pass->getPassName() == "Loop Strength Reduction") {
+    if (pass->getPassName() == "Loop Strength Reduction" || pass->getPassName() == "X86 cmov Conversion") {
       delete pass;
       return;
     }
@@ -155,7 +160,8 @@ class LlvmCompiler final : public Compiler {
     };
     llvm::LLVMContext context;
     const analysis::SimdPlan plan = simd_plan(typed, options);
-    codegen::LlvmModule gen = codegen::generate_llvm(typed, context, options.noalias, plan.lanes, vector_math(options));
+    codegen::LlvmModule gen =
+        codegen::generate_llvm(typed, context, options.noalias, plan.lanes, vector_math(options), options.private_adds);
     llvm::Module& m = *gen.module;
     std::string verify_errors;
     llvm::raw_string_ostream verify_os(verify_errors);
@@ -189,7 +195,8 @@ class LlvmCompiler final : public Compiler {
   std::string ir_text(const ir::Kernel& typed, const CodegenOptions& options) override {
     llvm::LLVMContext context;
     const analysis::SimdPlan plan = simd_plan(typed, options);
-    codegen::LlvmModule gen = codegen::generate_llvm(typed, context, options.noalias, plan.lanes, vector_math(options));
+    codegen::LlvmModule gen =
+        codegen::generate_llvm(typed, context, options.noalias, plan.lanes, vector_math(options), options.private_adds);
     std::string text = "; " + plan.why + "\n";
     llvm::raw_string_ostream os(text);
     gen.module->print(os, nullptr);

@@ -1,0 +1,59 @@
+// add_only_params / plan_private_adds: one walk over every access of the kernel (private_adds.hpp).
+#include "analysis/private_adds.hpp"
+
+#include "analysis/row_scatter.hpp"
+#include "ir/visitor.hpp"
+#include "ir/walk.hpp"
+
+#include <unordered_set>
+
+namespace tack::analysis {
+namespace {
+using namespace ir;
+
+bool combinable(DType t) {
+  switch (t) {
+    case DType::I32:
+    case DType::U32:
+    case DType::I64:
+    case DType::U64:
+    case DType::F32:
+    case DType::F64: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+std::uint32_t add_only_params(const Kernel& k) {
+  if (k.launch != LaunchKind::Parallel || k.dims.empty() || k.params.size() > 32) return 0;
+  const std::unordered_set<int> read = lets_read(k.body);
+  std::uint32_t adds = 0, other = 0;
+  auto bit = [](const ArrayRef& a) {
+    return a.space == ArrayRef::Space::Param ? std::uint32_t{1} << static_cast<unsigned>(a.index) : 0u;
+  };
+  for_each_stmt(k.body, [&](const Stmt& s) {
+    std::unordered_set<const ExprNode*> seen;
+    for (const Expr& root : own_exprs(s))
+      walk(root, seen, [&](const Expr& e) {
+        if (auto load = e.as<Load>()) other |= bit(load->array);
+      });
+    if (auto st = s.as<Store>()) other |= bit(st->array);
+    if (auto at = s.as<Atomic>()) {
+      const bool add = (at->op == AtomicOp::Add || at->op == AtomicOp::Sub) && read.count(at->result) == 0;
+      (add ? adds : other) |= bit(at->array);
+    }
+  });
+  return adds & ~other;
+}
+
+std::vector<bool> plan_private_adds(const Kernel& typed) {
+  std::vector<bool> out(typed.params.size(), false);
+  const std::uint32_t adds = add_only_params(typed);
+  if (!adds || plan_row_scatter(typed).span >= 0) return out;
+  for (size_t p = 0; p < typed.params.size(); ++p)
+    out[p] = (adds >> p & 1u) && typed.params[p].kind == ParamKind::Array && combinable(typed.params[p].dtype);
+  return out;
+}
+
+}  // namespace tack::analysis
