@@ -173,19 +173,13 @@ void KernelEmitter::gang_row_adds(const std::vector<ir::Stmt>& stmts, std::size_
   };
   std::vector<Add> adds;
   const DType t = array_dtype(stmts[first].as<ir::Atomic>()->array);
-  for (std::size_t k = first; k < first + count; ++k) {
-    const auto* n = stmts[k].as<ir::Atomic>();
-    if (!n) {
-      stmt(stmts[k]);
-      continue;
-    }
-    begin_statement({&n->index, &n->value});
+  lets_then_adds(stmts, first, count, [&](const ir::Atomic* n) {
     Value* index = converted(n->index, DType::I64);
     Value* value = splat(converted(n->value, t));
     Value* at = element_ptr(n->array, b_.CreateExtractElement(index, uint64_t{0}));
     const auto place = places_.row_place(n->index, n->subscripts, n->array.index);
     adds.push_back({n, place->offset, at, value, nothing(n, value->getType()->getScalarType())});
-  }
+  });
   const auto carry = std::find_if(row_carries_.begin(), row_carries_.end(),
                                   [&](const auto& c) { return c.first == stmts[first].get(); });
   llvm::Type* vt = vec(memory_type(c_, t));

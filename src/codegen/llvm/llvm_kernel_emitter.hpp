@@ -81,6 +81,7 @@ class KernelEmitter {
   llvm::Value* atomic_at(const ir::Atomic* n, llvm::Value* ptr, llvm::Value* v, llvm::Value* compare);
   bool plain_atomic(const ir::Atomic* n) const;
   bool row_scatter_add(const ir::Atomic* n) const;
+  bool private_add(const ir::Atomic* n) const;
   llvm::Value* plain_add_at(const ir::Atomic* n, llvm::Value* ptr, llvm::Value* v);
   template <class F>
   llvm::Value* cas_loop(llvm::Value* ptr, DType t, llvm::Align align, F&& f);
@@ -137,6 +138,22 @@ class KernelEmitter {
   void for_each_active_lane(F&& f);
   bool row_add(const ir::Stmt& s);
   std::size_t row_adds(const std::vector<ir::Stmt>& stmts, std::size_t first);
+  std::size_t private_adds_run(const std::vector<ir::Stmt>& stmts, std::size_t first) const;
+  void gang_private_adds(const std::vector<ir::Stmt>& stmts, std::size_t first, std::size_t count);
+  // A run of adds and Lets (row_adds, private_adds_run): emits the Lets in order, and hands each add to f once its
+  // statement has begun.
+  template <class F>
+  void lets_then_adds(const std::vector<ir::Stmt>& stmts, std::size_t first, std::size_t count, F&& f) {
+    for (std::size_t k = first; k < first + count; ++k) {
+      const auto* n = stmts[k].as<ir::Atomic>();
+      if (!n) {
+        stmt(stmts[k]);
+        continue;
+      }
+      begin_statement({&n->index, &n->value});
+      f(n);
+    }
+  }
   void gang_row_adds(const std::vector<ir::Stmt>& stmts, std::size_t first, std::size_t count);
   llvm::Value* lanes_from(llvm::Value* v, std::int64_t shift, llvm::Value* fill);
   void plan_row_carries();

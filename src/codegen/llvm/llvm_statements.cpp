@@ -106,6 +106,11 @@ void KernelEmitter::emit_block(const std::vector<ir::Stmt>& stmts, std::size_t f
       i += adds - 1;
       continue;
     }
+    if (const std::size_t run = gang_ ? private_adds_run(stmts, i) : 0; run > 0) {
+      gang_private_adds(stmts, i, run);
+      i += run - 1;
+      continue;
+    }
     if (gang_ && i + 1 < stmts.size() && read_then_write(s, stmts[i + 1])) {
       gang_read_then_write(s.as<ir::Let>(), stmts[i + 1].as<ir::Store>());
       ++i;
@@ -187,13 +192,15 @@ bool KernelEmitter::row_scatter_add(const ir::Atomic* n) const {
          (n->op == ir::AtomicOp::Add || n->op == ir::AtomicOp::Sub);
 }
 
-// An add or sub that runs as a plain read-modify-write: a row scatter's, or one into the thread's private copy.
-bool KernelEmitter::plain_atomic(const ir::Atomic* n) const {
+// An add or sub into the running thread's private copy of its array (analysis/private_adds.hpp).
+bool KernelEmitter::private_add(const ir::Atomic* n) const {
   const auto p = static_cast<std::size_t>(n->array.index);
-  const bool private_add = n->array.space == ir::ArrayRef::Space::Param && p < private_adds_.size() &&
-                           private_adds_[p] && (n->op == ir::AtomicOp::Add || n->op == ir::AtomicOp::Sub);
-  return private_add || row_scatter_add(n);
+  return n->array.space == ir::ArrayRef::Space::Param && p < private_adds_.size() && private_adds_[p] &&
+         (n->op == ir::AtomicOp::Add || n->op == ir::AtomicOp::Sub);
 }
+
+// An add or sub that runs as a plain read-modify-write: a row scatter's, or one into the thread's private copy.
+bool KernelEmitter::plain_atomic(const ir::Atomic* n) const { return private_add(n) || row_scatter_add(n); }
 
 // n's add or sub as a plain read, add and write of the element at ptr; returns the old value.
 Value* KernelEmitter::plain_add_at(const ir::Atomic* n, Value* ptr, Value* v) {
