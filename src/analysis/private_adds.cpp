@@ -27,6 +27,14 @@ bool combinable(DType t) {
 
 std::uint32_t add_only_params(const Kernel& k) {
   if (k.launch != LaunchKind::Parallel || k.dims.empty() || k.params.size() > 32) return 0;
+  // Most kernels add nothing: they pay one walk of the statements (every traced kernel is asked).
+  bool adds_into_a_param = false;
+  for_each_stmt(k.body, [&](const Stmt& s) {
+    const auto* at = s.as<Atomic>();
+    adds_into_a_param = adds_into_a_param || (at && (at->op == AtomicOp::Add || at->op == AtomicOp::Sub) &&
+                                              at->array.space == ArrayRef::Space::Param);
+  });
+  if (!adds_into_a_param) return 0;
   const std::unordered_set<int> read = lets_read(k.body);
   std::uint32_t adds = 0, other = 0;
   auto bit = [](const ArrayRef& a) {
