@@ -346,6 +346,34 @@ def test_atomic_histogram_and_ticket(dev):
     assert counter.numpy().tolist() == [500, 499]
 
 
+def test_atomic_adds_into_small_arrays_match_numpy(dev):
+    # Launches large enough to fan out: on the cpu the adds into these small arrays go to per-thread copies
+    # (docs/cpu-threading.md). Whole-number weights, so every order of the adds gives NumPy's exact sums.
+    n = 20_003 if dev.name == "interp" else 200_003
+    rng = np.random.default_rng(7)
+    idx = rng.integers(0, 37, n).astype(np.int64)
+    w = rng.integers(-50, 50, n).astype(np.float64)
+
+    @tack.kernel
+    def weighted(counts: tack.Array[np.int32], sums: tack.Array, down: tack.Array[np.uint32],
+                 idx: tack.Array, w: tack.Array):
+        for i in tack.parallel(idx.size):
+            tack.atomic_add(counts, idx[i], 1)
+            tack.atomic_add(sums, idx[i], w[i])
+            tack.atomic_sub(down, idx[i] % 5, 1)
+
+    counts, down = dev.zeros(37, np.int32), dev.zeros(5, np.uint32)
+    f64 = np.dtype(np.float64) in dev.capabilities.supported_atomic_dtypes
+    sums = dev.array(np.full(37, -0.0, dtype=np.float64 if f64 else np.float32))
+    weighted(counts, sums, down, dev.array(idx), dev.array(w.astype(sums.numpy().dtype)))
+    want_sums = np.zeros(37)
+    np.add.at(want_sums, idx, w)
+    np.testing.assert_array_equal(counts.numpy(), np.bincount(idx, minlength=37))
+    np.testing.assert_array_equal(sums.numpy(), want_sums)
+    want_down = (np.uint64(2**32) - np.bincount(idx % 5, minlength=5).astype(np.uint64)).astype(np.uint32)
+    np.testing.assert_array_equal(down.numpy(), want_down)
+
+
 def test_workgroup_block_sum_with_shared_memory(dev):
     if not dev.capabilities.supports_workgroups:
         pytest.skip(f"{dev.name}: no workgroups")
