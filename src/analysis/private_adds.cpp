@@ -1,7 +1,6 @@
 // add_only_params / plan_private_adds: one walk over every access of the kernel (private_adds.hpp).
 #include "analysis/private_adds.hpp"
 
-#include "analysis/row_scatter.hpp"
 #include "ir/visitor.hpp"
 #include "ir/walk.hpp"
 
@@ -41,12 +40,7 @@ std::uint32_t add_only_params(const Kernel& k) {
     return a.space == ArrayRef::Space::Param ? std::uint32_t{1} << static_cast<unsigned>(a.index) : 0u;
   };
   for_each_stmt(k.body, [&](const Stmt& s) {
-    std::unordered_set<const ExprNode*> seen;
-    for (const Expr& root : own_exprs(s))
-      walk(root, seen, [&](const Expr& e) {
-        if (auto load = e.as<Load>()) other |= bit(load->array);
-      });
-    if (auto st = s.as<Store>()) other |= bit(st->array);
+    for_each_own_access(s, [&](const ArrayRef& a, const Expr&) { other |= bit(a); });
     if (auto at = s.as<Atomic>()) {
       const bool add = (at->op == AtomicOp::Add || at->op == AtomicOp::Sub) && read.count(at->result) == 0;
       (add ? adds : other) |= bit(at->array);
@@ -55,10 +49,11 @@ std::uint32_t add_only_params(const Kernel& k) {
   return adds & ~other;
 }
 
-std::vector<bool> plan_private_adds(const Kernel& typed) {
+std::vector<bool> plan_private_adds(const Kernel& typed, const RowScatter& rows) {
   std::vector<bool> out(typed.params.size(), false);
+  if (rows.span >= 0) return out;
   const std::uint32_t adds = add_only_params(typed);
-  if (!adds || plan_row_scatter(typed).span >= 0) return out;
+  if (!adds) return out;
   for (size_t p = 0; p < typed.params.size(); ++p)
     out[p] = (adds >> p & 1u) && typed.params[p].kind == ParamKind::Array && combinable(typed.params[p].dtype);
   return out;

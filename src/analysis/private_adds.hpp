@@ -5,6 +5,7 @@
 // order (docs/semantics.md), so the result rules hold.
 #pragma once
 
+#include "analysis/row_scatter.hpp"
 #include "ir/ir.hpp"
 
 #include <cstdint>
@@ -17,9 +18,10 @@ namespace tack::analysis {
 // Only a parallel_for kernel's parameters qualify.
 std::uint32_t add_only_params(const ir::Kernel& k);
 
-// For a typed kernel whose arrays are proven distinct: the add-only parameters the CPU privatizes, of a dtype the
-// launch combines (32- and 64-bit integers and floats), none where analysis::plan_row_scatter schedules the launch
-// in colors of row blocks (its plain adds need that schedule, which runs a thread's range in many pieces).
-std::vector<bool> plan_private_adds(const ir::Kernel& typed);
+// For a typed kernel whose arrays are proven distinct, given its plan_row_scatter(typed): the add-only parameters
+// the CPU privatizes, of a dtype the launch combines (32- and 64-bit integers and floats), none where the row plan
+// schedules the launch in colors of row blocks (its plain adds need that schedule, which runs a thread's range in
+// many pieces).
+std::vector<bool> plan_private_adds(const ir::Kernel& typed, const RowScatter& rows);
 
 }  // namespace tack::analysis

@@ -41,12 +41,7 @@ class Planner {
   };
 
   void collect(const Stmt& s) {
-    std::unordered_set<const ExprNode*> seen;
-    for (const Expr& root : own_exprs(s))
-      walk(root, seen, [&](const Expr& e) {
-        if (auto load = e.as<Load>()) other(load->array);
-      });
-    if (auto st = s.as<Store>()) other(st->array);
+    for_each_own_access(s, [&](const ArrayRef& a, const Expr&) { other(a); });
     auto at = s.as<Atomic>();
     if (!at || at->array.space != ArrayRef::Space::Param) return;
     const int p = at->array.index;

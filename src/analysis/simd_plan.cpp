@@ -94,18 +94,6 @@ bool crosses_work_item_loop(const ir::Kernel& k) {
 // the gangs.
 enum class DivergentAccess { None, Local, Gather };
 
-// Calls f(array, index) for the array accesses a statement makes itself: its store, and the loads in its own
-// expressions (not those of the statements it holds).
-template <class F>
-void each_own_access(const ir::Stmt& s, F&& f) {
-  if (auto st = s.as<ir::Store>()) f(st->array, st->index);
-  std::unordered_set<const ir::ExprNode*> seen;
-  for (const ir::Expr& e : ir::own_exprs(s))
-    ir::walk(e, seen, [&](const ir::Expr& x) {
-      if (auto l = x.as<ir::Load>()) f(l->array, l->index);
-    });
-}
-
 DivergentAccess access_in_divergent_loop(const ir::Kernel& k, const LaneUniformity& lanes) {
   DivergentAccess found = DivergentAccess::None;
   auto check = [&](const ir::ArrayRef& a, const ir::Expr& index) {
@@ -117,7 +105,7 @@ DivergentAccess access_in_divergent_loop(const ir::Kernel& k, const LaneUniformi
   };
   std::function<void(const ir::Stmt&, bool)> visit = [&](const ir::Stmt& s, bool divergent) {
     if (!s || found != DivergentAccess::None) return;
-    if (divergent) each_own_access(s, check);
+    if (divergent) ir::for_each_own_access(s, check);
     switch (s->kind) {
       case ir::StmtKind::Block:
         for (const ir::Stmt& c : s.as<ir::Block>()->stmts) visit(c, divergent);
@@ -197,7 +185,7 @@ bool walks_own_row(const ir::Kernel& k, const LaneUniformity& lanes) {
   };
   std::function<void(const ir::Stmt&)> visit = [&](const ir::Stmt& s) {
     if (!s || found) return;
-    if (!loops.empty()) each_own_access(s, check);
+    if (!loops.empty()) ir::for_each_own_access(s, check);
     switch (s->kind) {
       case ir::StmtKind::Block:
         for (const ir::Stmt& c : s.as<ir::Block>()->stmts) visit(c);

@@ -180,12 +180,19 @@ void append_expr(std::string& out, const Expr& e) {
 
 void append_stmt(std::string& out, const Stmt& s, int indent);
 
-// "<pad>let t<id> = "
-void append_let_head(std::string& out, int indent, int id) {
+// "<pad><name><id> = ": the head of a line that binds a Let ("let t") or a Var ("var v", "v").
+void append_binding(std::string& out, int indent, const char* name, int id) {
   out.append(static_cast<std::size_t>(indent) * 2, ' ');
-  out += "let t";
+  out += name;
   append_number(out, id);
   out += " = ";
+}
+
+// A binding line whose value is one expression.
+void append_binding_line(std::string& out, int indent, const char* name, int id, const Expr& value) {
+  append_binding(out, indent, name, id);
+  append_expr(out, value);
+  out += '\n';
 }
 
 // " {\n<body><pad>}\n"
@@ -207,33 +214,10 @@ void append_stmt(std::string& out, const Stmt& s, int indent) {
     case StmtKind::Block:
       for (const Stmt& c : s.as<Block>()->stmts) append_stmt(out, c, indent);
       return;
-    case StmtKind::Let: {
-      auto l = s.as<Let>();
-      append_let_head(out, indent, l->id);
-      append_expr(out, l->value);
-      out += '\n';
-      return;
-    }
-    case StmtKind::DeclareVar: {
-      auto v = s.as<DeclareVar>();
-      pad();
-      out += "var v";
-      append_number(out, v->id);
-      out += " = ";
-      append_expr(out, v->init);
-      out += '\n';
-      return;
-    }
-    case StmtKind::Assign: {
-      auto a = s.as<Assign>();
-      pad();
-      out += 'v';
-      append_number(out, a->id);
-      out += " = ";
-      append_expr(out, a->value);
-      out += '\n';
-      return;
-    }
+    case StmtKind::Let: return append_binding_line(out, indent, "let t", s.as<Let>()->id, s.as<Let>()->value);
+    case StmtKind::DeclareVar:
+      return append_binding_line(out, indent, "var v", s.as<DeclareVar>()->id, s.as<DeclareVar>()->init);
+    case StmtKind::Assign: return append_binding_line(out, indent, "v", s.as<Assign>()->id, s.as<Assign>()->value);
     case StmtKind::Store: {
       auto st = s.as<Store>();
       pad();
@@ -246,7 +230,7 @@ void append_stmt(std::string& out, const Stmt& s, int indent) {
     }
     case StmtKind::Atomic: {
       auto a = s.as<Atomic>();
-      append_let_head(out, indent, a->result);
+      append_binding(out, indent, "let t", a->result);
       out += "atomic_";
       out += atomic_name(a->op);
       out += ' ';
@@ -306,7 +290,7 @@ void append_stmt(std::string& out, const Stmt& s, int indent) {
       return;
     case StmtKind::GroupReduce: {
       auto r = s.as<GroupReduce>();
-      append_let_head(out, indent, r->result);
+      append_binding(out, indent, "let t", r->result);
       out += "group_reduce_";
       out += reduce_name(r->op);
       append_args(out, {&r->value});

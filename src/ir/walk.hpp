@@ -48,4 +48,16 @@ std::vector<Expr> own_exprs(const Stmt& s);
 // The Lets a statement reads, in the statements nested in it too.
 std::unordered_set<int> lets_read(const Stmt& s);
 
+// Calls f(array, index) for the array accesses a statement makes itself: its Store, and the Loads in its own
+// expressions (not those of the statements it holds). An Atomic's own access is left to the caller.
+template <class F>
+void for_each_own_access(const Stmt& s, F&& f) {
+  if (auto st = s.as<Store>()) f(st->array, st->index);
+  std::unordered_set<const ExprNode*> seen;
+  for (const Expr& e : own_exprs(s))
+    walk(e, seen, [&](const Expr& x) {
+      if (auto l = x.as<Load>()) f(l->array, l->index);
+    });
+}
+
 }  // namespace tack::ir

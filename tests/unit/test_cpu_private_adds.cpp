@@ -55,14 +55,15 @@ TEST(CpuPrivateAdds, ArraysOnlyAddedIntoQualify) {
   // The traced IR answers the same, as the call reads it before typing.
   EXPECT_EQ(add_only_params(tack::detail::Access::impl(k)->traced()), 1u);
   EXPECT_EQ(tack::detail::Access::impl(k)->add_only_params(), 1u);
-  EXPECT_EQ(plan_private_adds(typed), (std::vector<bool>{true, false, false, false, false, false}));
+  EXPECT_EQ(plan_private_adds(typed, tack::analysis::plan_row_scatter(typed)),
+            (std::vector<bool>{true, false, false, false, false, false}));
   // Bool, 8- and 16-bit arrays are not combined by the launch.
   auto narrow = tack::kernel(
       "narrow", [](Array a, Array n) { parallel_for(n.size(), [&](Index i) { atomic_add(a, i % 4, 1); }); });
-  EXPECT_EQ(plan_private_adds(typed_kernel(narrow, {{DType::U16, 1}, {DType::F32, 1}})),
-            (std::vector<bool>{false, false}));
-  EXPECT_EQ(plan_private_adds(typed_kernel(narrow, {{DType::U32, 1}, {DType::F32, 1}})),
-            (std::vector<bool>{true, false}));
+  const tack::ir::Kernel u16 = typed_kernel(narrow, {{DType::U16, 1}, {DType::F32, 1}});
+  const tack::ir::Kernel u32 = typed_kernel(narrow, {{DType::U32, 1}, {DType::F32, 1}});
+  EXPECT_EQ(plan_private_adds(u16, tack::analysis::plan_row_scatter(u16)), (std::vector<bool>{false, false}));
+  EXPECT_EQ(plan_private_adds(u32, tack::analysis::plan_row_scatter(u32)), (std::vector<bool>{true, false}));
 }
 
 TEST(CpuPrivateAdds, TheCodeHasNoAtomicInstructionForPrivateAdds) {

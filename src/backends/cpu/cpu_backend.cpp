@@ -9,7 +9,6 @@
 
 #include "abi/pack_layout.hpp"
 #include "analysis/private_adds.hpp"
-#include "analysis/row_scatter.hpp"
 #include "backends/cpu/core_count.hpp"
 #include "backends/cpu/host_cpu_name.hpp"
 #include "backends/cpu/jit.hpp"
@@ -214,11 +213,14 @@ class CpuBackend final : public Backend {
     auto v = std::make_unique<CpuVariant>();
     v->layout = abi::pack_layout(typed);
     // The code generator decides the same from the same IR (codegen/llvm/llvm_gen.cpp).
-    if (options.noalias) v->scatter_span = analysis::plan_row_scatter(typed).span;
-    if (options.private_adds) {
-      const std::vector<bool> copies = analysis::plan_private_adds(typed);
-      for (std::size_t p = 0; p < copies.size(); ++p)
-        if (copies[p]) v->private_adds.push_back(static_cast<int>(p));
+    if (options.noalias) {
+      const analysis::RowScatter rows = analysis::plan_row_scatter(typed);
+      v->scatter_span = rows.span;
+      if (options.private_adds) {
+        const std::vector<bool> copies = analysis::plan_private_adds(typed, rows);
+        for (std::size_t p = 0; p < copies.size(); ++p)
+          if (copies[p]) v->private_adds.push_back(static_cast<int>(p));
+      }
     }
     if (v->layout.slots > kMaxPackSlots) throw InvalidArgument("kernel '" + typed.name + "' has too many arguments");
     // The typed, optimized (and for workgroups lowered) IR decides the code; its text is the key, with the target.

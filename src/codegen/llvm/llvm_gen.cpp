@@ -27,7 +27,6 @@
 #include "codegen/llvm/llvm_gen.hpp"
 
 #include "analysis/private_adds.hpp"
-#include "analysis/row_scatter.hpp"
 #include "codegen/identifiers.hpp"
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
 #include "codegen/llvm/llvm_ops.hpp"
@@ -113,8 +112,11 @@ LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bo
 
   detail::KernelEmitter emitter(typed, m, fn, lanes, math);
   // With aliasing arrays another parameter may read what a plain add writes.
-  if (noalias) emitter.set_plain_atomics(analysis::plan_row_scatter(typed).plain);
-  if (noalias && private_adds) emitter.set_private_adds(analysis::plan_private_adds(typed));
+  if (noalias) {
+    const analysis::RowScatter rows = analysis::plan_row_scatter(typed);
+    if (private_adds) emitter.set_private_adds(analysis::plan_private_adds(typed, rows));
+    emitter.set_plain_atomics(rows.plain);
+  }
   emitter.emit();
   detail::emit_chunk(typed, m, fn, out.chunk_symbol);
 
