@@ -2,7 +2,8 @@
 // a write to it shares one test of whether every lane runs, and gathers and scatters run unmasked with the lanes
 // not running sent to a scratch element. What a gang computes must be what the work-items one by one compute, in
 // partial gangs and under a mask too, and a lane that does not run must touch no element (its index may be far
-// out of range). unit.cpu_scalar_path runs the results on the scalar path too.
+// out of range). Fields of small records, one record per lane, come from one masked block load and shuffles.
+// unit.cpu_scalar_path runs the results on the scalar path too.
 #include <tack/tack.hpp>
 
 #include <gtest/gtest.h>
@@ -105,6 +106,77 @@ TEST(CpuGangAccesses, LanesThatDoNotRunNeitherGatherNorScatter) {
     }
     for (std::size_t e = 0; e < src.size(); ++e) wrong += got[e] != want[e] || put[e] != want_dst[e];
   }
+  EXPECT_EQ(wrong, 0);
+}
+
+// out[i] = the fields of record i of x (kSize elements each) weighted by field, x[kSize * i + f], plus field 1 of
+// the next record (x[kSize * i + kSize + 1]), for the records x holds whole; of its last record, cut after field
+// 0, only that field. Work-items past the records do not run.
+template <int kSize>
+tack::Kernel record_reads(const char* name) {
+  return tack::kernel(name, [](Array out, Array x, Scalar records) {
+    parallel_for(out.size(), [&](Index i) {
+      if_(i < records, [&] {
+        Var acc = cast<double>(x[kSize * i]);
+        if_(i + 1 < records, [&] {
+          for (int f = 1; f < kSize; ++f) acc = acc * 3.0 + cast<double>(x[kSize * i + f]);
+        });
+        if_(i + 2 < records, [&] { acc = acc + 1000.0 * cast<double>(x[kSize * i + (kSize + 1)]); });
+        out[i] = acc;
+      });
+    });
+  });
+}
+
+template <int kSize, class T>
+void check_records(DType t, int& wrong) {
+  static const tack::Kernel k = record_reads<kSize>("record_reads");
+  tack::Device cpu = tack::device("cpu");
+  for (std::int64_t n : {1, 2, 5, 15, 16, 17, 33, 100}) {
+    // More work-items than records: the lanes past the last record do not run, and the array ends right after
+    // field 0 of the last record, inside a gang's block.
+    const std::int64_t records = n - n / 4;
+    std::vector<T> x(static_cast<std::size_t>(kSize * (records - 1) + 1));
+    for (std::size_t e = 0; e < x.size(); ++e) x[e] = T(e % 7 + 1);
+    tack::Array out = cpu.zeros(DType::F64, {n});
+    k(out, cpu.from_host(x), records);
+    const std::vector<double> got = out.to_host<double>();
+    for (std::int64_t i = 0; i < n; ++i) {
+      double want = 0.0;
+      if (i < records) {
+        const auto at = [&](std::int64_t e) { return double(x[std::size_t(e)]); };
+        want = at(kSize * i);
+        if (i + 1 < records)
+          for (int f = 1; f < kSize; ++f) want = want * 3.0 + at(kSize * i + f);
+        if (i + 2 < records) want += 1000.0 * at(kSize * i + kSize + 1);
+      }
+      wrong += got[std::size_t(i)] != want;
+      EXPECT_EQ(got[std::size_t(i)], want)
+          << "records of " << kSize << ", " << tack::dtype_name(t) << ", n " << n << ", item " << i;
+    }
+  }
+}
+
+TEST(CpuGangAccesses, RecordFieldsComeFromOneMaskedBlockLoad) {
+  if (const char* simd = std::getenv("TACK_CPU_SIMD"); simd && std::string(simd) == "0")
+    GTEST_SKIP() << "TACK_CPU_SIMD=0: the scalar path has no gangs";
+  const std::string text = tack::inspect(record_reads<8>("record_reads"), "cpu", tack::ArraySpec{DType::F64, 1},
+                                         tack::ArraySpec{DType::F32, 1}, std::int64_t{1})
+                               .source;
+  EXPECT_EQ(count(text, "@llvm.masked.gather"), 0u) << text;
+  // One block load per field read (LLVM merges them into one), none for a field of another kind of index.
+  std::size_t block_loads = 0;
+  for (std::size_t at = text.find("call <"); at != std::string::npos; at = text.find("call <", at + 1))
+    block_loads += text.compare(text.find('@', at), 18, "@llvm.masked.load.") == 0;
+  EXPECT_EQ(block_loads, 9u) << text;
+}
+
+TEST(CpuGangAccesses, RecordFieldsGiveWhatTheWorkItemsGive) {
+  int wrong = 0;
+  check_records<2, double>(DType::F64, wrong);
+  check_records<3, std::uint8_t>(DType::U8, wrong);
+  check_records<4, std::int32_t>(DType::I32, wrong);
+  check_records<8, float>(DType::F32, wrong);
   EXPECT_EQ(wrong, 0);
 }
 

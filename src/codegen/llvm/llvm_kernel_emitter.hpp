@@ -1,10 +1,11 @@
 // Private to src/codegen/llvm: the emitter of one kernel function's body (see
 // llvm_gen.cpp for the shape of the code). Its parts live in llvm_kernel_emitter.cpp
 // (parameters and storage), llvm_statements.cpp, llvm_expressions.cpp and
-// llvm_launch_loops.cpp; only those files and llvm_gen.cpp include this header.
+// llvm_launch_loops.cpp, llvm_min_max_folds.cpp; only those files and llvm_gen.cpp include this header.
 #pragma once
 
 #include "analysis/lane_uniformity.hpp"
+#include "analysis/min_max_folds.hpp"
 #include "analysis/subscripts.hpp"
 #include "codegen/llvm/counted_loop.hpp"
 #include "codegen/llvm/vector_math.hpp"
@@ -87,6 +88,9 @@ class KernelEmitter {
   llvm::Value* cas_loop(llvm::Value* ptr, DType t, llvm::Align align, F&& f);
   void emit_if(const ir::If* n);
   void emit_for(const ir::For* n);
+  void emit_counted_for(const ir::For* n, llvm::Value* lo, llvm::Value* hi);
+  // ---- min/max folds (llvm_min_max_folds.cpp) ----
+  void emit_min_max_fold(const ir::For* n, const analysis::MinMaxFold& fold, llvm::Value* lo, llvm::Value* hi);
   void emit_loop(const ir::Loop* n);
 
   // ---- the parallel loop (llvm_launch_loops.cpp) ----
@@ -116,6 +120,12 @@ class KernelEmitter {
   llvm::Value* load_lanes(llvm::Type* vt, llvm::Value* first, llvm::Align align);
   bool read_then_write(const ir::Stmt& read, const ir::Stmt& write);
   void gang_read_then_write(const ir::Let* let, const ir::Store* store);
+  struct RecordField {
+    std::int64_t size;   // elements per record, one record per lane
+    std::int64_t field;  // the element read of each, from 0 to size - 1
+  };
+  std::optional<RecordField> record_field(const ir::Expr& index) const;
+  llvm::Value* record_field_load(const ir::ArrayRef& a, const RecordField& f, llvm::Value* index);
   llvm::Value* gather(llvm::Type* vt, llvm::Value* addresses, llvm::Align align);
   void scatter(llvm::Value* v, llvm::Value* addresses, llvm::Align align);
   llvm::Value* running_or_scratch(llvm::Value* addresses);

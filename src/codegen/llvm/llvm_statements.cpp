@@ -3,6 +3,7 @@
 // control flow as basic blocks (if, counted for, loop with break and continue).
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
 
+#include "analysis/min_max_folds.hpp"
 #include "codegen/llvm/llvm_ops.hpp"
 #include "codegen/statement_uses.hpp"
 #include "ir/check.hpp"
@@ -291,6 +292,13 @@ void KernelEmitter::emit_for(const ir::For* n) {
   begin_statement({&n->lo, &n->hi});
   Value* lo = converted(n->lo, DType::I64);
   Value* hi = converted(n->hi, DType::I64);
+  if (!gang_)
+    if (std::optional<analysis::MinMaxFold> fold = analysis::min_max_fold(*n, k_))
+      return emit_min_max_fold(n, *fold, lo, hi);
+  emit_counted_for(n, lo, hi);
+}
+
+void KernelEmitter::emit_counted_for(const ir::For* n, Value* lo, Value* hi) {
   CountedLoop loop(b_, kForNames, lo, "i" + std::to_string(n->index));
   llvm::PHINode* i = loop.counter();
   b_.CreateCondBr(b_.CreateICmpSLT(i, hi), loop.body(), loop.exit());
