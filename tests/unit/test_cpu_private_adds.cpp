@@ -1,7 +1,8 @@
 // The CPU's private copies for atomic adds (src/analysis/private_adds, src/backends/cpu/private_adds): which
 // arrays the analysis lets the launch privatize, that the code then adds into them with no atomic instruction,
 // and that launches over a small array (copies) and a large one (atomics) add up exactly, on every path a launch
-// takes (a sampled serial prefix, the pool's chunks). unit.cpu_scalar_path runs these on the scalar path too.
+// takes (a sampled serial prefix, the pool's chunks). A whole record added into a record (analysis/record_adds) is
+// one short vector add per lane. unit.cpu_scalar_path runs these on the scalar path too.
 #include "analysis/private_adds.hpp"
 #include "backends/cpu/jit.hpp"
 #include "support/typed_kernel.hpp"
@@ -13,6 +14,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -177,6 +179,58 @@ TEST(CpuPrivateAdds, TheSameArrayTwiceKeepsTheAtomics) {
   for (float g : got) wrong += !(g >= 1.0f);  // its own add is always visible
   EXPECT_EQ(wrong, 0);
   EXPECT_EQ(x.to_host<float>(), (std::vector<float>{50000.0f, 50000.0f}));
+}
+
+// Record i % records of `sums` (4 elements each) gets record i of `points`, field for field; `counts` a 1. `kind` 0:
+// every field; 1: fields 0-2 only; 2: each field from the next field of the point; 3: also a 1 into sums[0].
+tack::Kernel record_sums(int kind) {
+  return tack::kernel("record_sums", [kind](Array sums, Array counts, Array points, Scalar records) {
+    parallel_for(points.size() / 4, [&](Index i) {
+      Value c = i % records;
+      for (int f = 0; f < (kind == 1 ? 3 : 4); ++f)
+        atomic_add(sums, c * 4 + f, points[i * 4 + (kind == 2 ? (f + 1) % 4 : f)]);
+      atomic_add(counts, c, 1);
+      if (kind == 3) atomic_add(sums, 0, 1.0f);
+    });
+  });
+}
+
+TEST(CpuPrivateAdds, AWholeRecordAddsAsOneVectorPerLane) {
+  const std::vector<tack::passes::ParamType> types = {
+      {DType::F32, 1}, {DType::I32, 1}, {DType::F32, 1}, {DType::I64, 0}};
+  tack::backends::cpu::Jit& jit = tack::backends::cpu::shared_jit();
+  const char* simd = std::getenv("TACK_CPU_SIMD");
+  const bool gangs = !(simd && std::string(simd) == "0");
+  for (int kind = 0; kind < 4; ++kind) {
+    const std::string text =
+        jit.ir_text(typed_kernel(record_sums(kind), types), {.noalias = true, .private_adds = true});
+    if (gangs) EXPECT_EQ(text.find("load <4 x float>") != std::string::npos, kind == 0) << kind << text;
+  }
+  tack::Device cpu = tack::device("cpu", {{"num_threads", std::int64_t{4}}});
+  for (int kind = 0; kind < 4; ++kind) {
+    for (std::int64_t n : {1, 7, 16, 17, 100003}) {
+      const std::int64_t records = 5;
+      std::vector<float> points(static_cast<size_t>(4 * n));
+      for (size_t e = 0; e < points.size(); ++e) points[e] = float(e % 11) - 3.0f;
+      tack::Array sums = cpu.from_host(std::vector<float>(static_cast<size_t>(4 * records), 0.5f));
+      tack::Array counts = cpu.zeros(DType::I32, {records});
+      record_sums(kind)(sums, counts, cpu.from_host(points), records);
+      std::vector<double> want(static_cast<size_t>(4 * records), 0.5);
+      std::vector<std::int32_t> want_counts(static_cast<size_t>(records), 0);
+      for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t c = i % records;
+        for (int f = 0; f < (kind == 1 ? 3 : 4); ++f)
+          want[static_cast<size_t>(c * 4 + f)] += points[static_cast<size_t>(i * 4 + (kind == 2 ? (f + 1) % 4 : f))];
+        want_counts[static_cast<size_t>(c)] += 1;
+        if (kind == 3) want[0] += 1.0;
+      }
+      const std::vector<float> got = sums.to_host<float>();
+      int wrong = 0;
+      for (size_t e = 0; e < got.size(); ++e) wrong += double(got[e]) != want[e];
+      EXPECT_EQ(wrong, 0) << "kind " << kind << ", " << n << " work-items";
+      EXPECT_EQ(counts.to_host<std::int32_t>(), want_counts) << "kind " << kind << ", " << n << " work-items";
+    }
+  }
 }
 
 }  // namespace

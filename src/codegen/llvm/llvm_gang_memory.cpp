@@ -7,6 +7,8 @@
 // on consecutive elements: one vector read, add and write.
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
 
+#include "analysis/record_adds.hpp"
+#include "analysis/record_index.hpp"
 #include "codegen/llvm/llvm_ops.hpp"
 #include "ir/check.hpp"
 #include "ir/printer.hpp"
@@ -92,26 +94,10 @@ void KernelEmitter::gang_store(const ir::Store* n) {
 // Whether a varying index reads field k of records of `size` elements, one record per lane (`size * u + k`, u
 // stepping by one from lane to lane, k a constant): k-means' points of 8 features, an array of vec3s.
 std::optional<KernelEmitter::RecordField> KernelEmitter::record_field(const ir::Expr& index) const {
-  constexpr std::int64_t kMaxRecord = 16;
-  auto constant = [](const ir::Expr& e) -> std::optional<std::int64_t> {
-    if (const auto* c = e.as<ir::Const>()) return c->i;
-    return std::nullopt;
-  };
-  const ir::Expr* scaled = &index;
-  std::int64_t k = 0;
-  if (const auto* add = index.as<ir::Op>(); add && add->op == ir::OpCode::Add) {
-    const int c = constant(add->args[0]) ? 0 : 1;
-    const std::optional<std::int64_t> offset = constant(add->args[c]);
-    if (!offset) return std::nullopt;
-    k = *offset;
-    scaled = &add->args[1 - c];
-  }
-  const auto* mul = scaled->as<ir::Op>();
-  if (!mul || mul->op != ir::OpCode::Mul) return std::nullopt;
-  std::optional<std::int64_t> size = constant(mul->args[0]);
-  if (!size) size = constant(mul->args[1]);
-  if (!size || *size < 2 || *size > kMaxRecord || lanes_->lane_stride(index) != *size) return std::nullopt;
-  return RecordField{*size, ((k % *size) + *size) % *size};
+  const std::optional<analysis::RecordIndex> at =
+      analysis::record_index(index, [](const ir::Expr& e) -> const ir::Expr& { return e; });
+  if (!at || lanes_->lane_stride(index) != at->size) return std::nullopt;
+  return RecordField{at->size, ((at->offset % at->size) + at->size) % at->size};
 }
 
 // Field `f.field` of each lane's record: the gang's records are one block of consecutive elements, from the first
@@ -268,6 +254,25 @@ void KernelEmitter::for_each_active_lane(F&& f) {
   loop.close(following, b_.CreateICmpULT(following, b_.getInt32(gang_)));
 }
 
+// v's lanes, for a loop over the lanes to read one at a time (Lanes::at): in a stack slot written once before the
+// loop where v is a vector. Where LLVM unrolls the loop whole, the lanes are constants and the slot goes away;
+// where it does not (k-means' run of adds), an extractelement at a lane the code computes would write the whole
+// vector to the stack again at every lane.
+KernelEmitter::Lanes KernelEmitter::lanes_of(Value* v) {
+  if (!v || !is_vec(v)) return {v, nullptr};
+  BasicBlock& entry = fn_->getEntryBlock();
+  llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+  llvm::AllocaInst* slot = eb.CreateAlloca(v->getType(), nullptr, "lanes");
+  b_.CreateStore(v, slot);
+  return {v, slot};
+}
+
+Value* KernelEmitter::Lanes::at(llvm::IRBuilderBase& b, Value* lane) const {
+  if (!slot) return value;
+  llvm::Type* element = llvm::cast<llvm::VectorType>(value->getType())->getElementType();
+  return b.CreateLoad(element, b.CreateGEP(element, slot, lane));
+}
+
 void KernelEmitter::gang_atomic(const ir::Atomic* n) {
   begin_statement({&n->index, &n->value, &n->compare});
   DType t = array_dtype(n->array);
@@ -288,10 +293,10 @@ void KernelEmitter::gang_atomic(const ir::Atomic* n) {
     b_.CreateStore(emit_cast(b_, t, let_dtype(n->result), old), result);
     return;
   }
+  const Lanes indices = lanes_of(index), values = lanes_of(v), compares = lanes_of(compare);
   for_each_active_lane([&](Value* lane) {
-    auto pick = [&](Value* x) { return is_vec(x) ? b_.CreateExtractElement(x, lane) : x; };
-    Value* ptr = element_ptr(n->array, pick(index));
-    Value* old = atomic_at(n, ptr, pick(v), compare ? pick(compare) : nullptr);
+    Value* ptr = element_ptr(n->array, indices.at(b_, lane));
+    Value* old = atomic_at(n, ptr, values.at(b_, lane), compare ? compares.at(b_, lane) : nullptr);
     Value* all = b_.CreateLoad(result->getAllocatedType(), result);
     b_.CreateStore(b_.CreateInsertElement(all, emit_cast(b_, t, let_dtype(n->result), old), lane), result);
   });
@@ -315,20 +320,56 @@ std::size_t KernelEmitter::private_adds_run(const std::vector<ir::Stmt>& stmts, 
 }
 
 // The run's Lets, then its adds lane after lane: one loop over the lanes instead of one per add (k-means' nine
-// adds per point, bench kmeans). An element gets the same adds, in another order, which adds never promised.
+// adds per point, bench kmeans). An element gets the same adds, in another order, which adds never promised. A
+// record added into a record (analysis/record_adds.hpp) is one short vector read, add and write per lane.
 void KernelEmitter::gang_private_adds(const std::vector<ir::Stmt>& stmts, std::size_t first, std::size_t count) {
   struct Add {
     const ir::Atomic* n;
-    Value* index;
-    Value* value;
+    Lanes index;
+    Lanes value;
   };
   std::vector<Add> adds;
   lets_then_adds(stmts, first, count, [&](const ir::Atomic* n) {
-    adds.push_back({n, converted(n->index, DType::I64), converted(n->value, array_dtype(n->array))});
+    adds.push_back(
+        {n, lanes_of(converted(n->index, DType::I64)), lanes_of(converted(n->value, array_dtype(n->array)))});
   });
+  // By add: the record add it begins (its field 0's), or whether it is part of one (then it adds nothing itself).
+  auto add_of = [&](std::size_t statement) {
+    std::size_t a = 0;
+    while (adds[a].n != stmts[statement].get()) ++a;
+    return a;
+  };
+  struct Record {
+    std::int64_t size;
+    const ir::ArrayRef* source;
+    Lanes start;  // each lane's source record's first element
+  };
+  std::vector<std::optional<Record>> records(adds.size());
+  std::vector<bool> in_record(adds.size(), false);
+  for (const analysis::RecordAdd& r :
+       analysis::record_adds(stmts, first, count, [&](const ir::Atomic* n) { return private_add(n); })) {
+    const std::size_t field0 = add_of(r.fields[0]);
+    if (array_dtype(adds[field0].n->array) != array_dtype(r.source->array)) continue;
+    begin_statement({&r.source->index});
+    const Lanes start = lanes_of(converted(r.source->index, DType::I64));
+    for (std::size_t statement : r.fields) in_record[add_of(statement)] = true;
+    records[field0] = Record{r.size, &r.source->array, start};
+  }
   for_each_active_lane([&](Value* lane) {
-    auto pick = [&](Value* x) { return is_vec(x) ? b_.CreateExtractElement(x, lane) : x; };
-    for (const Add& a : adds) plain_add_at(a.n, element_ptr(a.n->array, pick(a.index)), pick(a.value));
+    auto pick = [&](const Lanes& x) { return x.at(b_, lane); };
+    for (std::size_t i = 0; i < adds.size(); ++i) {
+      const Add& a = adds[i];
+      if (const std::optional<Record>& r = records[i]) {
+        const DType t = array_dtype(a.n->array);
+        llvm::Type* vt = llvm::FixedVectorType::get(memory_type(c_, t), static_cast<unsigned>(r->size));
+        Value* into = element_ptr(a.n->array, pick(a.index));
+        Value* args[2] = {b_.CreateAlignedLoad(vt, into, element_align(t)),
+                          b_.CreateAlignedLoad(vt, element_ptr(*r->source, pick(r->start)), element_align(t))};
+        b_.CreateAlignedStore(emit_op(b_, ir::OpCode::Add, t, args, false), into, element_align(t));
+      } else if (!in_record[i]) {
+        plain_add_at(a.n, element_ptr(a.n->array, pick(a.index)), pick(a.value));
+      }
+    }
   });
 }
 

@@ -146,6 +146,12 @@ class KernelEmitter {
   void masked_body(const ir::Stmt& body, llvm::BasicBlock* exit, llvm::BasicBlock* latch, llvm::AllocaInst* continued);
   template <class F>
   void for_each_active_lane(F&& f);
+  struct Lanes {
+    llvm::Value* value;      // a vector, or a uniform value (null for none)
+    llvm::AllocaInst* slot;  // its lanes, for a vector
+    llvm::Value* at(llvm::IRBuilderBase& b, llvm::Value* lane) const;
+  };
+  Lanes lanes_of(llvm::Value* v);
   bool row_add(const ir::Stmt& s);
   std::size_t row_adds(const std::vector<ir::Stmt>& stmts, std::size_t first);
   std::size_t private_adds_run(const std::vector<ir::Stmt>& stmts, std::size_t first) const;
