@@ -44,7 +44,8 @@ namespace {
 // carried from gang to gang (codegen/llvm/llvm_gang_row_adds.cpp); 6: plain adds into private copies
 // (analysis/private_adds.hpp), a cheap if_ side run with no branch on its lanes, no cmov-to-branch conversion;
 // 7: float min/max folds probed over integer keys first (codegen/llvm/llvm_min_max_folds.cpp), fields of records
-// read from one block load and whole records added as short vectors (llvm_gang_memory.cpp)
+// read from one block load and whole records added as short vectors (llvm_gang_memory.cpp), 32-bit i64 Vars
+// (analysis/narrow_vars.hpp)
 constexpr const char* kCpuCacheFormat = "tack-cpu-object-7";
 // The most bytes of arrays a launch gives each thread copies of (analysis/private_adds.hpp): a histogram of 8192
 // bins, k-means' centre sums. Each launch zeroes and adds up one copy per chunk, small enough for a core's L1/L2.

@@ -58,8 +58,10 @@ Value* KernelEmitter::compute(const ir::Expr& e) {
       return b_.CreateLoad(s->getAllocatedType(), s);
     }
     case ir::ExprKind::VarRef: {
-      llvm::AllocaInst* s = var_slot(e.as<ir::VarRef>()->id);
-      return b_.CreateLoad(s->getAllocatedType(), s);
+      const int id = e.as<ir::VarRef>()->id;
+      llvm::AllocaInst* s = var_slot(id);
+      Value* v = b_.CreateLoad(s->getAllocatedType(), s);
+      return narrow_var(id) ? b_.CreateSExt(v, shaped_like(b_.getInt64Ty(), v)) : v;
     }
     case ir::ExprKind::Load: {
       const auto* n = e.as<ir::Load>();

@@ -3,6 +3,8 @@
 // and Var, made at first use (the pipeline's SROA/mem2reg turns them into SSA values).
 #include "codegen/llvm/llvm_kernel_emitter.hpp"
 
+#include "analysis/narrow_vars.hpp"
+
 #include "abi/group_size.hpp"
 #include "codegen/llvm/llvm_ops.hpp"
 #include "ir/check.hpp"
@@ -36,6 +38,7 @@ void KernelEmitter::emit() {
   let_slots_.assign(k_.lets.size(), nullptr);
   let_values_ssa_.assign(k_.lets.size(), nullptr);
   var_slots_.assign(k_.vars.size(), nullptr);
+  if (gang_) narrow_vars_ = analysis::i32_ranged_vars(k_);
   alloc_shared();
   alloc_locals();
   if (gang_) exec_ = b_.CreateAlloca(vec(b_.getInt1Ty()), nullptr, "exec");
@@ -134,16 +137,21 @@ void KernelEmitter::alloc_locals() {
 
 // Let and Var storage: an alloca at the top of the entry block, made at first use.
 llvm::AllocaInst* KernelEmitter::slot(std::vector<llvm::AllocaInst*>& slots, const std::vector<ir::Type>& types, int id,
-                                      const char* prefix, bool varying) {
+                                      const char* prefix, bool varying, bool narrow) {
   TACK_CHECK(id >= 0 && static_cast<std::size_t>(id) < slots.size());
   llvm::AllocaInst*& s = slots[static_cast<std::size_t>(id)];
   if (!s) {
     BasicBlock& entry = fn_->getEntryBlock();
     llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
-    llvm::Type* t = value_type(c_, types[static_cast<std::size_t>(id)].dtype);
+    llvm::Type* t = narrow ? eb.getInt32Ty() : value_type(c_, types[static_cast<std::size_t>(id)].dtype);
     s = eb.CreateAlloca(varying ? vec(t) : t, nullptr, prefix + std::to_string(id));
   }
   return s;
+}
+
+// v, of the Var's dtype, as its slot holds it.
+llvm::Value* KernelEmitter::to_var(int id, llvm::Value* v) {
+  return narrow_var(id) ? b_.CreateTrunc(v, shaped_like(b_.getInt32Ty(), v)) : v;
 }
 
 }  // namespace tack::codegen::detail

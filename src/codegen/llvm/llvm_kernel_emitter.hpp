@@ -62,9 +62,14 @@ class KernelEmitter {
   void alloc_shared();
   void alloc_locals();
   llvm::AllocaInst* slot(std::vector<llvm::AllocaInst*>& slots, const std::vector<ir::Type>& types, int id,
-                         const char* prefix, bool varying);
+                         const char* prefix, bool varying, bool narrow = false);
   llvm::AllocaInst* let_slot(int id) { return slot(let_slots_, k_.lets, id, "let", gang_ && lanes_->let_varying(id)); }
-  llvm::AllocaInst* var_slot(int id) { return slot(var_slots_, k_.vars, id, "var", gang_ && lanes_->var_varying(id)); }
+  llvm::AllocaInst* var_slot(int id) {
+    return slot(var_slots_, k_.vars, id, "var", gang_ && lanes_->var_varying(id), narrow_var(id));
+  }
+  // An i64 Var held in 32 bits (analysis/narrow_vars.hpp): truncated where assigned, sign-extended where read.
+  bool narrow_var(int id) const { return !narrow_vars_.empty() && narrow_vars_[static_cast<std::size_t>(id)]; }
+  llvm::Value* to_var(int id, llvm::Value* v);
   DType let_dtype(int id) const { return k_.lets[static_cast<std::size_t>(id)].dtype; }
   DType var_dtype(int id) const { return k_.vars[static_cast<std::size_t>(id)].dtype; }
   llvm::BasicBlock* block(const char* name) { return llvm::BasicBlock::Create(c_, name, fn_); }
@@ -198,6 +203,7 @@ class KernelEmitter {
   llvm::Value* end_ = nullptr;
   std::vector<llvm::Value*> loop_index_;
   std::vector<llvm::AllocaInst*> let_slots_, var_slots_;
+  std::vector<bool> narrow_vars_;             // on the SIMD path: analysis::i32_ranged_vars
   std::vector<llvm::Value*> let_values_ssa_;  // by Let id, once its Let statement is emitted
   std::vector<llvm::Value*> shared_;
   // Local arrays: [count] elements on the scalar path; on the SIMD path [count x gang],

@@ -40,14 +40,14 @@ void KernelEmitter::stmt(const ir::Stmt& s) {
       const auto* n = s.as<ir::DeclareVar>();
       begin_statement({&n->init});
       llvm::AllocaInst* slot = var_slot(n->id);
-      b_.CreateStore(shaped_for(slot, converted(n->init, var_dtype(n->id))), slot);
+      b_.CreateStore(shaped_for(slot, to_var(n->id, converted(n->init, var_dtype(n->id)))), slot);
       return;
     }
     case ir::StmtKind::Assign: {
       const auto* n = s.as<ir::Assign>();
       begin_statement({&n->value});
       llvm::AllocaInst* slot = var_slot(n->id);
-      Value* v = shaped_for(slot, converted(n->value, var_dtype(n->id)));
+      Value* v = shaped_for(slot, to_var(n->id, converted(n->value, var_dtype(n->id))));
       // A varying Var keeps its value in the lanes not running here.
       if (holds_vec(slot) && lanes_->assign_masked(s.get()))
         v = b_.CreateSelect(exec(), v, b_.CreateLoad(slot->getAllocatedType(), slot));
