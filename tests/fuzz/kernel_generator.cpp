@@ -378,12 +378,37 @@ struct Gen {
     } else if (r < 67 && nest) {
       s.kind = StmtKind::For;
       s.ref = next_loop++;
-      s.a = chance(40) ? int_const(DType::I64, static_cast<std::int64_t>(u(4)))
-                       : node(Op::FloorMod, DType::I64, {cast_to(DType::I64, expr(int_type(), 1)), int_const(DType::I64, 4)});
+      // Sometimes a fold of a float Var with min or max, over up to 47 iterations: the CPU probes those over
+      // integer keys in vectors (codegen/llvm/llvm_min_max_folds.cpp).
+      std::vector<int> floats;
+      for (int v : assignable_vars())
+        if (is_float(p.var_types[static_cast<std::size_t>(v)])) floats.push_back(v);
+      const bool fold = !floats.empty() && chance(30);
+      s.a = fold && chance(60) ? int_const(DType::I64, static_cast<std::int64_t>(u(48)))
+            : chance(40)
+                ? int_const(DType::I64, static_cast<std::int64_t>(u(4)))
+                : node(Op::FloorMod, DType::I64, {cast_to(DType::I64, expr(int_type(), 1)), int_const(DType::I64, 4)});
       loops.push_back(s.ref);
       loop_uniform.push_back(false);
       ++loop_depth;
-      diverged([&] { s.body = block(depth + 1, 1 + static_cast<int>(u(3))); });
+      if (fold) {
+        Stmt assign;
+        assign.kind = StmtKind::Assign;
+        assign.ref = pick(floats);
+        const DType t = p.var_types[static_cast<std::size_t>(assign.ref)];
+        Expr self;
+        self.op = Op::VarRef;
+        self.ref = assign.ref;
+        self.type = t;
+        diverged([&] {
+          Expr e = expr(t, 2);
+          const Op op = chance(50) ? Op::Max : Op::Min;
+          assign.a = chance(50) ? node(op, t, {self, e}) : node(op, t, {e, self});
+        });
+        s.body.push_back(std::move(assign));
+      } else {
+        diverged([&] { s.body = block(depth + 1, 1 + static_cast<int>(u(3))); });
+      }
       --loop_depth;
       loop_uniform.pop_back();
       loops.pop_back();
