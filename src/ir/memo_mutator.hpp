@@ -8,7 +8,9 @@
 
 #include "ir/mutator.hpp"
 
-#include <unordered_map>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
 
 namespace tack::ir {
 
@@ -27,11 +29,19 @@ class MemoMutator : public IRMutator {
 
  private:
   // Keyed by address; the entry holds its input node so that the node cannot be
-  // freed, and its address reused by another node, while the entry lives.
+  // freed, and its address reused by another node, while the entry lives. A flat
+  // table, not a node per entry: cse forgets it at every statement, and the
+  // allocations were a third of optimizing a kernel (a first call's cost when its
+  // code is in the disk cache).
   struct Entry {
     Expr input, output;
+    std::size_t slot;  // where in slots_ it is found
   };
-  std::unordered_map<const ExprNode*, Entry> memo_;
+  const Expr* lookup(const ExprNode* n) const;
+  void remember(const Expr& input, const Expr& output);
+  void place(std::size_t entry);
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> slots_;  // open addressing, linear probing: entry index + 1, 0 when empty
 };
 
 }  // namespace tack::ir

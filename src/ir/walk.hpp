@@ -3,15 +3,17 @@
 #pragma once
 
 #include "ir/ir.hpp"
+#include "ir/node_set.hpp"
 
 #include <unordered_set>
 #include <vector>
 
 namespace tack::ir {
 
-// Calls f on e and each distinct node below it; `seen` keeps shared DAGs linear.
-template <class F>
-void walk(const Expr& e, std::unordered_set<const ExprNode*>& seen, F&& f) {
+// Calls f on e and each distinct node below it; `seen` (a std::unordered_set of node addresses, or an
+// ir::NodeSet) keeps shared DAGs linear.
+template <class Set, class F>
+void walk(const Expr& e, Set& seen, F&& f) {
   if (!e || !seen.insert(e.get()).second) return;
   f(e);
   switch (e->kind) {

@@ -1,11 +1,11 @@
 // Dead-code elimination: drops what no later statement can observe.
 #include "passes/dce.hpp"
 
+#include "ir/node_set.hpp"
 #include "ir/visitor.hpp"
 #include "ir/walk.hpp"
 
 #include <algorithm>
-#include <unordered_set>
 #include <vector>
 
 namespace tack::passes {
@@ -60,9 +60,9 @@ class DeadCode {
     for_each_stmt(body, [&](const Stmt& s) {
       int self = -1;
       if (auto a = s.as<Assign>()) self = a->id;
-      std::unordered_set<const ExprNode*> seen;
+      read_seen_.clear();
       for (const Expr& e : own_exprs(s)) {
-        walk(e, seen, [&](const Expr& x) {
+        walk(e, read_seen_, [&](const Expr& x) {
           auto v = x.as<VarRef>();
           if (v && v->id != self && v->id >= 0 && static_cast<std::size_t>(v->id) < vars_) var_read_[v->id] = 1;
         });
@@ -171,7 +171,8 @@ class DeadCode {
 
   std::size_t lets_, vars_;
   std::vector<char> live_lets_, var_read_;
-  std::unordered_set<const ExprNode*> seen_;
+  NodeSet seen_;
+  NodeSet read_seen_;  // find_read_vars': one statement's
 };
 
 }  // namespace
