@@ -1,20 +1,11 @@
 // The memo of MemoMutator: one lookup per visit, one rewrite per node.
 #include "ir/memo_mutator.hpp"
 
+#include "ir/node_set.hpp"
+
 #include <algorithm>
 
 namespace tack::ir {
-namespace {
-
-std::size_t address_hash(const ExprNode* n) {
-  auto h = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(n));
-  h ^= h >> 17;
-  h *= 0x9E3779B97F4A7C15ull;
-  return static_cast<std::size_t>(h >> 32);
-}
-
-}  // namespace
-
 Expr MemoMutator::mutate(const Expr& e) {
   if (!e) return e;
   if (const Expr* done = lookup(e.get())) return *done;

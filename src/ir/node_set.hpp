@@ -12,6 +12,14 @@ namespace tack::ir {
 
 struct ExprNode;
 
+// A hash of a node's address for open addressing (NodeSet, MemoMutator): its high bits, spread.
+inline std::size_t address_hash(const ExprNode* n) {
+  auto h = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(n));
+  h ^= h >> 17;
+  h *= 0x9E3779B97F4A7C15ull;
+  return static_cast<std::size_t>(h >> 32);
+}
+
 class NodeSet {
  public:
   struct Inserted {
@@ -21,7 +29,7 @@ class NodeSet {
   Inserted insert(const ExprNode* n) {
     if ((used_.size() + 1) * 2 > slots_.size()) grow();
     const std::size_t mask = slots_.size() - 1;
-    std::size_t s = hash(n) & mask;
+    std::size_t s = address_hash(n) & mask;
     for (; slots_[s] != nullptr; s = (s + 1) & mask)
       if (slots_[s] == n) return {false};
     slots_[s] = n;
@@ -35,13 +43,6 @@ class NodeSet {
   }
 
  private:
-  static std::size_t hash(const ExprNode* n) {
-    auto h = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(n));
-    h ^= h >> 17;
-    h *= 0x9E3779B97F4A7C15ull;
-    return static_cast<std::size_t>(h >> 32);
-  }
-
   void grow() {
     std::vector<const ExprNode*> old;
     old.reserve(used_.size());
@@ -50,7 +51,7 @@ class NodeSet {
     used_.clear();
     const std::size_t mask = slots_.size() - 1;
     for (const ExprNode* n : old) {
-      std::size_t s = hash(n) & mask;
+      std::size_t s = address_hash(n) & mask;
       while (slots_[s] != nullptr) s = (s + 1) & mask;
       slots_[s] = n;
       used_.push_back(s);

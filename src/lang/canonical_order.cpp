@@ -2,6 +2,7 @@
 #include "lang/canonical_order.hpp"
 
 #include "ir/memo_mutator.hpp"
+#include "ir/node_set.hpp"
 #include "ir/printer.hpp"
 
 #include <algorithm>
@@ -17,7 +18,7 @@
 namespace tack::lang::detail {
 namespace {
 
-using ExprSet = std::unordered_set<const ir::ExprNode*>;
+using ExprSet = ir::NodeSet;
 
 // The operators C++17 sequences left to right even when overloaded (<<, >>, &&, ||).
 bool left_to_right(ir::OpCode op) {

@@ -94,7 +94,6 @@ void TraceContext::check_scope(const ir::Expr& e, const ir::SourceLoc& use) cons
   struct Checker {
     const TraceContext* self;
     const ir::SourceLoc* use;
-    std::unordered_set<const ir::ExprNode*> seen;
     void visit(const ir::LetRef* r) const {
       if (r->id < 0 || r->id >= static_cast<int>(self->let_live_.size()))
         self->fail(*use, "uses a Value that belongs to another kernel's trace");
@@ -115,12 +114,15 @@ void TraceContext::check_scope(const ir::Expr& e, const ir::SourceLoc& use) cons
   Checker c;
   c.self = this;
   c.use = &use;
-  // A DAG can share subtrees heavily; visit each node once.
-  std::vector<ir::Expr> stack{e};
+  // A DAG can share subtrees heavily; visit each node once. The set and the stack are the context's, kept
+  // allocated from statement to statement.
+  scope_seen_.clear();
+  std::vector<ir::Expr>& stack = scope_stack_;
+  stack.assign(1, e);
   while (!stack.empty()) {
-    ir::Expr x = stack.back();
+    ir::Expr x = std::move(stack.back());
     stack.pop_back();
-    if (!x || !c.seen.insert(x.get()).second) continue;
+    if (!x || !scope_seen_.insert(x.get()).second) continue;
     if (const auto* o = self_origin(x.get()); o && !scope_live_[o->first])
       fail(use, "uses a Value computed inside an if_/for_range/while_ body (near " + o->second.str() +
                     ") after that body ended: assigning a C++ Value inside a body does not make it conditional; "

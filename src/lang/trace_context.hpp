@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ir/ir.hpp"
+#include "ir/node_set.hpp"
 #include "support/no_copy.hpp"
 
 #include <tack/lang.hpp>
@@ -90,6 +91,8 @@ class TraceContext : support::NoCopy {
   ir::Kernel& kernel_;
   std::vector<Scope> blocks_;
   std::vector<bool> let_live_, var_live_, scope_live_;
+  mutable ir::NodeSet scope_seen_;  // check_scope's, reused
+  mutable std::vector<ir::Expr> scope_stack_;
   std::unordered_map<const ir::ExprNode*, std::pair<int, ir::SourceLoc>> origin_;
   std::vector<ir::SourceLoc> let_loc_, var_loc_;
   ir::SourceLoc last_loc_;
