@@ -50,9 +50,9 @@ class Ranges {
       case ExprKind::Const: return fits_i32(e.as<Const>()->i);
       case ExprKind::VarRef: return narrow_[static_cast<std::size_t>(e.as<VarRef>()->id)];
       case ExprKind::Cast: {
-        const DType from = e.as<Cast>()->value->type.dtype;
-        return from == DType::Bool || (is_integer(from) && dtype_bits(from) < 32) || from == DType::I32 ||
-               (is_integer(from) && fits(e.as<Cast>()->value, depth + 1));
+        // From an integer (or bool) that fits; a float's value may not.
+        const Expr& from = e.as<Cast>()->value;
+        return !is_float(from->type.dtype) && fits(from, depth + 1);
       }
       case ExprKind::Select:
         return fits(e.as<Select>()->if_true, depth + 1) && fits(e.as<Select>()->if_false, depth + 1);

@@ -145,10 +145,9 @@ Value* KernelEmitter::record_field_load(const ir::ArrayRef& a, const RecordField
 // them, the unmasked instruction costs what the masked one does.
 Value* KernelEmitter::running_or_scratch(Value* addresses) {
   if (!scratch_) {
-    BasicBlock& entry = fn_->getEntryBlock();
-    llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
-    scratch_ = eb.CreateAlloca(eb.getInt64Ty(), nullptr, "scratch");
-    eb.CreateStore(eb.getInt64(0), scratch_);  // what a lane that does not run reads is never undefined
+    scratch_ = entry_alloca(b_.getInt64Ty(), "scratch");
+    // What a lane that does not run reads is never undefined.
+    llvm::IRBuilder<>(scratch_->getNextNode()).CreateStore(b_.getInt64(0), scratch_);
   }
   return b_.CreateSelect(exec(), addresses, b_.CreateVectorSplat(gang_, scratch_));
 }
@@ -260,9 +259,7 @@ void KernelEmitter::for_each_active_lane(F&& f) {
 // vector to the stack again at every lane.
 KernelEmitter::Lanes KernelEmitter::lanes_of(Value* v) {
   if (!v || !is_vec(v)) return {v, nullptr};
-  BasicBlock& entry = fn_->getEntryBlock();
-  llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
-  llvm::AllocaInst* slot = eb.CreateAlloca(v->getType(), nullptr, "lanes");
+  llvm::AllocaInst* slot = entry_alloca(v->getType(), "lanes");
   b_.CreateStore(v, slot);
   return {v, slot};
 }

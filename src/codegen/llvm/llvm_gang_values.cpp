@@ -38,11 +38,7 @@ void KernelEmitter::set_exec(Value* mask) { b_.CreateStore(mask, exec_); }
 
 Value* KernelEmitter::any(Value* mask) { return b_.CreateOrReduce(mask); }
 
-llvm::AllocaInst* KernelEmitter::mask_slot() {
-  llvm::BasicBlock& entry = fn_->getEntryBlock();
-  llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
-  return eb.CreateAlloca(vec(eb.getInt1Ty()), nullptr, "lanes");
-}
+llvm::AllocaInst* KernelEmitter::mask_slot() { return entry_alloca(vec(b_.getInt1Ty()), "lanes"); }
 
 Value* KernelEmitter::no_lanes() { return llvm::Constant::getNullValue(exec_->getAllocatedType()); }
 

@@ -141,12 +141,16 @@ llvm::AllocaInst* KernelEmitter::slot(std::vector<llvm::AllocaInst*>& slots, con
   TACK_CHECK(id >= 0 && static_cast<std::size_t>(id) < slots.size());
   llvm::AllocaInst*& s = slots[static_cast<std::size_t>(id)];
   if (!s) {
-    BasicBlock& entry = fn_->getEntryBlock();
-    llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
-    llvm::Type* t = narrow ? eb.getInt32Ty() : value_type(c_, types[static_cast<std::size_t>(id)].dtype);
-    s = eb.CreateAlloca(varying ? vec(t) : t, nullptr, prefix + std::to_string(id));
+    llvm::Type* t = narrow ? b_.getInt32Ty() : value_type(c_, types[static_cast<std::size_t>(id)].dtype);
+    s = entry_alloca(varying ? vec(t) : t, prefix + std::to_string(id));
   }
   return s;
+}
+
+llvm::AllocaInst* KernelEmitter::entry_alloca(llvm::Type* t, const llvm::Twine& name) {
+  BasicBlock& entry = fn_->getEntryBlock();
+  llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
+  return eb.CreateAlloca(t, nullptr, name);
 }
 
 // v, of the Var's dtype, as its slot holds it.

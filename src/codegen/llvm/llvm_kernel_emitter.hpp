@@ -73,6 +73,8 @@ class KernelEmitter {
   DType let_dtype(int id) const { return k_.lets[static_cast<std::size_t>(id)].dtype; }
   DType var_dtype(int id) const { return k_.vars[static_cast<std::size_t>(id)].dtype; }
   llvm::BasicBlock* block(const char* name) { return llvm::BasicBlock::Create(c_, name, fn_); }
+  // A stack slot at the top of the entry block, where mem2reg and SROA look for them.
+  llvm::AllocaInst* entry_alloca(llvm::Type* t, const llvm::Twine& name);
 
   // ---- statements (llvm_statements.cpp) ----
   void begin_statement(std::initializer_list<const ir::Expr*> roots);

@@ -36,12 +36,7 @@ void KernelEmitter::emit_min_max_fold(const ir::For* n, const analysis::MinMaxFo
   llvm::Type* ft = value_type(c_, t);
   const unsigned bits = ft->getPrimitiveSizeInBits().getFixedValue();
   llvm::IntegerType* it = b_.getIntNTy(bits);
-  llvm::AllocaInst* acc;
-  {
-    llvm::BasicBlock& entry = fn_->getEntryBlock();
-    llvm::IRBuilder<> eb(&entry, entry.getFirstInsertionPt());
-    acc = eb.CreateAlloca(it, nullptr, "fold" + std::to_string(n->index));
-  }
+  llvm::AllocaInst* acc = entry_alloca(it, "fold" + std::to_string(n->index));
   // A max starts from the least key (a negative NaN's), a min from the greatest: neither is a number.
   b_.CreateStore(b_.getInt(fold.is_max ? llvm::APInt::getSignedMinValue(bits) : llvm::APInt::getSignedMaxValue(bits)),
                  acc);
