@@ -14,13 +14,11 @@
 #include "ir/printer.hpp"
 #include "ir/walk.hpp"
 
-#include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
 
 namespace tack::codegen::detail {
 
-using llvm::BasicBlock;
 using llvm::Value;
 
 // A local array's row of element `index` (uniform): the gang's lanes side by side.
