@@ -154,5 +154,8 @@ int main(int argc, char** argv) {
   const double s = median(warm_saxpy);
   std::printf("first call of a cached saxpy, start-up included: %.3f ms (target <= 0.3 ms): %s\n", s,
               s <= 0.3 ? "PASS" : "MISS");
+  const double l = median(warm_lbm);
+  std::printf("first call of a cached LBM step after it: %.3f ms (target <= 0.3 ms, issue 31): %s\n", l,
+              l <= 0.3 ? "PASS" : "MISS");
   return 0;
 }

@@ -30,6 +30,7 @@ struct CompileStats {
   std::uint64_t variants = 0;     // variants made: compiled, or loaded from the disk cache
   std::uint64_t disk_hits = 0;    // ... of which the disk cache served
   std::uint64_t disk_misses = 0;  // ... of which were compiled with the disk cache on
+  std::uint64_t front_hits = 0;   // of the hits, those found before type inference (the cache's front index)
   double trace_ms = 0;            // tracing kernels (once per kernel)
   double infer_ms = 0;            // type inference (and debug-mode checks)
   double optimize_ms = 0;         // the optimizer on Tack IR

@@ -324,6 +324,8 @@ void bind_kernels(nb::module_& m) {
       .def_ro("variants", &CompileStats::variants, "Variants made: compiled, or loaded from the disk cache.")
       .def_ro("disk_hits", &CompileStats::disk_hits, "Of the variants, those the disk cache served.")
       .def_ro("disk_misses", &CompileStats::disk_misses, "Of the variants, those compiled with the disk cache on.")
+      .def_ro("front_hits", &CompileStats::front_hits,
+              "Of the disk hits, those found before type inference (the CPU's front index).")
       .def_ro("trace_ms", &CompileStats::trace_ms, "Milliseconds tracing kernels (once per kernel).")
       .def_ro("infer_ms", &CompileStats::infer_ms, "Milliseconds in type inference (and debug-mode checks).")
       .def_ro("optimize_ms", &CompileStats::optimize_ms, "Milliseconds in the optimizer on Tack's IR.")
@@ -332,12 +334,13 @@ void bind_kernels(nb::module_& m) {
       .def_ro("load_ms", &CompileStats::load_ms, "Milliseconds loading compiled or cached code.")
       .def("__repr__", [](const CompileStats& s) {
         return "CompileStats(variants=" + std::to_string(s.variants) + ", disk_hits=" + std::to_string(s.disk_hits) +
-               ", disk_misses=" + std::to_string(s.disk_misses) + ", compile_ms=" + std::to_string(s.compile_ms) +
-               ", ...)";
+               ", disk_misses=" + std::to_string(s.disk_misses) + ", front_hits=" + std::to_string(s.front_hits) +
+               ", compile_ms=" + std::to_string(s.compile_ms) + ", ...)";
       });
-  m.def("compile_stats", &tack::compile_stats,
-        "What making kernel variants has cost this process so far: variants, disk_hits, disk_misses and the "
-        "milliseconds of each phase (trace_ms, infer_ms, optimize_ms, codegen_ms, compile_ms, load_ms).");
+  m.def(
+      "compile_stats", &tack::compile_stats,
+      "What making kernel variants has cost this process so far: variants, disk_hits, disk_misses, front_hits and the "
+      "milliseconds of each phase (trace_ms, infer_ms, optimize_ms, codegen_ms, compile_ms, load_ms).");
   m.def("reset_compile_stats", &tack::reset_compile_stats, "Sets every figure of compile_stats() back to zero.");
 }
 

@@ -161,6 +161,7 @@ class CompileStats:
     variants: int
     disk_hits: int
     disk_misses: int
+    front_hits: int
     trace_ms: float
     infer_ms: float
     optimize_ms: float

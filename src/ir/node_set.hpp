@@ -23,7 +23,8 @@ inline std::size_t address_hash(const ExprNode* n) {
 class NodeSet {
  public:
   struct Inserted {
-    bool second;  // whether n was new, as std::unordered_set::insert's
+    bool second;         // whether n was new, as std::unordered_set::insert's
+    std::size_t number;  // how many nodes were inserted before n (the printer's back-references)
   };
 
   Inserted insert(const ExprNode* n) {
@@ -31,10 +32,11 @@ class NodeSet {
     const std::size_t mask = slots_.size() - 1;
     std::size_t s = address_hash(n) & mask;
     for (; slots_[s] != nullptr; s = (s + 1) & mask)
-      if (slots_[s] == n) return {false};
+      if (slots_[s] == n) return {false, numbers_[s]};
     slots_[s] = n;
+    numbers_[s] = used_.size();
     used_.push_back(s);
-    return {true};
+    return {true, numbers_[s]};
   }
 
   void clear() {
@@ -48,18 +50,21 @@ class NodeSet {
     old.reserve(used_.size());
     for (std::size_t s : used_) old.push_back(slots_[s]);
     slots_.assign(slots_.empty() ? 64 : slots_.size() * 2, nullptr);
+    numbers_.resize(slots_.size());
     used_.clear();
     const std::size_t mask = slots_.size() - 1;
-    for (const ExprNode* n : old) {
+    for (const ExprNode* n : old) {  // in the order they were inserted, so each keeps its number
       std::size_t s = address_hash(n) & mask;
       while (slots_[s] != nullptr) s = (s + 1) & mask;
       slots_[s] = n;
+      numbers_[s] = used_.size();
       used_.push_back(s);
     }
   }
 
   std::vector<const ExprNode*> slots_;
-  std::vector<std::size_t> used_;  // the slots holding a node
+  std::vector<std::size_t> numbers_;  // by slot: the Inserted::number of its node
+  std::vector<std::size_t> used_;     // the slots holding a node, in the order they were inserted
 };
 
 }  // namespace tack::ir

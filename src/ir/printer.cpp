@@ -2,6 +2,7 @@
 #include "ir/printer.hpp"
 
 #include "ir/check.hpp"
+#include "ir/node_set.hpp"
 
 #include <charconv>
 #include <cstdio>
@@ -9,26 +10,33 @@
 namespace tack::ir {
 namespace {
 
+// The text being written; with `shared`, each expression node that is not a leaf is written in full once and
+// as "#n" where it is met again (to_key_text).
+struct Text : std::string {
+  NodeSet* shared = nullptr;
+  std::string take() { return std::move(*this); }
+};
+
 // Every piece is appended to one string: the text of a traced kernel is hashed at its first call, and the CPU's
 // disk-cache key is the typed kernel's text, so a string built and freed per node was most of their time (LBM's
 // trace and text 0.49 -> 0.33 ms; its first call from a warm disk cache 1.08 -> 0.88 ms).
 // std::to_chars writes what printf's "%lld" and "%.17g" write (the standard defines it so), without the stdio
 // and locale machinery: printing numbers was a fifth of tracing a kernel with many constants (a D2Q9 step).
 template <class... Format>
-void append_chars(std::string& out, Format... value_and_format) {
+void append_chars(Text& out, Format... value_and_format) {
   char buf[64];
   const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, value_and_format...);
   out.append(buf, r.ptr);
 }
 
-void append_number(std::string& out, long long v) { append_chars(out, v); }
+void append_number(Text& out, long long v) { append_chars(out, v); }
 
-void append_array_name(std::string& out, ArrayRef a) {
+void append_array_name(Text& out, ArrayRef a) {
   out += a.space == ArrayRef::Space::Param ? "%" : a.space == ArrayRef::Space::Shared ? "shared" : "local";
   append_number(out, a.index);
 }
 
-void append_const(std::string& out, const Const* c) {
+void append_const(Text& out, const Const* c) {
   if (c->type.dtype == DType::Bool && !c->type.is_unknown()) {
     out += c->i ? "true" : "false";
     return;
@@ -57,7 +65,7 @@ const char* group_field_name(GroupField f) {
 }
 
 // A string literal's text with quotes, backslashes and control characters escaped.
-void append_escaped(std::string& out, const std::string& s) {
+void append_escaped(Text& out, const std::string& s) {
   for (unsigned char c : s) {
     if (c == '"' || c == '\\') {
       out += '\\';
@@ -74,13 +82,13 @@ void append_escaped(std::string& out, const std::string& s) {
   }
 }
 
-void append_subscripts(std::string& out, int n) {
+void append_subscripts(Text& out, int n) {
   if (!n) return;
   out += '/';
   append_number(out, n);
 }
 
-void append_type(std::string& out, const Type& t) {
+void append_type(Text& out, const Type& t) {
   switch (t.kind) {
     case Type::Kind::Unknown: out += '?'; return;
     case Type::Kind::Weak:
@@ -92,10 +100,10 @@ void append_type(std::string& out, const Type& t) {
   out += '?';
 }
 
-void append_expr(std::string& out, const Expr& e);
+void append_expr(Text& out, const Expr& e);
 
 // "%2[index]/2": an array element as loads, stores and atomics name it.
-void append_access(std::string& out, ArrayRef array, const Expr& index, int subscripts) {
+void append_access(Text& out, ArrayRef array, const Expr& index, int subscripts) {
   append_array_name(out, array);
   out += '[';
   append_expr(out, index);
@@ -104,7 +112,7 @@ void append_access(std::string& out, ArrayRef array, const Expr& index, int subs
 }
 
 // name, and ".dtype" where the node's type is strong.
-void append_typed(std::string& out, const Expr& e, const char* name) {
+void append_typed(Text& out, const Expr& e, const char* name) {
   out += name;
   if (e->type.is_strong()) {
     out += '.';
@@ -113,7 +121,7 @@ void append_typed(std::string& out, const Expr& e, const char* name) {
 }
 
 // "(a, b, c)"
-void append_args(std::string& out, std::initializer_list<const Expr*> args) {
+void append_args(Text& out, std::initializer_list<const Expr*> args) {
   out += '(';
   bool first = true;
   for (const Expr* a : args) {
@@ -124,10 +132,24 @@ void append_args(std::string& out, std::initializer_list<const Expr*> args) {
   out += ')';
 }
 
-void append_expr(std::string& out, const Expr& e) {
+// Whether an expression has operands: what to_key_text writes once.
+bool has_operands(ExprKind k) {
+  return k == ExprKind::Load || k == ExprKind::Op || k == ExprKind::Select || k == ExprKind::Cast ||
+         k == ExprKind::TexSample;
+}
+
+void append_expr(Text& out, const Expr& e) {
   if (!e) {
     out += "<null>";
     return;
+  }
+  if (out.shared && has_operands(e->kind)) {
+    const NodeSet::Inserted seen = out.shared->insert(e.get());
+    if (!seen.second) {
+      out += '#';
+      append_number(out, static_cast<long long>(seen.number));
+      return;
+    }
   }
   switch (e->kind) {
     case ExprKind::Const: return append_const(out, e.as<Const>());
@@ -183,10 +205,10 @@ void append_expr(std::string& out, const Expr& e) {
   TACK_UNREACHABLE("unknown expression kind");
 }
 
-void append_stmt(std::string& out, const Stmt& s, int indent);
+void append_stmt(Text& out, const Stmt& s, int indent);
 
 // "<pad><name><id> = ": the head of a line that binds a Let ("let t") or a Var ("var v", "v").
-void append_binding(std::string& out, int indent, const char* name, int id) {
+void append_binding(Text& out, int indent, const char* name, int id) {
   out.append(static_cast<std::size_t>(indent) * 2, ' ');
   out += name;
   append_number(out, id);
@@ -194,21 +216,21 @@ void append_binding(std::string& out, int indent, const char* name, int id) {
 }
 
 // A binding line whose value is one expression.
-void append_binding_line(std::string& out, int indent, const char* name, int id, const Expr& value) {
+void append_binding_line(Text& out, int indent, const char* name, int id, const Expr& value) {
   append_binding(out, indent, name, id);
   append_expr(out, value);
   out += '\n';
 }
 
 // " {\n<body><pad>}\n"
-void append_body(std::string& out, const Stmt& body, int indent) {
+void append_body(Text& out, const Stmt& body, int indent) {
   out += " {\n";
   append_stmt(out, body, indent + 1);
   out.append(static_cast<std::size_t>(indent) * 2, ' ');
   out += "}\n";
 }
 
-void append_stmt(std::string& out, const Stmt& s, int indent) {
+void append_stmt(Text& out, const Stmt& s, int indent) {
   const auto pad = [&] { out.append(static_cast<std::size_t>(indent) * 2, ' '); };
   if (!s) {
     pad();
@@ -323,21 +345,21 @@ void append_stmt(std::string& out, const Stmt& s, int indent) {
 }  // namespace
 
 std::string to_string(const Type& t) {
-  std::string out;
+  Text out;
   append_type(out, t);
-  return out;
+  return out.take();
 }
 
 std::string to_string(const Expr& e) {
-  std::string out;
+  Text out;
   append_expr(out, e);
-  return out;
+  return out.take();
 }
 
 std::string to_string(const Stmt& s, int indent) {
-  std::string out;
+  Text out;
   append_stmt(out, s, indent);
-  return out;
+  return out.take();
 }
 
 namespace {
@@ -351,8 +373,9 @@ std::string element_shape(const Param& p) {
 // Plain appends, not a stream: this text is the CPU cache key, built on every
 // first call, and a process's first stream builds its locale (a tenth of a millisecond).
 // `with_names` adds the Vars' names (inspect's text), which no cache key may hold.
-std::string kernel_text(const Kernel& k, bool with_names) {
-  std::string out;
+std::string kernel_text(const Kernel& k, bool with_names, NodeSet* shared = nullptr) {
+  Text out;
+  out.shared = shared;
   out.reserve(4096);
   out += "kernel " + k.name + "(";
   for (size_t i = 0; i < k.params.size(); ++i) {
@@ -404,12 +427,17 @@ std::string kernel_text(const Kernel& k, bool with_names) {
   out += "] {\n";
   append_stmt(out, k.body, 1);
   out += "}\n";
-  return out;
+  return out.take();
 }
 }  // namespace
 
 std::string to_string(const Kernel& k) { return kernel_text(k, false); }
 
 std::string to_string_named(const Kernel& k) { return kernel_text(k, true); }
+
+std::string to_key_text(const Kernel& k) {
+  NodeSet shared;
+  return kernel_text(k, false, &shared);
+}
 
 }  // namespace tack::ir

@@ -11,7 +11,6 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -177,12 +176,16 @@ std::vector<ir::Stmt> ordered_run(const std::vector<ir::Stmt>& run, const std::u
 
 // Records the reads of the statement at index j of its block as first uses:
 // the block is walked from its end, so the earliest use is written last.
-void note_uses(const ir::Stmt& s, std::size_t j, std::unordered_map<int, Use>& first_use) {
-  ExprSet seen;
-  std::unordered_set<int> ranked;
+// `seen` is scratch, kept allocated from statement to statement.
+void note_uses(const ir::Stmt& s, std::size_t j, std::unordered_map<int, Use>& first_use, ExprSet& seen) {
+  seen.clear();
   std::size_t rank = 0;
   auto note = [&](int id) {
-    if (ranked.insert(id).second) first_use[id] = {j, rank++};
+    // Ranked where this statement first reads it (LetRefs of one id are distinct nodes): an entry of statement j
+    // was made by this call, since each statement of the block is noted once.
+    auto [it, fresh] = first_use.try_emplace(id, Use{j, rank});
+    if (!fresh && it->second.first == j) return;
+    it->second = {j, rank++};
   };
   each_read(s, seen, note);
 }
@@ -197,9 +200,10 @@ ir::Stmt canonical_block(const ir::Block* b) {
   for (const ir::Stmt& s : b->stmts) stmts.push_back(canonical(s));
   auto is_let = [&](std::size_t i) { return stmts[i]->kind == ir::StmtKind::Let; };
   std::unordered_map<int, Use> first_use;
+  ExprSet seen;
   for (std::size_t end = stmts.size(); end > 0;) {
     if (!is_let(end - 1)) {
-      note_uses(stmts[end - 1], end - 1, first_use);
+      note_uses(stmts[end - 1], end - 1, first_use, seen);
       --end;
       continue;
     }
@@ -211,7 +215,7 @@ ir::Stmt canonical_block(const ir::Block* b) {
       std::copy(ordered.begin(), ordered.end(), first);
     }
     // The run's values read Lets of earlier runs too.
-    for (std::size_t j = end; j > begin; --j) note_uses(stmts[j - 1], j - 1, first_use);
+    for (std::size_t j = end; j > begin; --j) note_uses(stmts[j - 1], j - 1, first_use, seen);
     end = begin;
   }
   return ir::Block::make(std::move(stmts), b->loc);

@@ -28,7 +28,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -95,6 +97,16 @@ std::vector<fs::path> cache_files(const fs::path& dir) {
   return out;
 }
 
+// Whether a cache file is a front-index entry (test_cpu_front_index.cpp tests those): its payload starts so.
+bool is_front_entry(const fs::path& file) {
+  std::ifstream f(file, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return bytes.find("tack-front-1\n") != std::string::npos;
+}
+
+// A CPU variant is two files: its object code by its typed key, and its front entry.
+constexpr std::size_t kFilesPerVariant = 2;
+
 // Temporary files of writers in flight (or killed): "<entry>.tmp.<pid>.<tid>.<n>".
 std::vector<fs::path> temp_files(const fs::path& dir) {
   std::vector<fs::path> out;
@@ -119,7 +131,10 @@ struct Rendezvous {
 };
 Rendezvous g_rendezvous;  // set before the fork; what the children's hook uses
 
+// Only at a writer's first store, its variant's object entry: its front entry follows unhindered.
 void arrive_and_wait(const std::string&) {
+  static bool arrived = false;
+  if (std::exchange(arrived, true)) return;
   char c = 'a';
   (void)!::write(g_rendezvous.arrived[1], &c, 1);
   (void)!::read(g_rendezvous.go[0], &c, 1);  // the go byte, or EOF if the test is gone
@@ -152,19 +167,32 @@ class CpuCache : public ::testing::Test {
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
-  // A cold run, leaving exactly one cache file.
-  fs::path warm() {
+  // A cold run, leaving one variant's files: returns its object entry, with the front entry removed where
+  // `drop_front`, so that the next process reads the object entry (which the damage tests damage).
+  fs::path warm(bool drop_front = true) {
     EXPECT_EQ(run_child(dir_, {true, ""}), kOk);
     auto files = cache_files(dir_);
-    EXPECT_EQ(files.size(), 1u);
-    return files.empty() ? fs::path() : files[0];
+    EXPECT_EQ(files.size(), kFilesPerVariant);
+    fs::path object;
+    for (const fs::path& f : files) {
+      if (!is_front_entry(f))
+        object = f;
+      else if (drop_front)
+        fs::remove(f);
+    }
+    EXPECT_FALSE(object.empty());
+    return object;
   }
   fs::path dir_;
 };
 
 TEST_F(CpuCache, HitInANewProcessLoadsWithoutCompiling) {
-  warm();
+  warm(false);
   EXPECT_EQ(run_child(dir_, {false, ""}), kOk);
+  for (const fs::path& f : cache_files(dir_))
+    if (is_front_entry(f)) fs::remove(f);
+  EXPECT_EQ(run_child(dir_, {false, ""}), kOk) << "the object entry alone";
+  EXPECT_EQ(cache_files(dir_).size(), kFilesPerVariant) << "the front entry was written again";
 }
 
 TEST_F(CpuCache, TruncatedFileIsRebuiltWithAWarning) {
@@ -213,7 +241,12 @@ TEST_F(CpuCache, TwoProcessesWritingOneKeyAtOnce) {
   for (int k = 0; k < 2; ++k) {
     pid_t pid = fork();
     if (pid == 0)
-      _exit(run_child(dir_, {true, ""}, [] { tack::runtime::disk_cache_before_rename_for_tests = arrive_and_wait; }));
+      _exit(run_child(dir_, {true, ""}, [] {
+        // Only the test writes the go bytes: with no other write end open here, a read sees EOF once it is gone.
+        ::close(g_rendezvous.go[1]);
+        ::close(g_rendezvous.arrived[0]);
+        tack::runtime::disk_cache_before_rename_for_tests = arrive_and_wait;
+      }));
     kids.push_back(pid);
   }
   ::close(g_rendezvous.arrived[1]);
@@ -233,7 +266,7 @@ TEST_F(CpuCache, TwoProcessesWritingOneKeyAtOnce) {
     waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == kOk) << "status " << status;
   }
-  EXPECT_EQ(cache_files(dir_).size(), 1u);
+  EXPECT_EQ(cache_files(dir_).size(), kFilesPerVariant);
   EXPECT_TRUE(temp_files(dir_).empty());
   EXPECT_EQ(run_child(dir_, {false, ""}), kOk);
 }
@@ -271,7 +304,7 @@ TEST_F(CpuCache, WriterKilledHalfWayThroughItsFileLeavesNoEntry) {
   ASSERT_EQ(torn.size(), 1u);
   EXPECT_EQ(fs::file_size(torn[0]), 64u) << "the write stopped at the limit";
   EXPECT_EQ(run_child(dir_, {true, ""}), kOk);
-  EXPECT_EQ(cache_files(dir_).size(), 1u);
+  EXPECT_EQ(cache_files(dir_).size(), kFilesPerVariant);
   EXPECT_EQ(run_child(dir_, {false, ""}), kOk) << "the rebuilt entry is a hit";
 }
 
@@ -280,10 +313,11 @@ TEST_F(CpuCache, WriterKilledHalfWayThroughItsFileLeavesNoEntry) {
 // and runs correctly, and its store evicts the least recently used entries:
 // the directory ends under the cap, holding this process's entry.
 TEST_F(CpuCache, DirectoryFilledToItsCapByAnotherProcess) {
-  const fs::path saxpy_entry = warm();
-  ASSERT_FALSE(saxpy_entry.empty());
-  const std::uint64_t entry_bytes = fs::file_size(saxpy_entry);
-  fs::remove(saxpy_entry);
+  warm(false);
+  const std::vector<fs::path> saxpy_files = cache_files(dir_);
+  ASSERT_EQ(saxpy_files.size(), kFilesPerVariant);
+  const std::uint64_t entry_bytes = total_bytes(saxpy_files);  // what this process will store again
+  for (const fs::path& f : saxpy_files) fs::remove(f);
   constexpr int kFillers = 8;
   const std::uint64_t per_file = entry_bytes + 1000, cap = kFillers * per_file;
   // The other process: kFillers entries of per_file bytes each, cap bytes in all.
@@ -322,8 +356,8 @@ TEST_F(CpuCache, DirectoryFilledToItsCapByAnotherProcess) {
   EXPECT_GT(evicted, 0u) << "no filler entry was evicted";
   EXPECT_EQ(kept_pattern, std::string(evicted, 'e') + std::string(kFillers - evicted, 'k'))
       << "oldest use first ('e' evicted, 'k' kept): not the least recently used";
-  EXPECT_EQ(files.size(), kFillers - evicted + 1) << "the fillers kept and this process's entry";
-  EXPECT_EQ(run_child(dir_, {false, ""}, capped), kOk) << "this process's entry was kept (it is the newest)";
+  EXPECT_EQ(files.size(), kFillers - evicted + kFilesPerVariant) << "the fillers kept and this process's entries";
+  EXPECT_EQ(run_child(dir_, {false, ""}, capped), kOk) << "this process's entries were kept (they are the newest)";
   EXPECT_LE(total_bytes(cache_files(dir_)), cap);
 }
 

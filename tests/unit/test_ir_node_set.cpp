@@ -1,6 +1,6 @@
 // ir::NodeSet (the walks' visited set) and MemoMutator's flat memo: a node is new exactly once until the set is
-// cleared, across growth, and a memo returns the first rewrite of a node for every later visit, after forget()
-// too for nodes seen again.
+// cleared, across growth, and keeps its insertion number; a memo returns the first rewrite of a node for every later
+// visit, after forget() too for nodes seen again.
 #include "ir/memo_mutator.hpp"
 #include "ir/node_set.hpp"
 
@@ -29,6 +29,20 @@ TEST(IrNodeSet, EachNodeIsNewOnceUntilCleared) {
     EXPECT_EQ(again, 0);
     seen.clear();
   }
+}
+
+// Each node keeps the number of nodes inserted before it, across growth (the printer's back-references).
+TEST(IrNodeSet, EachNodeKeepsItsInsertionNumber) {
+  const std::vector<Expr> nodes = constants(3000);
+  NodeSet seen;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const NodeSet::Inserted first = seen.insert(nodes[i].get());
+    EXPECT_TRUE(first.second);
+    EXPECT_EQ(first.number, i);
+  }
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) wrong += seen.insert(nodes[i].get()).number != i;
+  EXPECT_EQ(wrong, 0u);
 }
 
 // Rewrites each constant to a new node, counting rewrites.

@@ -10,6 +10,7 @@
 #include "abi/pack_layout.hpp"
 #include "analysis/private_adds.hpp"
 #include "backends/cpu/core_count.hpp"
+#include "backends/cpu/front_entry.hpp"
 #include "backends/cpu/host_cpu_name.hpp"
 #include "backends/cpu/jit.hpp"
 #include "backends/cpu/keep_freed_pages.hpp"
@@ -45,8 +46,9 @@ namespace {
 // (analysis/private_adds.hpp), a cheap if_ side run with no branch on its lanes, no cmov-to-branch conversion;
 // 7: float min/max folds probed over integer keys first (codegen/llvm/llvm_min_max_folds.cpp), fields of records
 // read from one block load and whole records added as short vectors (llvm_gang_memory.cpp), 32-bit i64 Vars
-// (analysis/narrow_vars.hpp)
-constexpr const char* kCpuCacheFormat = "tack-cpu-object-7";
+// (analysis/narrow_vars.hpp); 8: keyed by ir::to_key_text (shared values written once), and front-index entries
+// (runtime/kernels/front_index.hpp)
+constexpr const char* kCpuCacheFormat = "tack-cpu-object-8";
 // The most bytes of arrays a launch gives each thread copies of (analysis/private_adds.hpp): a histogram of 8192
 // bins, k-means' centre sums. Each launch zeroes and adds up one copy per chunk, small enough for a core's L1/L2.
 constexpr std::size_t kPrivateAddBytes = std::size_t{32} << 10;
@@ -115,6 +117,11 @@ cpu::CodegenOptions codegen_options(const ir::Kernel& typed, bool noalias, bool 
                              .simd = simd,
                              .vector_math = vector_math,
                              .pinned_x86_features = {}};
+}
+
+std::string front_entry_of(const CpuVariant& v, bool vector_math, const std::string& symbol,
+                           const std::string& object) {
+  return cpu::write_front_entry({v.layout, v.scatter_span, v.private_adds, vector_math, symbol, object});
 }
 
 void run_chunk(void* context, std::int64_t begin, std::int64_t end) {
@@ -227,7 +234,7 @@ class CpuBackend final : public Backend {
     }
     if (v->layout.slots > kMaxPackSlots) throw InvalidArgument("kernel '" + typed.name + "' has too many arguments");
     // The typed, optimized (and for workgroups lowered) IR decides the code; its text is the key, with the target.
-    auto make_key = [&, code = ir::to_string(typed)] {
+    auto make_key = [&, code = ir::to_key_text(typed)] {
       std::string flags = std::string(options.noalias ? "noalias" : "") + (options.simd ? " simd" : "") +
                           (options.vector_math ? " libmvec" : "") + (options.private_adds ? " private-adds" : "");
       return std::optional<CacheKey>(
@@ -238,10 +245,11 @@ class CpuBackend final : public Backend {
     auto load = [&](std::string_view entry, std::string*) -> std::optional<cpu::Jit::Loaded> {
       const std::size_t nl = entry.find('\n');
       if (entry.substr(0, 4) != "SYM:" || nl == std::string_view::npos) return std::nullopt;
+      const std::string symbol(entry.substr(4, nl - 4)), object(entry.substr(nl + 1));
       try {
-        std::optional<cpu::Jit::Loaded> code =
-            jit().load(std::string(entry.substr(nl + 1)), std::string(entry.substr(4, nl - 4)));
+        std::optional<cpu::Jit::Loaded> code = jit().load(object, symbol);
         report.disk = CompileReport::Disk::Hit;
+        v->front_entry = front_entry_of(*v, options.vector_math, symbol, object);
         return code;
       } catch (const BackendError& e) {
         warn("cached object code for kernel '" + typed.name + "' did not load (" + e.what() + "); recompiling");
@@ -255,6 +263,7 @@ class CpuBackend final : public Backend {
       std::string object = jit().compile(typed, options, &symbol, &report.codegen_ms, &report.compile_ms);
       start = std::chrono::steady_clock::now();
       std::optional<cpu::Jit::Loaded> code = jit().load(object, symbol);
+      if (caching) v->front_entry = front_entry_of(*v, options.vector_math, symbol, object);
       return Built<std::optional<cpu::Jit::Loaded>>{std::move(code), caching ? "SYM:" + symbol + "\n" + object : ""};
     };
     std::optional<cpu::Jit::Loaded> code =
@@ -262,6 +271,40 @@ class CpuBackend final : public Backend {
     v->chunk = reinterpret_cast<ChunkFn>(code->entry);
     v->code = std::move(code->image);
     report.load_ms = ms_since(start);
+    return v;
+  }
+
+  // The front index's key: what selects the code beyond the traced IR and the signature (whose flags carry
+  // noalias and the private adds) is the code generator, the host and TACK_CPU_SIMD.
+  std::optional<CacheKey> front_key() override {
+    return CacheKey{std::string(kCpuCacheFormat) + " front",
+                    "llvm",
+                    cpu::compiler_plugin_identity(),
+                    jit().target_id(),
+                    simd_enabled() ? "simd" : "",
+                    ""};
+  }
+
+  std::unique_ptr<CompiledVariant> restore(std::string_view entry) override {
+    std::optional<cpu::FrontEntry> read = cpu::read_front_entry(entry, kMaxPackSlots);
+    if (!read) {
+      warn("the disk cache's front entry of a CPU kernel is not one this build reads; compiling");
+      return nullptr;
+    }
+    // Code that calls glibc's vector math finds it loaded, as a compile would have loaded it.
+    if (read->vector_math && !vector_math_loaded()) return nullptr;
+    auto v = std::make_unique<CpuVariant>();
+    v->layout = std::move(read->layout);
+    v->scatter_span = read->scatter_span;
+    v->private_adds = std::move(read->private_adds);
+    try {
+      const cpu::Jit::Loaded code = jit().load(std::string(read->object), read->symbol);
+      v->chunk = reinterpret_cast<ChunkFn>(code.entry);
+      v->code = code.image;
+    } catch (const BackendError& e) {
+      warn("cached object code of a CPU kernel did not load (" + std::string(e.what()) + "); recompiling");
+      return nullptr;
+    }
     return v;
   }
 

@@ -2,6 +2,7 @@
 // storage objects behind tack::Array and tack::Texture.
 #pragma once
 
+#include "runtime/cache/cache_key.hpp"
 #include "runtime/kernels/compile_report.hpp"
 
 #include "abi/checked_access.hpp"
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -117,7 +119,13 @@ struct BoundArg {
 // A compiled specialization; each backend derives its own.
 struct CompiledVariant {
   virtual ~CompiledVariant() = default;
-  ir::Kernel typed;  // after inference and optimization
+  ir::Kernel typed;  // after inference and optimization; of a restored variant, its parameters and launch only
+  // Made again from the disk cache's front index (runtime/kernels/front_index.hpp) with no typing: `typed` has no
+  // body, so a twin kernel's error is reported with the lines it was raised with.
+  bool restored = false;
+  // The backend's part of this variant's front-index entry, left by a compile with the disk cache on for
+  // resolve_variant to store (and clear); empty where the backend keeps no front entries.
+  std::string front_entry;
   // Debug mode (passes::bounds_checks): the checked access sites, and the error
   // array's parameter, which the launch appends to the call's arguments; -1 when off.
   std::vector<abi::CheckedAccess> debug_sites;
@@ -173,6 +181,12 @@ class Backend : public std::enable_shared_from_this<Backend> {
                                               std::shared_ptr<void> keep_alive);
   // Builds the variant of what the pipeline made (CompileInput). Throws CompileError on failure.
   virtual std::unique_ptr<CompiledVariant> compile(const CompileInput& input) = 0;
+  // The disk cache's front index (runtime/kernels/front_index.hpp): what selects this backend's code beyond the
+  // traced IR and the call's signature (the key's `code` left empty), or nullopt where it keeps no front entries;
+  // and a variant made again from the front_entry one of its compiles left, or nullptr where that cannot be done
+  // (the caller then compiles as on a miss).
+  virtual std::optional<CacheKey> front_key() { return std::nullopt; }
+  virtual std::unique_ptr<CompiledVariant> restore(std::string_view /*front_entry*/) { return nullptr; }
   // The code compile() builds from a lowered kernel, for tack::inspect: asked only where the backend's row has
   // no emitter (cpu), since its device's own compiler emits.
   virtual std::string source(const ir::Kernel& lowered);

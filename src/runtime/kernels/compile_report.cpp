@@ -49,6 +49,7 @@ void record_compile(const std::string& kernel, const std::string& backend, const
     std::lock_guard lock(g_mutex);
     ++g_stats.variants;
     if (r.disk == CompileReport::Disk::Hit) ++g_stats.disk_hits;
+    if (r.front) ++g_stats.front_hits;
     if (r.disk == CompileReport::Disk::Miss) ++g_stats.disk_misses;
     g_stats.trace_ms += r.trace_ms;
     g_stats.infer_ms += r.infer_ms;
@@ -62,7 +63,7 @@ void record_compile(const std::string& kernel, const std::string& backend, const
                "tack: kernel '%s' on %s: trace %.3f infer %.3f optimize %.3f codegen %.3f compile %.3f load %.3f ms, "
                "%s\n",
                kernel.c_str(), backend.c_str(), r.trace_ms, r.infer_ms, r.optimize_ms, r.codegen_ms, r.compile_ms,
-               r.load_ms, disk_text(r.disk));
+               r.load_ms, r.front ? "front index, disk cache hit" : disk_text(r.disk));
 }
 
 CompileStats compile_stats_snapshot() {

@@ -18,6 +18,7 @@ struct CompileReport {
   enum class Disk : std::uint8_t { Off, Hit, Miss };
   double trace_ms = 0, infer_ms = 0, optimize_ms = 0, codegen_ms = 0, compile_ms = 0, load_ms = 0;
   Disk disk = Disk::Off;
+  bool front = false;  // a hit of the front index (front_index.hpp): found before typing, which did not run
 };
 
 // Adds the report to the process's totals and logs it where TACK_LOG names "compile".

@@ -67,10 +67,11 @@ const ir::Kernel& KernelImpl::traced() {
   if (traced_) return *kernel_;
   const auto start = std::chrono::steady_clock::now();
   ir::Kernel k = make_ir();
-  std::string text = ir::to_string(k);
+  std::string text = ir::to_key_text(k);
   XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
   hash_lo_ = h.low64;
   hash_hi_ = h.high64;
+  traced_text_ = std::move(text);
   std::string lines = k.loc.str();
   ir::for_each_stmt(k.body, [&](const ir::Stmt& s) { lines += ";" + s->loc.str(); });
   locations_hash_ = XXH3_64bits(lines.data(), lines.size());

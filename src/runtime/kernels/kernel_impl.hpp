@@ -41,6 +41,8 @@ struct KernelImpl {
   double take_trace_ms();
   std::uint64_t hash_lo() const { return hash_lo_; }
   std::uint64_t hash_hi() const { return hash_hi_; }
+  // The traced IR's text, which the hash is of: the exact key of the disk cache's front index (front_index.hpp).
+  const std::string& traced_text() const { return traced_text_; }
   // A hash of every source location in the traced IR, which the IR hash leaves out:
   // two kernels that share a variant but not their lines differ here.
   std::uint64_t locations_hash() const { return locations_hash_; }
@@ -54,6 +56,7 @@ struct KernelImpl {
   std::vector<std::unique_ptr<ir::Kernel>> retired_;
   ir::Kernel make_ir();  // the trace, or the derivative's IR
   const ir::Kernel* primal_ir_ = nullptr;  // the primal IR this derivative's IR was made from
+  std::string traced_text_;
   std::uint64_t hash_lo_ = 0, hash_hi_ = 0, locations_hash_ = 0;
   std::uint32_t add_only_params_ = 0;
   double trace_ms_ = 0;

@@ -30,6 +30,7 @@ std::vector<ir::Stmt> statements(const ir::Kernel& k) {
 
 // The twin's locations mapped to ours, or false when the two IRs differ in shape.
 bool match(const CompiledVariant& v, const passes::Specialized& own, LineMap& map) {
+  if (v.restored) return false;  // from the front index: no body, and no lines in what it raises
   const std::vector<ir::Stmt> theirs = statements(v.typed), ours = statements(own.kernel);
   const std::vector<abi::CheckedAccess>& sites = own.checked_sites;
   if (theirs.size() != ours.size() || v.debug_sites.size() != sites.size()) return false;

@@ -5,10 +5,12 @@
 
 #include "ir/printer.hpp"
 #include "passes/pipeline.hpp"
-#include "runtime/memory/access.hpp"
-#include "runtime/kernels/compile_report.hpp"
 #include "runtime/devices/compile_recipe.hpp"
 #include "runtime/devices/registry.hpp"
+#include "runtime/kernels/compile_report.hpp"
+#include "runtime/kernels/front_index.hpp"
+#include "runtime/memory/access.hpp"
+#include "support/env.hpp"
 
 #include <tack/error.hpp>
 #include <tack/kernel.hpp>
@@ -267,6 +269,21 @@ std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend
   VariantKey key{impl.hash_lo(), impl.hash_hi(), sig};
   if (auto v = backend.find_variant(key)) return v;
 
+  // 0. The disk cache's front index: a variant a process made before, found with no typing. Skipped where the
+  //    pipeline is watched (TACK_DUMP_IR, a specialize observer).
+  bool watched = support::env_flag("TACK_DUMP_IR");
+  if (!watched) {
+    std::lock_guard lock(g_observer_mutex);
+    watched = static_cast<bool>(g_observer);
+  }
+  const FrontIndex front(impl, backend, sig, watched);
+  if (std::unique_ptr<CompiledVariant> v = front.load()) {
+    v->report.trace_ms = impl.take_trace_ms();
+    v->locations_hash = impl.locations_hash();
+    record_compile(impl.name, backend.caps().name, v->report);
+    return backend.add_variant(key, std::move(v));
+  }
+
   // 1. The pipeline: typed for this signature, checked against the device, optimized, and lowered as the
   //    backend's row says (its recipe).
   const CompileRecipe& recipe = backend.recipe();
@@ -288,6 +305,7 @@ std::shared_ptr<const CompiledVariant> resolve_variant(KernelImpl& impl, Backend
   v->debug_error_param = specialized.error_param;
   v->locations_hash = impl.locations_hash();
   v->prints = std::move(specialized.prints);
+  front.store(*v);
   record_compile(impl.name, backend.caps().name, report);
   return backend.add_variant(key, std::move(v));
 }
