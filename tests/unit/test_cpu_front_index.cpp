@@ -47,8 +47,8 @@ Seen run_child(const fs::path& dir, const std::function<int()>& calls,
     close(fds[0]);
     ::setenv("TACK_CACHE_DIR", dir.c_str(), 1);
     ::unsetenv("TACK_CACHE");
-    ::unsetenv("TACK_DEBUG");
     for (const auto& [name, value] : env) ::setenv(name, value, 1);
+    tack::set_debug(false);  // TACK_DEBUG is read once per process, maybe before this fork: set it directly
     long warnings = 0;
     tack::runtime::set_warning_handler([&](const std::string& w) {
       ++warnings;
@@ -280,7 +280,10 @@ TEST_F(CpuFrontIndex, AKernelThatPrintsTakesTheFullPath) {
 
 TEST_F(CpuFrontIndex, DebugModeTakesTheFullPath) {
   ASSERT_EQ(run_child(dir_, [] { return run_stencil(tack::DType::F32); }).wrong, 0);
-  const Seen debug = run_child(dir_, [] { return run_stencil(tack::DType::F32); }, {{"TACK_DEBUG", "1"}});
+  const Seen debug = run_child(dir_, [] {
+    tack::set_debug(true);
+    return run_stencil(tack::DType::F32);
+  });
   EXPECT_EQ(debug.wrong, 0) << debug.error;
   EXPECT_EQ(debug.front_hits, 0);
   EXPECT_GT(debug.infer_ms, 0);
