@@ -47,7 +47,7 @@ namespace {
 // 7: float min/max folds probed over integer keys first (codegen/llvm/llvm_min_max_folds.cpp), fields of records
 // read from one block load and whole records added as short vectors (llvm_gang_memory.cpp), 32-bit i64 Vars
 // (analysis/narrow_vars.hpp); 8: keyed by ir::to_key_text (shared values written once), and front-index entries
-// (runtime/kernels/front_index.hpp)
+// (runtime/kernels/front_index.hpp), a record add's own source records addressed from lane 0's
 constexpr const char* kCpuCacheFormat = "tack-cpu-object-8";
 // The most bytes of arrays a launch gives each thread copies of (analysis/private_adds.hpp): a histogram of 8192
 // bins, k-means' centre sums. Each launch zeroes and adds up one copy per chunk, small enough for a core's L1/L2.
