@@ -1,7 +1,7 @@
 // Writing and reading the CPU's part of a front-index entry.
 #include "backends/cpu/front_entry.hpp"
 
-#include <charconv>
+#include "support/spaced_numbers.hpp"
 
 namespace tack::backends::cpu {
 namespace {
@@ -16,12 +16,9 @@ bool read_numbers(std::string_view& text, std::string_view word, std::vector<std
   line.remove_prefix(word.size());
   out.clear();
   while (!line.empty()) {
-    if (line[0] != ' ') return false;
     std::int64_t value = 0;
-    const auto [end, err] = std::from_chars(line.data() + 1, line.data() + line.size(), value);
-    if (err != std::errc()) return false;
+    if (!support::read_spaced_number(line, value)) return false;
     out.push_back(value);
-    line.remove_prefix(static_cast<std::size_t>(end - line.data()));
   }
   return true;
 }
@@ -29,10 +26,13 @@ bool read_numbers(std::string_view& text, std::string_view word, std::vector<std
 }  // namespace
 
 std::string write_front_entry(const FrontEntry& e) {
-  std::string out = "layout " + std::to_string(e.layout.slots);
-  for (int s : e.layout.first_slot) out += " " + std::to_string(s);
-  out += "\nscatter " + std::to_string(e.scatter_span) + "\nprivate";
-  for (int p : e.private_adds) out += " " + std::to_string(p);
+  std::string out = "layout";
+  support::append_spaced_number(out, e.layout.slots);
+  for (int s : e.layout.first_slot) support::append_spaced_number(out, s);
+  out += "\nscatter";
+  support::append_spaced_number(out, e.scatter_span);
+  out += "\nprivate";
+  for (int p : e.private_adds) support::append_spaced_number(out, p);
   out += std::string("\nlibmvec ") + (e.vector_math ? "1" : "0") + "\nsymbol " + e.symbol + "\n";
   out += e.object;
   return out;

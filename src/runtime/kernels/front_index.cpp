@@ -5,9 +5,9 @@
 #include "runtime/cache/disk_cache.hpp"
 #include "runtime/diagnostics/warnings.hpp"
 #include "runtime/kernels/arg_key.hpp"
+#include "support/spaced_numbers.hpp"
 
 #include <array>
-#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -23,11 +23,7 @@ constexpr int kOpCount = 0
 #include "ir/ops.def"
     ;
 
-void append_number(std::string& out, std::int64_t v) {
-  char buffer[24];
-  out += ' ';
-  out.append(buffer, std::to_chars(buffer, buffer + sizeof buffer, v).ptr);
-}
+using support::append_spaced_number;
 
 std::int64_t type_code(const ir::Type& t) { return static_cast<std::int64_t>(t.kind) * 16 + static_cast<int>(t.dtype); }
 
@@ -38,39 +34,39 @@ bool write_expr(const ir::Expr& e, std::string& out) {
   switch (e->kind) {
     case ir::ExprKind::ArrayDim:
       out += " d";
-      append_number(out, e.as<ir::ArrayDim>()->param);
-      append_number(out, e.as<ir::ArrayDim>()->dim);
+      append_spaced_number(out, e.as<ir::ArrayDim>()->param);
+      append_spaced_number(out, e.as<ir::ArrayDim>()->dim);
       return true;
     case ir::ExprKind::Const: {
       auto c = e.as<ir::Const>();
       std::int64_t bits;
       std::memcpy(&bits, &c->f, sizeof bits);
       out += " c";
-      append_number(out, type_code(e->type));
-      append_number(out, c->i);
-      append_number(out, bits);
+      append_spaced_number(out, type_code(e->type));
+      append_spaced_number(out, c->i);
+      append_spaced_number(out, bits);
       return true;
     }
     case ir::ExprKind::ScalarParam:
       out += " s";
-      append_number(out, type_code(e->type));
-      append_number(out, e.as<ir::ScalarParam>()->param);
+      append_spaced_number(out, type_code(e->type));
+      append_spaced_number(out, e.as<ir::ScalarParam>()->param);
       return true;
     case ir::ExprKind::Cast:
       out += " k";
-      append_number(out, type_code(e->type));
+      append_spaced_number(out, type_code(e->type));
       return write_expr(e.as<ir::Cast>()->value, out);
     case ir::ExprKind::Select: {
       auto n = e.as<ir::Select>();
       out += " q";
-      append_number(out, type_code(e->type));
+      append_spaced_number(out, type_code(e->type));
       return write_expr(n->cond, out) && write_expr(n->if_true, out) && write_expr(n->if_false, out);
     }
     case ir::ExprKind::Op: {
       auto n = e.as<ir::Op>();
       out += " o";
-      append_number(out, type_code(e->type));
-      append_number(out, static_cast<int>(n->op));
+      append_spaced_number(out, type_code(e->type));
+      append_spaced_number(out, static_cast<int>(n->op));
       for (int i = 0; i < n->arity(); ++i)
         if (!write_expr(n->args[static_cast<std::size_t>(i)], out)) return false;
       return true;
@@ -102,13 +98,7 @@ class ExprReader {
     text_.remove_prefix(2);
     return true;
   }
-  bool number(std::int64_t& v) {
-    if (text_.empty() || text_[0] != ' ') return false;
-    const auto [end, err] = std::from_chars(text_.data() + 1, text_.data() + text_.size(), v);
-    if (err != std::errc()) return false;
-    text_.remove_prefix(static_cast<std::size_t>(end - text_.data()));
-    return true;
-  }
+  bool number(std::int64_t& v) { return support::read_spaced_number(text_, v); }
   bool type(ir::Type& t) {
     std::int64_t code = 0;
     if (!number(code) || code < 0 || code % 16 > static_cast<int>(DType::F64) || code / 16 > 2) return false;

@@ -7,8 +7,7 @@
 // An entry holds what the launch reads of the typed kernel (its kind and its
 // range) and the backend's part (CompiledVariant::front_entry: for the CPU,
 // the object code and what its launch needs). Variants whose launch reads more
-// get none: debug mode's checked sites, a kernel that prints, a launch range
-// the interpreter would have to evaluate.
+// get none: debug mode's checked sites, a kernel that prints.
 #pragma once
 
 #include "runtime/devices/backend.hpp"
