@@ -184,7 +184,10 @@ TEST(CpuPrivateAdds, TheSameArrayTwiceKeepsTheAtomics) {
 // Record i % records of `sums` (4 elements each) gets record i of `points`, field for field; `counts` a 1. `kind` 0:
 // every field; 1: fields 0-2 only; 2: each field from the next field of the point; 3: also a 1 into sums[0]; 4:
 // every field of record i / 2 (two lanes read each record: not the gang's own records, whose addresses the lane
-// pass computes from lane 0's).
+// pass computes from lane 0's); 5: as 0, then the work-item zeroes its record's first field (the kernel writes the
+// records it adds: a gang's adds must read them before it moves on, not when the next gang's run comes).
+constexpr int kRecordKinds = 6;
+
 tack::Kernel record_sums(int kind) {
   return tack::kernel("record_sums", [kind](Array sums, Array counts, Array points, Scalar records) {
     parallel_for(points.size() / 4, [&](Index i) {
@@ -194,6 +197,7 @@ tack::Kernel record_sums(int kind) {
         atomic_add(sums, c * 4 + f, points[point * 4 + (kind == 2 ? (f + 1) % 4 : f)]);
       atomic_add(counts, c, 1);
       if (kind == 3) atomic_add(sums, 0, 1.0f);
+      if (kind == 5) points[i * 4] = 0.0f;
     });
   });
 }
@@ -204,14 +208,17 @@ TEST(CpuPrivateAdds, AWholeRecordAddsAsOneVectorPerLane) {
   tack::backends::cpu::Jit& jit = tack::backends::cpu::shared_jit();
   const char* simd = std::getenv("TACK_CPU_SIMD");
   const bool gangs = !(simd && std::string(simd) == "0");
-  for (int kind = 0; kind < 5; ++kind) {
+  for (int kind = 0; kind < kRecordKinds; ++kind) {
     const std::string text =
         jit.ir_text(typed_kernel(record_sums(kind), types), {.noalias = true, .private_adds = true});
-    if (gangs) EXPECT_EQ(text.find("load <4 x float>") != std::string::npos, kind == 0 || kind == 4) << kind << text;
+    if (!gangs) continue;
+    EXPECT_EQ(text.find("load <4 x float>") != std::string::npos, kind == 0 || kind == 4 || kind == 5) << kind << text;
+    // A gang's adds wait for the next gang's run (llvm_gang_private_adds.cpp) unless the kernel writes the records.
+    EXPECT_EQ(text.find("waiting.lanes") != std::string::npos, kind != 5) << kind << text;
   }
   tack::Device cpu = tack::device("cpu", {{"num_threads", std::int64_t{4}}});
-  for (int kind = 0; kind < 5; ++kind) {
-    for (std::int64_t n : {1, 7, 16, 17, 100003}) {
+  for (int kind = 0; kind < kRecordKinds; ++kind) {
+    for (std::int64_t n : {1, 7, 16, 17, 33, 100003}) {
       const std::int64_t records = 5;
       std::vector<float> points(static_cast<size_t>(4 * n));
       for (size_t e = 0; e < points.size(); ++e) points[e] = float(e % 11) - 3.0f;
@@ -234,6 +241,37 @@ TEST(CpuPrivateAdds, AWholeRecordAddsAsOneVectorPerLane) {
       EXPECT_EQ(wrong, 0) << "kind " << kind << ", " << n << " work-items";
       EXPECT_EQ(counts.to_host<std::int32_t>(), want_counts) << "kind " << kind << ", " << n << " work-items";
     }
+  }
+}
+
+// A 2-D launch runs its gangs row by row, the last gang of a row short: the adds a row's last gang leaves waiting
+// are made at the row's end, not carried into the next row (whose first gang would add them with its own lanes).
+TEST(CpuPrivateAdds, EachRowsLastGangAddsAtTheRowsEnd) {
+  tack::Kernel rows = tack::kernel("record_rows", [](Array sums, Array counts, Array points, Scalar cols) {
+    parallel_for({points.size() / 4 / cols, cols}, [&](Index r, Index c) {
+      Value i = r * cols + c, bin = (r + c) % 3;
+      for (int f = 0; f < 4; ++f) atomic_add(sums, bin * 4 + f, points[i * 4 + f]);
+      atomic_add(counts, bin, 1);
+    });
+  });
+  tack::Device cpu = tack::device("cpu", {{"num_threads", std::int64_t{3}}});
+  for (std::int64_t cols : {1, 5, 16, 19, 40}) {
+    const std::int64_t nrows = 7, n = nrows * cols;
+    std::vector<float> points(static_cast<size_t>(4 * n));
+    for (size_t e = 0; e < points.size(); ++e) points[e] = float(e % 13) - 6.0f;
+    tack::Array sums = cpu.zeros(DType::F32, {12});
+    tack::Array counts = cpu.zeros(DType::I32, {3});
+    rows(sums, counts, cpu.from_host(points), cols);
+    std::vector<float> want(12, 0.0f);
+    std::vector<std::int32_t> want_counts(3, 0);
+    for (std::int64_t r = 0; r < nrows; ++r)
+      for (std::int64_t c = 0; c < cols; ++c) {
+        const std::int64_t i = r * cols + c, bin = (r + c) % 3;
+        for (int f = 0; f < 4; ++f) want[static_cast<size_t>(bin * 4 + f)] += points[static_cast<size_t>(i * 4 + f)];
+        want_counts[static_cast<size_t>(bin)] += 1;
+      }
+    EXPECT_EQ(sums.to_host<float>(), want) << cols << " columns";
+    EXPECT_EQ(counts.to_host<std::int32_t>(), want_counts) << cols << " columns";
   }
 }
 

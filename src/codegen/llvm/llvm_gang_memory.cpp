@@ -235,20 +235,14 @@ void KernelEmitter::store_lanes(Value* v, Value* first, llvm::Align align) {
   });
 }
 
-// Runs f(lane) for each running lane, in lane order, as a loop over the lanes.
-template <class F>
-void KernelEmitter::for_each_active_lane(F&& f) {
-  Value* mask = exec();
-  CountedLoop loop(b_, {"lane.head", "lane.run", "lane.next", "lane.done"}, b_.getInt32(0), "lane");
-  llvm::PHINode* lane = loop.counter();
-  // A lane that is not running skips to the step: the loop is tested at its end.
-  b_.CreateCondBr(b_.CreateExtractElement(mask, lane), loop.body(), loop.latch());
-  b_.SetInsertPoint(loop.body());
-  f(lane);
-  b_.CreateBr(loop.latch());
-  b_.SetInsertPoint(loop.latch());
-  Value* following = b_.CreateAdd(lane, b_.getInt32(1));
-  loop.close(following, b_.CreateICmpULT(following, b_.getInt32(gang_)));
+// The running lanes as the bits of one integer (lane l at bit l), for a lane loop to test with a shift: a mask
+// element read at a lane the code computes would write the whole mask to the stack at every lane.
+Value* KernelEmitter::running_bits() {
+  return b_.CreateZExt(b_.CreateBitCast(exec(), b_.getIntNTy(static_cast<unsigned>(gang_))), b_.getInt64Ty());
+}
+
+Value* KernelEmitter::lane_runs(Value* bits, Value* lane) {
+  return b_.CreateTrunc(b_.CreateLShr(bits, b_.CreateZExt(lane, b_.getInt64Ty())), b_.getInt1Ty());
 }
 
 // v's lanes, for a loop over the lanes to read one at a time (Lanes::at): in a stack slot written once before the
@@ -265,7 +259,10 @@ KernelEmitter::Lanes KernelEmitter::lanes_of(Value* v) {
 Value* KernelEmitter::Lanes::at(llvm::IRBuilderBase& b, Value* lane) const {
   if (!slot) return value;
   llvm::Type* element = llvm::cast<llvm::VectorType>(value->getType())->getElementType();
-  return b.CreateLoad(element, b.CreateGEP(element, slot, lane));
+  // At a constant lane the load is volatile: SROA would otherwise turn the slot back into the vector and each
+  // read into an extract (two shuffles a lane on AVX-512, k-means' adds 8.2 ms where a load at a fixed offset
+  // gives 7.x).
+  return b.CreateLoad(element, b.CreateGEP(element, slot, lane), llvm::isa<llvm::Constant>(lane));
 }
 
 void KernelEmitter::gang_atomic(const ir::Atomic* n) {
@@ -294,86 +291,6 @@ void KernelEmitter::gang_atomic(const ir::Atomic* n) {
     Value* old = atomic_at(n, ptr, values.at(b_, lane), compare ? compares.at(b_, lane) : nullptr);
     Value* all = b_.CreateLoad(result->getAllocatedType(), result);
     b_.CreateStore(b_.CreateInsertElement(all, emit_cast(b_, t, let_dtype(n->result), old), lane), result);
-  });
-}
-
-// How many statements from stmts[first] run as one pass over the lanes of private adds (0 where none do): two or
-// more adds into private copies and the Lets between them, ending at an add. No Let reads what such an add writes
-// or returns (the array is only ever added into, the old values never read), so the Lets run first.
-std::size_t KernelEmitter::private_adds_run(const std::vector<ir::Stmt>& stmts, std::size_t first) const {
-  std::size_t adds = 0, end = 0;
-  for (std::size_t k = first; k < stmts.size(); ++k) {
-    const ir::Stmt& s = stmts[k];
-    if (const auto* a = s.as<ir::Atomic>(); a && private_add(a)) {
-      ++adds;
-      end = k + 1;
-    } else if (s->kind != ir::StmtKind::Let) {
-      break;
-    }
-  }
-  return adds > 1 ? end - first : 0;
-}
-
-// The run's Lets, then its adds lane after lane: one loop over the lanes instead of one per add (k-means' nine
-// adds per point, bench kmeans). An element gets the same adds, in another order, which adds never promised. A
-// record added into a record (analysis/record_adds.hpp) is one short vector read, add and write per lane.
-void KernelEmitter::gang_private_adds(const std::vector<ir::Stmt>& stmts, std::size_t first, std::size_t count) {
-  struct Add {
-    const ir::Atomic* n;
-    Lanes index;
-    Lanes value;
-  };
-  std::vector<Add> adds;
-  lets_then_adds(stmts, first, count, [&](const ir::Atomic* n) {
-    adds.push_back(
-        {n, lanes_of(converted(n->index, DType::I64)), lanes_of(converted(n->value, array_dtype(n->array)))});
-  });
-  // By add: the record add it begins (its field 0's), or whether it is part of one (then it adds nothing itself).
-  auto add_of = [&](std::size_t statement) {
-    std::size_t a = 0;
-    while (adds[a].n != stmts[statement].get()) ++a;
-    return a;
-  };
-  struct Record {
-    std::int64_t size;
-    const ir::ArrayRef* source;
-    Lanes start;             // each lane's source record's first element
-    Value* first = nullptr;  // lane 0's, where lane l's is first + size * l (the gang's own records)
-  };
-  std::vector<std::optional<Record>> records(adds.size());
-  std::vector<bool> in_record(adds.size(), false);
-  for (const analysis::RecordAdd& r :
-       analysis::record_adds(stmts, first, count, [&](const ir::Atomic* n) { return private_add(n); })) {
-    const std::size_t field0 = add_of(r.fields[0]);
-    if (array_dtype(adds[field0].n->array) != array_dtype(r.source->array)) continue;
-    begin_statement({&r.source->index});
-    // The gang's own records (k-means' points[8 * i + f]): lane l's starts at lane 0's plus size * l, an address
-    // the unrolled lane loop folds into a displacement, where a stack slot costs a load per lane (4% of k-means).
-    Value* index = converted(r.source->index, DType::I64);
-    const bool own = is_vec(index) && lanes_->lane_stride(r.source->index) == r.size;
-    for (std::size_t statement : r.fields) in_record[add_of(statement)] = true;
-    records[field0] = Record{r.size, &r.source->array, own ? Lanes{} : lanes_of(index),
-                             own ? b_.CreateExtractElement(index, std::uint64_t{0}) : nullptr};
-  }
-  for_each_active_lane([&](Value* lane) {
-    auto pick = [&](const Lanes& x) { return x.at(b_, lane); };
-    auto record_start = [&](const Record& r, Value* l) {
-      if (!r.first) return pick(r.start);
-      return b_.CreateAdd(r.first, b_.CreateMul(b_.CreateZExt(l, b_.getInt64Ty()), b_.getInt64(r.size)));
-    };
-    for (std::size_t i = 0; i < adds.size(); ++i) {
-      const Add& a = adds[i];
-      if (const std::optional<Record>& r = records[i]) {
-        const DType t = array_dtype(a.n->array);
-        llvm::Type* vt = llvm::FixedVectorType::get(memory_type(c_, t), static_cast<unsigned>(r->size));
-        Value* into = element_ptr(a.n->array, pick(a.index));
-        Value* args[2] = {b_.CreateAlignedLoad(vt, into, element_align(t)),
-                          b_.CreateAlignedLoad(vt, element_ptr(*r->source, record_start(*r, lane)), element_align(t))};
-        b_.CreateAlignedStore(emit_op(b_, ir::OpCode::Add, t, args, false), into, element_align(t));
-      } else if (!in_record[i]) {
-        plain_add_at(a.n, element_ptr(a.n->array, pick(a.index)), pick(a.value));
-      }
-    }
   });
 }
 

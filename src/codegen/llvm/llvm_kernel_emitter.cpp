@@ -43,6 +43,7 @@ void KernelEmitter::emit() {
   alloc_locals();
   if (gang_) exec_ = b_.CreateAlloca(vec(b_.getInt1Ty()), nullptr, "exec");
   plan_row_carries();
+  plan_lagged_adds();
   if (k_.dims.size() <= 1) {
     emit_1d();
   } else {

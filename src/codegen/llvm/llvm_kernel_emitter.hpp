@@ -151,8 +151,17 @@ class KernelEmitter {
   void park(llvm::Value* lanes);
   llvm::Value* run_side(llvm::Value* lanes, const ir::Stmt& side, const char* name, const char* end_name);
   void masked_body(const ir::Stmt& body, llvm::BasicBlock* exit, llvm::BasicBlock* latch, llvm::AllocaInst* continued);
+  // Lane loops over the lanes whose bits are set in `bits` (running_bits(): lane l at bit l), in lane order.
   template <class F>
-  void for_each_active_lane(F&& f);
+  void for_each_lane_of(llvm::Value* bits, F&& f);
+  template <class F>
+  void for_each_lane_of_unrolled(llvm::Value* bits, F&& f);
+  template <class F>
+  void for_each_active_lane(F&& f) {
+    for_each_lane_of(running_bits(), f);
+  }
+  llvm::Value* running_bits();
+  llvm::Value* lane_runs(llvm::Value* bits, llvm::Value* lane);
   struct Lanes {
     llvm::Value* value;      // a vector, or a uniform value (null for none)
     llvm::AllocaInst* slot;  // its lanes, for a vector
@@ -161,8 +170,33 @@ class KernelEmitter {
   Lanes lanes_of(llvm::Value* v);
   bool row_add(const ir::Stmt& s);
   std::size_t row_adds(const std::vector<ir::Stmt>& stmts, std::size_t first);
+  // ---- private adds, a pass over the lanes per run (llvm_gang_private_adds.cpp) ----
   std::size_t private_adds_run(const std::vector<ir::Stmt>& stmts, std::size_t first) const;
   void gang_private_adds(const std::vector<ir::Stmt>& stmts, std::size_t first, std::size_t count);
+  // A run's adds as its pass reads them: Lanes on slots, or values (uniform ones, or before their slots).
+  struct PrivateAdds {
+    struct Add {
+      const ir::Atomic* n;
+      Lanes index;             // in the index's own type
+      Lanes value;             // unused by a record add's fields
+      bool in_record = false;  // a field of a record add, which the record's one add covers
+    };
+    struct Record {
+      std::int64_t size;
+      const ir::ArrayRef* source;
+      Lanes start;                   // each lane's source record's first element
+      llvm::Value* first = nullptr;  // lane 0's, where lane l's is first + size * l (the gang's own records)
+    };
+    std::vector<Add> adds;
+    std::vector<std::optional<Record>> records;  // by add: the record add that add begins
+  };
+  PrivateAdds private_adds_of(const std::vector<ir::Stmt>& stmts, std::size_t first, std::size_t count);
+  void private_adds_pass(const PrivateAdds& run, llvm::Value* bits);
+  void plan_lagged_adds();
+  void begin_lagged_adds();
+  void end_lagged_adds();
+  PrivateAdds waiting_adds(std::size_t lag);
+  bool source_written(const ir::ArrayRef& a) const;
   // A run of adds and Lets (row_adds, private_adds_run): emits the Lets in order, and hands each add to f once its
   // statement has begun.
   template <class F>
@@ -232,6 +266,16 @@ class KernelEmitter {
   };
   // By the row's first statement, in the body's order (so the code is emitted in one order on every run).
   std::vector<std::pair<const ir::StmtNode*, RowCarry>> row_carries_;
+  // A run of private adds at the top of the kernel body whose pass over the lanes runs one gang late, from slots
+  // written long before it reads them (llvm_gang_private_adds.cpp).
+  struct LaggedAdds {
+    const ir::StmtNode* head = nullptr;
+    llvm::AllocaInst* bits = nullptr;       // i64: the lanes of the gang whose adds wait (none before a row)
+    PrivateAdds shape;                      // the run's adds as they wait: Lanes on slots, a record's first in `firsts`
+    std::vector<llvm::AllocaInst*> firsts;  // by add: the slot of a record's `first`
+    bool made = false;                      // the run was emitted and its slots made
+  };
+  std::vector<LaggedAdds> lagged_adds_;
 };
 
 // emit(true) where every lane of `mask` runs, emit(false) where some do not, and their results (if any) merged:
@@ -257,6 +301,38 @@ inline llvm::Value* KernelEmitter::by_lanes_running(llvm::Value* mask, F&& emit)
   v->addIncoming(results[0], ends[0]);
   v->addIncoming(results[1], ends[1]);
   return v;
+}
+
+// Runs f(lane) for each lane of `bits` as a loop over the lanes, the lane an i32 the loop counts.
+template <class F>
+void KernelEmitter::for_each_lane_of(llvm::Value* bits, F&& f) {
+  CountedLoop loop(b_, {"lane.head", "lane.run", "lane.next", "lane.done"}, b_.getInt32(0), "lane");
+  llvm::PHINode* lane = loop.counter();
+  // A lane that is not running skips to the step: the loop is tested at its end.
+  b_.CreateCondBr(lane_runs(bits, lane), loop.body(), loop.latch());
+  b_.SetInsertPoint(loop.body());
+  f(lane);
+  b_.CreateBr(loop.latch());
+  b_.SetInsertPoint(loop.latch());
+  llvm::Value* following = b_.CreateAdd(lane, b_.getInt32(1));
+  loop.close(following, b_.CreateICmpULT(following, b_.getInt32(gang_)));
+}
+
+// Runs f(lane) for each lane of `bits` written out lane by lane: each lane a constant, so that what f reads at a
+// lane is a slot at a fixed offset or an address with a displacement, and each test one bit of a register. For a
+// short body (a gang's private adds), which LLVM unrolls only in part.
+template <class F>
+void KernelEmitter::for_each_lane_of_unrolled(llvm::Value* bits, F&& f) {
+  for (unsigned l = 0; l < gang_; ++l) {
+    llvm::BasicBlock* run = block("lane.run");
+    llvm::BasicBlock* next = block("lane.next");
+    llvm::Value* lane = b_.getInt32(l);
+    b_.CreateCondBr(lane_runs(bits, lane), run, next);
+    b_.SetInsertPoint(run);
+    f(lane);
+    b_.CreateBr(next);
+    b_.SetInsertPoint(next);
+  }
 }
 
 // void tack_chunk_<name>(ptr pack, i64 start, i64 end) (llvm_chunk.cpp): loads each argument from its slot

@@ -44,6 +44,7 @@ void KernelEmitter::emit_row(Value* lo, Value* hi) {
   TACK_CHECK((gang_ & (gang_ - 1)) == 0);
   Value* lanes = lane_ids();
   begin_row_carries();
+  begin_lagged_adds();
   CountedLoop loop(b_, block("gang.body"), done, lo, "gang");
   llvm::PHINode* i = loop.counter();
   loop_index_.back() = b_.CreateAdd(splat(i), lanes, "lane_index");
@@ -52,6 +53,7 @@ void KernelEmitter::emit_row(Value* lo, Value* hi) {
   Value* next = b_.CreateAdd(i, b_.getInt64(gang_));
   no_vectorize(loop.close(next, b_.CreateICmpSLT(next, hi)));
   end_row_carries();
+  end_lagged_adds();
 }
 
 // A gang loop is already vectorized: LLVM's loop vectorizer need not look at it.
