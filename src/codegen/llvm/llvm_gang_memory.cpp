@@ -95,7 +95,8 @@ std::optional<KernelEmitter::RecordField> KernelEmitter::record_field(const ir::
   const std::optional<analysis::RecordIndex> at =
       analysis::record_index(index, [](const ir::Expr& e) -> const ir::Expr& { return e; });
   if (!at || lanes_->lane_stride(index) != at->size) return std::nullopt;
-  return RecordField{at->size, ((at->offset % at->size) + at->size) % at->size};
+  const std::int64_t field = ((at->offset % at->size) + at->size) % at->size;
+  return RecordField{at->size, field, at->record, at->offset - field};
 }
 
 // Field `f.field` of each lane's record: the gang's records are one block of consecutive elements, from the first
@@ -103,36 +104,68 @@ std::optional<KernelEmitter::RecordField> KernelEmitter::record_field(const ir::
 // nothing, as a gather would) come in one masked load, and the field out of it by a shuffle; every field read of
 // the same records loads the same block under the same mask, which LLVM loads once: a gang of k-means points
 // takes its 8 features from 8 vector loads and shuffles instead of 8 gathers (16 lanes' worth each), which AMD
-// hosts run at a fraction of a load's speed.
+// hosts run at a fraction of a load's speed. The gang's own records of an array the kernel never writes come from
+// the block loaded at the top of the gang (llvm_gang_record_blocks.cpp).
 Value* KernelEmitter::record_field_load(const ir::ArrayRef& a, const RecordField& f, Value* index) {
-  const DType t = array_dtype(a);
-  const auto block = static_cast<unsigned>(f.size) * gang_;
-  llvm::Type* mt = memory_type(c_, t);
-  llvm::Type* block_type = llvm::FixedVectorType::get(mt, block);
-  Value* start = b_.CreateSub(b_.CreateExtractElement(index, uint64_t{0}), b_.getInt64(f.field));
-  // Elements [lo, hi) of the block lie inside the array; lane l's record is elements [size*l, size*(l+1)).
-  auto clamped = [&](Value* x) {
-    Value* low = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, b_.getInt64(0));
-    return b_.CreateTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, low, b_.getInt64(block)), b_.getInt32Ty());
-  };
-  Value* lo = clamped(b_.CreateNeg(start));
-  Value* hi = clamped(b_.CreateSub(array_param(a).size, start));
-  std::vector<std::uint32_t> positions(block);
-  std::vector<int> owner(block);
-  for (unsigned p = 0; p < block; ++p) {
-    positions[p] = p;
-    owner[p] = static_cast<int>(p / static_cast<unsigned>(f.size));
+  Value* records = gang_block(a, f);
+  if (!records) {
+    Value* start = b_.CreateSub(b_.CreateExtractElement(index, uint64_t{0}), b_.getInt64(f.field));
+    records = record_block(a, f.size, start, false);
   }
-  Value* iota = llvm::ConstantDataVector::get(c_, positions);
-  Value* inside = b_.CreateAnd(b_.CreateICmpUGE(iota, b_.CreateVectorSplat(block, lo)),
-                               b_.CreateICmpULT(iota, b_.CreateVectorSplat(block, hi)));
-  Value* mask = b_.CreateAnd(inside, b_.CreateShuffleVector(exec(), owner));
-  Value* records = b_.CreateMaskedLoad(block_type, element_ptr(a, start), element_align(t), mask,
-                                       llvm::Constant::getNullValue(block_type));
   std::vector<int> field(gang_);
   for (unsigned l = 0; l < gang_; ++l) field[l] = static_cast<int>(l * static_cast<unsigned>(f.size) + f.field);
   // A lane whose element lies outside the array, or that does not run, holds zero, as a gather leaves it.
   return b_.CreateShuffleVector(records, field);
+}
+
+// The gang's records of `size` elements from element `start` of a, those of the running lanes inside the array
+// (elsewhere zero). `whole_first`: a gang whose lanes all run and whose block lies inside the array takes a plain
+// load and computes no mask (the mask, a compare per 16 elements and the lanes' bits spread over the block, is
+// about 75 instructions for k-means' 128 elements, on the way to the gang's first use of a field).
+Value* KernelEmitter::record_block(const ir::ArrayRef& a, std::int64_t size, Value* start, bool whole_first) {
+  const DType t = array_dtype(a);
+  const auto block = static_cast<unsigned>(size) * gang_;
+  llvm::Type* block_type = llvm::FixedVectorType::get(memory_type(c_, t), block);
+  auto masked = [&] {
+    // Elements [lo, hi) of the block lie inside the array; lane l's record is elements [size*l, size*(l+1)).
+    auto clamped = [&](Value* x) {
+      Value* low = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, b_.getInt64(0));
+      return b_.CreateTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, low, b_.getInt64(block)), b_.getInt32Ty());
+    };
+    Value* lo = clamped(b_.CreateNeg(start));
+    Value* hi = clamped(b_.CreateSub(array_param(a).size, start));
+    std::vector<std::uint32_t> positions(block);
+    std::vector<int> owner(block);
+    for (unsigned p = 0; p < block; ++p) {
+      positions[p] = p;
+      owner[p] = static_cast<int>(p / static_cast<unsigned>(size));
+    }
+    Value* iota = llvm::ConstantDataVector::get(c_, positions);
+    Value* inside = b_.CreateAnd(b_.CreateICmpUGE(iota, b_.CreateVectorSplat(block, lo)),
+                                 b_.CreateICmpULT(iota, b_.CreateVectorSplat(block, hi)));
+    Value* mask = b_.CreateAnd(inside, b_.CreateShuffleVector(exec(), owner));
+    return b_.CreateMaskedLoad(block_type, element_ptr(a, start), element_align(t), mask,
+                               llvm::Constant::getNullValue(block_type));
+  };
+  if (!whole_first) return masked();
+  Value* inside = b_.CreateAnd(b_.CreateICmpSGE(start, b_.getInt64(0)),
+                               b_.CreateICmpSLE(b_.CreateAdd(start, b_.getInt64(block)), array_param(a).size));
+  llvm::BasicBlock* whole = this->block("records.whole");
+  llvm::BasicBlock* part = this->block("records.part");
+  llvm::BasicBlock* done = this->block("records.done");
+  b_.CreateCondBr(b_.CreateAnd(inside, b_.CreateAndReduce(exec())), whole, part);
+  b_.SetInsertPoint(whole);
+  Value* plain = b_.CreateAlignedLoad(block_type, element_ptr(a, start), element_align(t));
+  b_.CreateBr(done);
+  b_.SetInsertPoint(part);
+  Value* some = masked();
+  llvm::BasicBlock* part_end = b_.GetInsertBlock();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  llvm::PHINode* records = b_.CreatePHI(block_type, 2, "records");
+  records->addIncoming(plain, whole);
+  records->addIncoming(some, part_end);
+  return records;
 }
 
 // A gather or scatter reaches memory with every lane: the lanes that do not run at a scratch element of the

@@ -7,7 +7,6 @@
 #include "analysis/record_adds.hpp"
 #include "codegen/llvm/llvm_ops.hpp"
 #include "ir/check.hpp"
-#include "ir/visitor.hpp"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
@@ -165,18 +164,6 @@ KernelEmitter::PrivateAdds KernelEmitter::waiting_adds(std::size_t lag) {
   for (std::size_t i = 0; i < waiting.records.size(); ++i)
     if (l.firsts[i]) waiting.records[i]->first = b_.CreateLoad(b_.getInt64Ty(), l.firsts[i]);
   return waiting;
-}
-
-// Whether the kernel writes array a anywhere (a lagged record add reads its source one gang late).
-bool KernelEmitter::source_written(const ir::ArrayRef& a) const {
-  bool written = a.space != ir::ArrayRef::Space::Param;
-  ir::for_each_stmt(k_.body, [&](const ir::Stmt& s) {
-    const ir::ArrayRef* into = nullptr;
-    if (const auto* st = s.as<ir::Store>()) into = &st->array;
-    if (const auto* at = s.as<ir::Atomic>()) into = &at->array;
-    written = written || (into && into->space == a.space && into->index == a.index);
-  });
-  return written;
 }
 
 // The runs of private adds at the top of a parallel kernel's body whose record sources the kernel never writes:

@@ -112,6 +112,7 @@ LlvmModule generate_llvm(const ir::Kernel& typed, llvm::LLVMContext& context, bo
 
   detail::KernelEmitter emitter(typed, m, fn, lanes, math);
   // With aliasing arrays another parameter may read what a plain add writes.
+  emitter.set_distinct_arrays(noalias);
   if (noalias) {
     const analysis::RowScatter rows = analysis::plan_row_scatter(typed);
     if (private_adds) emitter.set_private_adds(analysis::plan_private_adds(typed, rows));

@@ -44,6 +44,7 @@ void KernelEmitter::emit() {
   if (gang_) exec_ = b_.CreateAlloca(vec(b_.getInt1Ty()), nullptr, "exec");
   plan_row_carries();
   plan_lagged_adds();
+  plan_gang_blocks();
   if (k_.dims.size() <= 1) {
     emit_1d();
   } else {

@@ -52,6 +52,8 @@ class KernelEmitter {
   void set_plain_atomics(std::vector<bool> params) { plain_atomics_ = std::move(params); }
   // Parameters whose adds go into a copy private to the running thread (analysis/private_adds.hpp): plain too.
   void set_private_adds(std::vector<bool> params) { private_adds_ = std::move(params); }
+  // The call's arrays are proven distinct (no two overlap).
+  void set_distinct_arrays(bool distinct) { distinct_arrays_ = distinct; }
 
  private:
   // ---- parameters and storage (llvm_kernel_emitter.cpp) ----
@@ -128,11 +130,26 @@ class KernelEmitter {
   bool read_then_write(const ir::Stmt& read, const ir::Stmt& write);
   void gang_read_then_write(const ir::Let* let, const ir::Store* store);
   struct RecordField {
-    std::int64_t size;   // elements per record, one record per lane
-    std::int64_t field;  // the element read of each, from 0 to size - 1
+    std::int64_t size;                 // elements per record, one record per lane
+    std::int64_t field;                // the element read of each, from 0 to size - 1
+    const ir::Expr* record = nullptr;  // the index's record number (u in size * u + k)
+    std::int64_t block_offset = 0;     // the block's first element less size * u (a multiple of size)
   };
   std::optional<RecordField> record_field(const ir::Expr& index) const;
   llvm::Value* record_field_load(const ir::ArrayRef& a, const RecordField& f, llvm::Value* index);
+  llvm::Value* record_block(const ir::ArrayRef& a, std::int64_t size, llvm::Value* start, bool whole_first);
+  // ---- the gang's own record blocks, loaded at the top of each gang (llvm_gang_record_blocks.cpp) ----
+  struct GangBlock {
+    ir::ArrayRef array;
+    std::int64_t size;
+    std::int64_t block_offset;
+    llvm::Value* block = nullptr;  // this gang's, while its body is emitted
+  };
+  std::vector<GangBlock> gang_blocks_;
+  void plan_gang_blocks();
+  void load_gang_blocks(llvm::Value* gang_start);
+  void drop_gang_blocks();
+  llvm::Value* gang_block(const ir::ArrayRef& a, const RecordField& f) const;
   llvm::Value* gather(llvm::Type* vt, llvm::Value* addresses, llvm::Align align);
   void scatter(llvm::Value* v, llvm::Value* addresses, llvm::Align align);
   llvm::Value* running_or_scratch(llvm::Value* addresses);
@@ -197,6 +214,7 @@ class KernelEmitter {
   void end_lagged_adds();
   PrivateAdds waiting_adds(std::size_t lag);
   bool source_written(const ir::ArrayRef& a) const;
+  bool writes_a_param() const;
   // A run of adds and Lets (row_adds, private_adds_run): emits the Lets in order, and hands each add to f once its
   // statement has begun.
   template <class F>
@@ -256,6 +274,7 @@ class KernelEmitter {
   llvm::AllocaInst* scratch_ = nullptr;           // where gathers and scatters send the lanes not running
   std::vector<bool> plain_atomics_;               // analysis::plan_row_scatter's
   std::vector<bool> private_adds_;
+  bool distinct_arrays_ = false;
   analysis::IndexReader places_;  // where plain adds reach (gang_row_adds)
   // A row of adds whose values past the gang's window wait for the next gang (llvm_gang_row_adds.cpp).
   struct RowCarry {

@@ -49,9 +49,11 @@ void KernelEmitter::emit_row(Value* lo, Value* hi) {
   llvm::PHINode* i = loop.counter();
   loop_index_.back() = b_.CreateAdd(splat(i), lanes, "lane_index");
   set_exec(b_.CreateICmpSLT(lanes, splat(b_.CreateSub(hi, i))));
+  load_gang_blocks(i);
   stmt(k_.body);
   Value* next = b_.CreateAdd(i, b_.getInt64(gang_));
   no_vectorize(loop.close(next, b_.CreateICmpSLT(next, hi)));
+  drop_gang_blocks();
   end_row_carries();
   end_lagged_adds();
 }
