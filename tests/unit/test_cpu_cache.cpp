@@ -55,6 +55,9 @@ int run_child(const fs::path& dir, const Expect& expect, const std::function<voi
     ::setenv("TACK_CACHE_DIR", dir.c_str(), 1);
     ::unsetenv("TACK_CACHE");
     if (setup) setup();
+    // Another test in this process (one process runs them all under the sanitizers) may have made the
+    // process's cache from another environment before the fork.
+    tack::runtime::DiskCache::reconfigure_global_for_tests();
     std::vector<std::string> warnings;
     tack::runtime::set_warning_handler([&](const std::string& w) { warnings.push_back(w); });
     int code = kOk;

@@ -9,6 +9,7 @@
 #include <tack/tack.hpp>
 
 #include "backends/cpu/jit.hpp"
+#include "runtime/cache/disk_cache.hpp"
 #include "runtime/diagnostics/warnings.hpp"
 
 #include <sys/wait.h>
@@ -48,6 +49,9 @@ Seen run_child(const fs::path& dir, const std::function<int()>& calls,
     ::setenv("TACK_CACHE_DIR", dir.c_str(), 1);
     ::unsetenv("TACK_CACHE");
     for (const auto& [name, value] : env) ::setenv(name, value, 1);
+    // Another test in this process (one process runs them all under the sanitizers) may have made the
+    // process's cache from another environment before the fork.
+    tack::runtime::DiskCache::reconfigure_global_for_tests();
     tack::set_debug(false);  // TACK_DEBUG is read once per process, maybe before this fork: set it directly
     long warnings = 0;
     tack::runtime::set_warning_handler([&](const std::string& w) {
@@ -215,6 +219,39 @@ TEST_F(CpuFrontIndex, ASecondProcessRunsTheVariantWithNoTypingOrCompile) {
   EXPECT_EQ(second.infer_ms, 0) << "a front hit types nothing";
   EXPECT_EQ(second.optimize_ms, 0);
   EXPECT_EQ(second.warnings, 0);
+}
+
+// This process made its cache from another directory before the children ran (as another test of the same
+// process may have, where one process runs them all): each child still uses the directory it was given.
+TEST_F(CpuFrontIndex, AChildUsesItsOwnDirectoryWhateverCacheThisProcessMade) {
+  const fs::path elsewhere = dir_.string() + "-elsewhere";
+  fs::remove_all(elsewhere);
+  fs::create_directories(elsewhere);
+  const char* was_dir = std::getenv("TACK_CACHE_DIR");
+  const char* was_on = std::getenv("TACK_CACHE");
+  const std::string saved_dir = was_dir ? was_dir : "", saved_on = was_on ? was_on : "";
+  ::setenv("TACK_CACHE_DIR", elsewhere.c_str(), 1);
+  ::unsetenv("TACK_CACHE");
+  tack::runtime::DiskCache::reconfigure_global_for_tests();
+  EXPECT_EQ(tack::runtime::DiskCache::global().dir(), tack::runtime::absolute_cache_dir(elsewhere.string()));
+  const Seen first = run_child(dir_, [] { return run_stencil(tack::DType::F32); });
+  const Seen second = run_child(dir_, [] { return run_stencil(tack::DType::F32); });
+  if (was_dir)
+    ::setenv("TACK_CACHE_DIR", saved_dir.c_str(), 1);
+  else
+    ::unsetenv("TACK_CACHE_DIR");
+  if (was_on)
+    ::setenv("TACK_CACHE", saved_on.c_str(), 1);
+  else
+    ::unsetenv("TACK_CACHE");
+  tack::runtime::DiskCache::reconfigure_global_for_tests();
+  EXPECT_EQ(first.wrong, 0) << first.error;
+  EXPECT_EQ(first.compiles, 1);
+  EXPECT_EQ(front_files(dir_).size(), 1u) << "the entries are in the child's directory";
+  EXPECT_TRUE(fs::is_empty(elsewhere)) << "nothing in this process's";
+  fs::remove_all(elsewhere);
+  EXPECT_EQ(second.compiles, 0);
+  EXPECT_EQ(second.front_hits, 1);
 }
 
 TEST_F(CpuFrontIndex, AnotherSignatureIsAnotherEntry) {

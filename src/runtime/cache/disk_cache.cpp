@@ -150,10 +150,16 @@ DiskCache::DiskCache(DiskCacheConfig cfg) : cfg_(std::move(cfg)) {
   cfg_.dir = absolute_cache_dir(cfg_.dir);
 }
 
-DiskCache& DiskCache::global() {
+namespace {
+DiskCache*& global_cache() {
   static DiskCache* cache = new DiskCache(disk_cache_config_from_env());  // never destroyed: usable at exit
-  return *cache;
+  return cache;
 }
+}  // namespace
+
+DiskCache& DiskCache::global() { return *global_cache(); }
+
+void DiskCache::reconfigure_global_for_tests() { global_cache() = new DiskCache(disk_cache_config_from_env()); }
 
 bool DiskCache::enabled() const { return cfg_.enabled && !degraded_.load(std::memory_order_relaxed); }
 

@@ -68,6 +68,12 @@ class DiskCache : support::NoCopy {
   // this one: the "warn once" promises hold per DiskCache object.
   static DiskCache& global();
 
+  // For tests in a forked child that has just set TACK_CACHE_DIR or
+  // TACK_CACHE: global() configured again from the environment, whether or
+  // not the process had made it before the fork (the old one is left as it is,
+  // for anything still holding it).
+  static void reconfigure_global_for_tests();
+
   // The payload stored under exactly this key, or nullopt: a miss, a disabled or
   // degraded cache, or a file that failed a check (then removed, with a
   // warning naming the file and the reason). A hit refreshes the file's mtime,
