@@ -36,8 +36,9 @@ bool KernelEmitter::source_written(const ir::ArrayRef& a) const {
 
 bool KernelEmitter::writes_a_param() const { return writes(k_.body, nullptr); }
 
-// The blocks the body reads wherever the gang reaches (not under an If or in a loop a Break may leave): a field of
-// the gang's own records by the innermost launch index, of an array parameter the kernel never writes.
+// The blocks the body reads outside an If and a while loop (a read a gang may never make would cost every gang a
+// block): a field of the gang's own records by the innermost launch index, of an array parameter the kernel never
+// writes. Every read of the same records then takes the block, an If's too.
 void KernelEmitter::plan_gang_blocks() {
   // Arrays that may overlap: a write into another may change the block (unless the kernel writes none).
   if (!gang_ || k_.launch != ir::LaunchKind::Parallel || (!distinct_arrays_ && writes_a_param())) return;
