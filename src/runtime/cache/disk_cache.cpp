@@ -159,7 +159,12 @@ DiskCache*& global_cache() {
 
 DiskCache& DiskCache::global() { return *global_cache(); }
 
-void DiskCache::reconfigure_global_for_tests() { global_cache() = new DiskCache(disk_cache_config_from_env()); }
+void DiskCache::reconfigure_global_for_tests() {
+  // The replaced caches stay (and stay reachable, for the leak checker): anything may still hold one.
+  static auto* retired = new std::vector<DiskCache*>;
+  retired->push_back(global_cache());
+  global_cache() = new DiskCache(disk_cache_config_from_env());
+}
 
 bool DiskCache::enabled() const { return cfg_.enabled && !degraded_.load(std::memory_order_relaxed); }
 
