@@ -126,7 +126,7 @@ Value* KernelEmitter::record_block(const ir::ArrayRef& a, std::int64_t size, Val
   const DType t = array_dtype(a);
   const auto block = static_cast<unsigned>(size) * gang_;
   llvm::Type* block_type = llvm::FixedVectorType::get(memory_type(c_, t), block);
-  auto masked = [&] {
+  auto masked = [&]() -> Value* {
     // Elements [lo, hi) of the block lie inside the array; lane l's record is elements [size*l, size*(l+1)).
     auto clamped = [&](Value* x) {
       Value* low = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, x, b_.getInt64(0));
@@ -148,24 +148,13 @@ Value* KernelEmitter::record_block(const ir::ArrayRef& a, std::int64_t size, Val
                                llvm::Constant::getNullValue(block_type));
   };
   if (!whole_first) return masked();
+  // The running lanes, where the block lies inside the array: every lane of the gang, or the masked load.
   Value* inside = b_.CreateAnd(b_.CreateICmpSGE(start, b_.getInt64(0)),
                                b_.CreateICmpSLE(b_.CreateAdd(start, b_.getInt64(block)), array_param(a).size));
-  llvm::BasicBlock* whole = this->block("records.whole");
-  llvm::BasicBlock* part = this->block("records.part");
-  llvm::BasicBlock* done = this->block("records.done");
-  b_.CreateCondBr(b_.CreateAnd(inside, b_.CreateAndReduce(exec())), whole, part);
-  b_.SetInsertPoint(whole);
-  Value* plain = b_.CreateAlignedLoad(block_type, element_ptr(a, start), element_align(t));
-  b_.CreateBr(done);
-  b_.SetInsertPoint(part);
-  Value* some = masked();
-  llvm::BasicBlock* part_end = b_.GetInsertBlock();
-  b_.CreateBr(done);
-  b_.SetInsertPoint(done);
-  llvm::PHINode* records = b_.CreatePHI(block_type, 2, "records");
-  records->addIncoming(plain, whole);
-  records->addIncoming(some, part_end);
-  return records;
+  return by_lanes_running(b_.CreateAnd(exec(), splat(inside)), [&](bool every) -> Value* {
+    if (every) return b_.CreateAlignedLoad(block_type, element_ptr(a, start), element_align(t));
+    return masked();
+  });
 }
 
 // A gather or scatter reaches memory with every lane: the lanes that do not run at a scratch element of the

@@ -144,7 +144,7 @@ void KernelEmitter::gang_private_adds(const std::vector<ir::Stmt>& stmts, std::s
   private_adds_pass(waiting_adds(static_cast<std::size_t>(lag - lagged_adds_.begin())),
                     b_.CreateLoad(b_.getInt64Ty(), l.bits));
   auto keep = [&](const Lanes& slot, Value* v) {
-    if (slot.slot) b_.CreateStore(is_vec(v) ? v : splat(v), slot.slot);
+    if (slot.slot) b_.CreateStore(splat(v), slot.slot);
   };
   for (std::size_t i = 0; i < run.adds.size(); ++i) {
     keep(l.shape.adds[i].index, run.adds[i].index.value);

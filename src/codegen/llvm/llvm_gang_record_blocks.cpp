@@ -8,48 +8,60 @@
 #include "ir/visitor.hpp"
 #include "ir/walk.hpp"
 
+#include <algorithm>
 #include <functional>
 
 namespace tack::codegen::detail {
 
 using llvm::Value;
 
-// Whether the body stores or atomically writes into parameter a (into any parameter where a is null).
-namespace {
-bool writes(const ir::Stmt& body, const ir::ArrayRef* a) {
-  bool written = false;
-  ir::for_each_stmt(body, [&](const ir::Stmt& s) {
+// By array parameter: whether the kernel stores or atomically writes into it anywhere. One walk of the body,
+// made when first asked.
+const std::vector<bool>& KernelEmitter::written_params() {
+  if (written_params_) return *written_params_;
+  written_params_.emplace(k_.params.size(), false);
+  ir::for_each_stmt(k_.body, [&](const ir::Stmt& s) {
     const ir::ArrayRef* into = nullptr;
     if (const auto* st = s.as<ir::Store>()) into = &st->array;
     if (const auto* at = s.as<ir::Atomic>()) into = &at->array;
-    written = written || (into && into->space == ir::ArrayRef::Space::Param && (!a || *into == *a));
+    if (into && into->space == ir::ArrayRef::Space::Param)
+      (*written_params_)[static_cast<std::size_t>(into->index)] = true;
   });
-  return written;
+  return *written_params_;
 }
-}  // namespace
 
 // Whether the kernel writes array a anywhere (a block loaded at the top of a gang, or a lagged record add's
 // source, is read before what the gang writes). Any array but a parameter counts as written.
-bool KernelEmitter::source_written(const ir::ArrayRef& a) const {
-  return a.space != ir::ArrayRef::Space::Param || writes(k_.body, &a);
+bool KernelEmitter::source_written(const ir::ArrayRef& a) {
+  return a.space != ir::ArrayRef::Space::Param || written_params()[static_cast<std::size_t>(a.index)];
 }
 
-bool KernelEmitter::writes_a_param() const { return writes(k_.body, nullptr); }
+// Whether a read of field f reads the gang's own records: record number the innermost launch index.
+bool KernelEmitter::own_records(const RecordField& f) const {
+  const auto* x = f.record ? f.record->as<ir::LoopIndex>() : nullptr;
+  return x && x->dim == static_cast<int>(k_.dims.size()) - 1;
+}
+
+// The block planned for reads of field f of a's own records, or null.
+const KernelEmitter::GangBlock* KernelEmitter::planned_block(const ir::ArrayRef& a, const RecordField& f) const {
+  if (!own_records(f)) return nullptr;
+  for (const GangBlock& g : gang_blocks_)
+    if (g.array == a && g.size == f.size && g.block_offset == f.block_offset) return &g;
+  return nullptr;
+}
 
 // The blocks the body reads outside an If and a while loop (a read a gang may never make would cost every gang a
 // block): a field of the gang's own records by the innermost launch index, of an array parameter the kernel never
 // writes. Every read of the same records then takes the block, an If's too.
 void KernelEmitter::plan_gang_blocks() {
+  if (!gang_ || k_.launch != ir::LaunchKind::Parallel) return;
   // Arrays that may overlap: a write into another may change the block (unless the kernel writes none).
-  if (!gang_ || k_.launch != ir::LaunchKind::Parallel || (!distinct_arrays_ && writes_a_param())) return;
-  const int innermost = static_cast<int>(k_.dims.size()) - 1;
+  const std::vector<bool>& written = written_params();
+  if (!distinct_arrays_ && std::find(written.begin(), written.end(), true) != written.end()) return;
   auto note = [&](const ir::Load* n) {
-    if (n->array.space != ir::ArrayRef::Space::Param || source_written(n->array)) return;
+    if (source_written(n->array)) return;
     const std::optional<RecordField> f = record_field(n->index);
-    const auto* x = f ? f->record->as<ir::LoopIndex>() : nullptr;
-    if (!x || x->dim != innermost) return;
-    for (const GangBlock& g : gang_blocks_)
-      if (g.array == n->array && g.size == f->size && g.block_offset == f->block_offset) return;
+    if (!f || !own_records(*f) || planned_block(n->array, *f)) return;
     gang_blocks_.push_back({n->array, f->size, f->block_offset});
   };
   std::function<void(const ir::Stmt&)> visit = [&](const ir::Stmt& s) {
@@ -82,11 +94,8 @@ void KernelEmitter::drop_gang_blocks() {
 }
 
 Value* KernelEmitter::gang_block(const ir::ArrayRef& a, const RecordField& f) const {
-  const auto* x = f.record ? f.record->as<ir::LoopIndex>() : nullptr;
-  if (!x || x->dim != static_cast<int>(k_.dims.size()) - 1) return nullptr;
-  for (const GangBlock& g : gang_blocks_)
-    if (g.block && g.array == a && g.size == f.size && g.block_offset == f.block_offset) return g.block;
-  return nullptr;
+  const GangBlock* g = planned_block(a, f);
+  return g ? g->block : nullptr;
 }
 
 }  // namespace tack::codegen::detail

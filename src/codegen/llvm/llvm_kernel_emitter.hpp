@@ -149,6 +149,8 @@ class KernelEmitter {
   void plan_gang_blocks();
   void load_gang_blocks(llvm::Value* gang_start);
   void drop_gang_blocks();
+  bool own_records(const RecordField& f) const;
+  const GangBlock* planned_block(const ir::ArrayRef& a, const RecordField& f) const;
   llvm::Value* gang_block(const ir::ArrayRef& a, const RecordField& f) const;
   llvm::Value* gather(llvm::Type* vt, llvm::Value* addresses, llvm::Align align);
   void scatter(llvm::Value* v, llvm::Value* addresses, llvm::Align align);
@@ -213,8 +215,8 @@ class KernelEmitter {
   void begin_lagged_adds();
   void end_lagged_adds();
   PrivateAdds waiting_adds(std::size_t lag);
-  bool source_written(const ir::ArrayRef& a) const;
-  bool writes_a_param() const;
+  const std::vector<bool>& written_params();
+  bool source_written(const ir::ArrayRef& a);
   // A run of adds and Lets (row_adds, private_adds_run): emits the Lets in order, and hands each add to f once its
   // statement has begun.
   template <class F>
@@ -275,6 +277,7 @@ class KernelEmitter {
   std::vector<bool> plain_atomics_;               // analysis::plan_row_scatter's
   std::vector<bool> private_adds_;
   bool distinct_arrays_ = false;
+  std::optional<std::vector<bool>> written_params_;  // written_params(), once asked
   analysis::IndexReader places_;  // where plain adds reach (gang_row_adds)
   // A row of adds whose values past the gang's window wait for the next gang (llvm_gang_row_adds.cpp).
   struct RowCarry {
